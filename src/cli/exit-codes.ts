@@ -1,0 +1,17 @@
+/** Documented exit codes of the `eidkit` CLI (README "Exit codes"). */
+export const EXIT = {
+  /** Success. */
+  OK: 0,
+  /** Anything unexpected. */
+  ERROR: 1,
+  /** Bad command line: unknown command or option, missing argument. */
+  USAGE: 2,
+  /** Input refused by validation (a deal, an ad call that cannot be decoded). */
+  VALIDATION: 3,
+  /** Authentication failed: wrong credentials, expired token, auth attempts exhausted. */
+  AUTH: 4,
+  /** The API answered with an error (forbidden, not found, quota, rate limit). */
+  API: 5,
+  /** Network failure or timeout. */
+  NETWORK: 6,
+} as const;

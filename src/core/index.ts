@@ -1,0 +1,9 @@
+/**
+ * eidkit core: isomorphic and pure (no DOM, no `node:*`, no side effects).
+ * Shared by the browser tag and the Node side.
+ */
+export type { Eid, Uid, Issue, Result, EidLimits } from './eid.js';
+export { validateEids, mergeEids, overlayEids, isValidAtype } from './eid.js';
+export { encodeEids, decodeBase64Json } from './codec.js';
+export type { Provider } from './registry.js';
+export { PROVIDERS, UNKNOWN_PROVIDER, providerForSource, providerById, isKnownSource } from './registry.js';

@@ -1,0 +1,65 @@
+/**
+ * The contract between the tag core (the host) and its extensions: consent readers and provider modules.
+ * Extensions arrive either built into the bundle (see builtins.ts) or as add-on scripts concatenated after
+ * the core in the per-network script; add-ons register themselves by pushing a function onto
+ * `window.__sasx` (an array the host drains on load, and whose later pushes it runs at once).
+ */
+import type { Eid } from '../core/index.js';
+
+/** The ad-call types of `sas.call(type, options)`. */
+export type CallType = 'std' | 'video' | 'generic' | 'onecall';
+
+/** What an extension contributes to one ad call. */
+export interface CallContribution {
+  /** Module eids; merged under the page's own eids (page eids win by source). */
+  eids?: Eid[];
+  /** Signals carried on the call: GET query parameters and POST body fields (e.g. gdpr, gdpr_consent). */
+  params?: Record<string, string>;
+  /** True when no eids at all may go on this call (no legal basis to send them). */
+  blockEids?: boolean;
+}
+
+/** One extension: a consent reader or a provider module. */
+export interface TagExtension {
+  /** Stable name, used in debug messages (and, for modules, the key under `setup({ modules })`). */
+  name: string;
+  /** Runs when `sas.setup()` is called (or at once if setup already ran). Errors are guarded by the host. */
+  setup?(host: TagHost): void;
+  /**
+   * Runs before each ad call. The host waits for all extensions together at most `setup({ eidsTimeout })`
+   * milliseconds (default 300); a contribution that arrives later is dropped for this call.
+   */
+  beforeCall?(call: { type: CallType }): CallContribution | Promise<CallContribution> | undefined;
+}
+
+/** The setup options the page passes to `sas.setup()`. */
+export interface SetupOptions {
+  networkid?: number;
+  /** Ad server origin, e.g. `https://ads.example.com`. */
+  domain?: string;
+  /** The publisher's own user id, sent as `uid`. */
+  uid?: string;
+  debug?: boolean;
+  /** Longest wait, in ms, for extensions before an ad call goes out. Default 300. */
+  eidsTimeout?: number;
+  /** Provider module settings, by module name. */
+  modules?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** What the host gives extensions. */
+export interface TagHost {
+  /** The options of the last `sas.setup()` call. */
+  options(): SetupOptions;
+  /** The network id read from the tag's script path (`/tag/<network_id>/sas.js`), if any. */
+  networkId(): number | undefined;
+  /** Debug log with the `[sas]` prefix; silent unless debug mode is on. */
+  log(...args: unknown[]): void;
+  /** Debug warning with the `[sas]` prefix; silent unless debug mode is on. */
+  warn(...args: unknown[]): void;
+  /** Runs `fn` and swallows (and reports in debug) anything it throws; the page never sees it. */
+  guard<T>(fn: () => T, label?: string): T | undefined;
+}
+
+/** What add-on scripts push onto `window.__sasx`. */
+export type ExtensionRegistration = (register: (ext: TagExtension) => void) => void;

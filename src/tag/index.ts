@@ -1,0 +1,2 @@
+// Placeholder entry: the tag core lands with issue #2.
+export {};
