@@ -1,0 +1,2 @@
+/** `eidkit/adserver`: the receiving side of ad calls (issue #4). */
+export {};

@@ -1,0 +1,2 @@
+/** The deal API client (issue #6). */
+export {};

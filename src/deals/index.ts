@@ -1,0 +1,6 @@
+/**
+ * `eidkit/deals`: the deal management API — shared rules (schemas, validateDeal) and the client.
+ * Spec: ../shared/spec/deal-api.md.
+ */
+export * from './rules/index.js';
+export * from './client/index.js';

@@ -1,0 +1,2 @@
+/** `eidkit/simulator`: a local deal API simulator (issue #3). */
+export {};
