@@ -59,6 +59,43 @@ export interface TagHost {
   warn(...args: unknown[]): void;
   /** Runs `fn` and swallows (and reports in debug) anything it throws; the page never sees it. */
   guard<T>(fn: () => T, label?: string): T | undefined;
+  /**
+   * The page's consent signals as read by the built-in consent reader (issue #5). Resolves within the
+   * consent bound and never rejects. Hosts wire it to `readConsent(host)` from builtins.ts; a host without
+   * it leaves every provider module off (modules fail closed rather than run without knowing consent).
+   */
+  consent?(): Promise<ConsentState>;
+}
+
+/** What the page's consent platforms said (TCF v2.2 `__tcfapi`, GPP `__gpp`, US Privacy `__uspapi`). */
+export interface ConsentState {
+  /** False while a consent platform that is on the page has not answered yet (then nothing may be read or sent). */
+  ready: boolean;
+  /** Whether GDPR applies: from TCF, or true when GPP lists the EU TCF section; undefined when nobody says. */
+  gdprApplies?: boolean;
+  /** The TCF consent string. */
+  tcString?: string;
+  /** TCF purpose consents / legitimate interests and vendor consents / legitimate interests, by id. */
+  purposes?: Record<string, boolean>;
+  purposeLI?: Record<string, boolean>;
+  vendors?: Record<string, boolean>;
+  vendorLI?: Record<string, boolean>;
+  /** The GPP string and its applicable section ids. */
+  gppString?: string;
+  gppSid?: number[];
+  /** The 4-character US Privacy string, e.g. `1YNN`. */
+  usPrivacy?: string;
+  /** True when US Privacy or a GPP US section says the user opted out of the sale of personal data. */
+  saleOptOut?: boolean;
+}
+
+/**
+ * Operator switches served with the per-network script (`/tag/<network_id>/sas.js`): the server prepends
+ * `window.__sasop = { modules: ['idLinking', ...] }` so they arrive with no extra request. A provider module runs
+ * only when its name is listed here (and the page has not set its window flag).
+ */
+export interface OperatorSwitches {
+  modules?: string[];
 }
 
 /** What add-on scripts push onto `window.__sasx`. */
