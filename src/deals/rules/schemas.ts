@@ -1,0 +1,383 @@
+/**
+ * zod 4 schemas of the deal API: the write shape (spec 2.1–2.5), the read shape (2.6) and the lookup items (2.8).
+ * Shape only: cross-field rules (sections 2, 3 and 7) live in validateDeal.
+ */
+import { z } from 'zod';
+import {
+  DealCriticalityIdSchema,
+  DealTypeIdSchema,
+  ImpressionTypeIdSchema,
+  PacingModeSchema,
+  PlatformIdSchema,
+  PricingModelSchema,
+  PriorityIdSchema,
+} from './enums.js';
+import { isIso3166Alpha2 } from './countries.js';
+
+/** True when `n` has at most two decimal places (spec 2.2: "number (2 decimals)"). */
+function hasTwoDecimals(n: number): boolean {
+  return Math.abs(Math.round(n * 100) - n * 100) < 1e-6;
+}
+
+const id = z.int().positive();
+const ids = z.array(id).max(10_000);
+const idOrString = z.union([id, z.string().trim().min(1).max(100)]);
+const idsOrStrings = z.array(idOrString).max(10_000);
+const names = z.array(z.string().trim().min(1).max(255)).max(10_000);
+/** ISO 8601 date-time; without an offset it is read as UTC. */
+const dateTime = z.iso.datetime({ offset: true, local: true, message: 'must be an ISO 8601 date-time, e.g. 2025-01-31T00:00:00Z' });
+const money = z.number().nonnegative().refine(hasTwoDecimals, 'must have at most 2 decimal places');
+const rate = money.refine((n) => n <= 1, 'must be a fraction between 0 and 1 (0.15 means 15%)');
+const percentage = z.int().min(0).max(100);
+const count = z.int().nonnegative();
+/** Segment expression: ids joined by `,` (OR) and `;` (AND), each optionally preceded by `NOT` (spec 2.3). */
+const SEGMENT_TERM = /^(NOT\s+)?[A-Za-z0-9_.:-]+$/;
+const segmentExpression = z
+  .string()
+  .max(10_000)
+  .refine(
+    (s) => s.trim() === '' || s.split(/[;,]/).every((t) => SEGMENT_TERM.test(t.trim())),
+    'must be segment ids joined by "," (OR) and ";" (AND), each optionally preceded by "NOT", e.g. "12,34;NOT 56"',
+  );
+
+/** One point of hyperlocal targeting (spec 2.4). */
+export const CoordinateSchema = z.strictObject({
+  name: z.string().max(255).nullish(),
+  latitude: z.number().min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90'),
+  longitude: z.number().min(-180, 'must be between -180 and 180').max(180, 'must be between -180 and 180'),
+  radius: z.int().positive().max(1_000_000, 'must be at most 1,000,000 meters'),
+});
+
+/** Hyperlocal targeting (spec 2.4): precision 1 = GPS and IP addresses, 2 = GPS only. */
+export const HyperLocalTargetingSchema = z.strictObject({
+  precision: z.literal([1, 2], { message: 'must be 1 (GPS coordinates and IP addresses) or 2 (GPS coordinates only)' }),
+  coordinates: z.array(CoordinateSchema).min(1, 'needs at least one coordinate').max(10_000),
+});
+
+/** VPAID / OMSDK compliance requirements (spec 2.3). */
+export const ApiComplianceSchema = z.strictObject({
+  isVpaidCompliant: z.boolean(),
+  isOmSdkCompliant: z.boolean(),
+});
+
+/** Minimum video player size (spec 2.3); at least one of the two is required (checked by validateDeal). */
+export const VideoPlayerSizeDimensionSchema = z.strictObject({
+  minWidth: z.int().positive().nullish(),
+  minHeight: z.int().positive().nullish(),
+});
+
+/** A third-party provider cost (spec 2.1). */
+export const ThirdPartyProviderCostSchema = z.strictObject({
+  providerId: id,
+  costRate: z.number().nonnegative(),
+});
+
+/**
+ * Field schemas of the deal write shape, by field. Mandatory fields (spec 2.1, 2.2): beginDate, endDate, currency,
+ * isActive, name, pricingModel, price. Every other field is optional and nullable (null means "default").
+ */
+export const dealWriteFields = {
+  // 2.1 general
+  name: z.string().trim().min(1, 'must not be empty').max(255),
+  isActive: z.boolean(),
+  beginDate: dateTime.nullable(),
+  endDate: dateTime.nullable(),
+  currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code such as EUR or USD'),
+  buyerIds: ids.nullish(),
+  dspIds: ids.nullish(),
+  expirationDate: dateTime.nullish(),
+  callerDealIds: names.nullish(),
+  spoTargetingIds: ids.nullish(),
+  identityProviderId: id.nullish(),
+  thirdPartyProviderCosts: z.array(ThirdPartyProviderCostSchema).max(100).nullish(),
+  isDspSyncEnabled: z.boolean().nullish(),
+  // 2.1 fields the spec names without a definition: types chosen to match their names (README "simulator").
+  salesPersonUserId: id.nullish(),
+  ctrTargetingPercentage: percentage.nullish(),
+  templateIds: ids.nullish(),
+  domainCategorySegmentsTargeting: segmentExpression.nullish(),
+  isRewardedVideo: z.boolean().nullish(),
+  skippable: z.boolean().nullish(),
+  childrenDealIds: ids.nullish(),
+  contentGenreNames: names.nullish(),
+  contentCategoryNames: names.nullish(),
+  contentContextIds: ids.nullish(),
+  contentIds: names.nullish(),
+  contentLanguageIso6391Alpha2Codes: z
+    .array(z.string().regex(/^[a-z]{2}$/, 'must be an ISO 639-1 two-letter language code in lower case'))
+    .max(200)
+    .nullish(),
+  contentChannelNames: names.nullish(),
+  contentNetworkNames: names.nullish(),
+  videoMaxAdDurationIds: ids.nullish(),
+  scoNodeBucketIds: ids.nullish(),
+  domains: z
+    .array(z.string().regex(/^(?=.{1,253}$)([a-z0-9-]+\.)+[a-z0-9-]{2,}$/i, 'must be a domain name such as example.com'))
+    .max(100_000)
+    .nullish(),
+  domainListId: id.nullish(),
+  countryCodesPostalCodes: z
+    .array(
+      z
+        .string()
+        .refine(
+          (s) => /^[A-Z]{2}:[A-Za-z0-9 -]{2,12}$/.test(s) && isIso3166Alpha2(s.slice(0, 2)),
+          'must be "<ISO 3166-1 alpha-2 country code>:<postal code>", e.g. "FR:75001"',
+        ),
+    )
+    .max(100_000)
+    .nullish(),
+  // 2.2 pricing
+  pricingModel: PricingModelSchema,
+  price: money,
+  companyVendorCostRate: rate.nullish(),
+  minCompanyVendorCost: money.nullish(),
+  managementVendorCostCpm: money.nullish(),
+  managementVendorCostRate: rate.nullish(),
+  smartVendorCostRate: rate.nullish(),
+  // 2.3 targeting
+  apiCompliance: ApiComplianceSchema.nullish(),
+  audienceSegmentsTargeting: segmentExpression.nullish(),
+  semanticSegmentsTargeting: segmentExpression.nullish(),
+  cityIds: idsOrStrings.nullish(),
+  countryCodes: z
+    .array(
+      z.string().refine(isIso3166Alpha2, 'must be an upper-case ISO 3166-1 alpha-2 country code such as FR'),
+    )
+    .max(300)
+    .nullish(),
+  creativeSizes: z
+    .array(z.string().regex(/^[1-9]\d{0,4}\*[1-9]\d{0,4}$/, 'must be "<width>*<height>", e.g. "300*250"'))
+    .max(1000)
+    .nullish(),
+  ctvOttIds: ids.nullish(),
+  ctvCategoryIds: ids.nullish(),
+  ctvChannelIds: ids.nullish(),
+  ctvDistributorIds: ids.nullish(),
+  ctvNetworkIds: ids.nullish(),
+  dmaIds: idsOrStrings.nullish(),
+  impressionTypeIds: z.array(ImpressionTypeIdSchema).max(6).nullish(),
+  inventoryTypeIds: ids.nullish(),
+  isCTV: z.boolean().nullish(),
+  platformIds: z.array(PlatformIdSchema).max(6).nullish(),
+  networkIds: ids.nullish(),
+  regionIds: idsOrStrings.nullish(),
+  stateIds: idsOrStrings.nullish(),
+  videoAdBreakTypeIds: idsOrStrings.nullish(),
+  videoCompletionTargetingPercentage: percentage.nullish(),
+  videoPlacementTypeIds: idsOrStrings.nullish(),
+  videoPlayerSizeDimension: VideoPlayerSizeDimensionSchema.nullish(),
+  videoPlayerSizeBucketIds: ids.nullish(),
+  viewabilityTargetingPercentage: percentage.nullish(),
+  hyperLocalTargeting: HyperLocalTargetingSchema.nullish(),
+  coordinates: z.array(CoordinateSchema).max(10_000).nullish(),
+  // 2.5 delivery capping, frequency capping, budgets
+  overallCapUnits: count.nullish(),
+  overallCapCents: count.nullish(),
+  dailyCapUnits: count.nullish(),
+  dailyCapCents: count.nullish(),
+  pacingMode: PacingModeSchema.nullish(),
+  timeFrameId: id.nullish(),
+  impressions: z.int().positive().nullish(),
+  budgetIds: ids.nullish(),
+  publisherId: id.nullish(),
+  shareAllocation: z.number().min(0).max(100).nullish(),
+  adjustedTarget: z.number().nonnegative().nullish(),
+  softCapped: z.boolean().nullish(),
+} as const;
+
+/** The deal write shape (spec 2.1–2.5): the body of POST /deals and PUT /deals/{id}. Unknown fields are refused. */
+export const DealWriteSchema = z.strictObject(dealWriteFields);
+
+/** A deal as written by a caller (POST / PUT body). */
+export type DealWrite = z.infer<typeof DealWriteSchema>;
+/** A deal write body before parsing (what a caller may send). */
+export type DealWriteInput = z.input<typeof DealWriteSchema>;
+
+/** Names of the mandatory write fields (spec 2.1, 2.2). */
+export const MANDATORY_DEAL_FIELDS = ['name', 'isActive', 'beginDate', 'endDate', 'currency', 'pricingModel', 'price'] as const;
+
+/** Names of every write field. */
+export const DEAL_WRITE_FIELDS = Object.keys(dealWriteFields) as Array<keyof typeof dealWriteFields>;
+
+/** Field schemas of the read-only part of a deal (spec 2.1 and 2.6), computed by the service. */
+export const dealReadOnlyFields = {
+  id: id,
+  dealId: z.string().min(1),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  expirationDateUtc: z.string().nullable(),
+  isDisabledByRegulator: z.boolean(),
+  isParentDeal: z.boolean(),
+  isArchived: z.boolean(),
+  isEditable: z.boolean(),
+  isExclusive: z.boolean(),
+  isDealPlus: z.boolean(),
+  typeId: DealTypeIdSchema,
+  priorityId: PriorityIdSchema,
+  dealCriticalityId: DealCriticalityIdSchema,
+  throttlingRate: z.number(),
+  customVendorCost: z.number(),
+  keywordTargeting: z.string(),
+  keywordIdsTargeting: z.string(),
+  semanticSegmentsDataCost: z.number(),
+  audienceSegmentsDataCost: z.number(),
+  viewabilityDataCost: z.number(),
+  videoCompletionDataCost: z.number(),
+} as const;
+
+/** Names of the read-only deal fields: accepted (and ignored) in a PUT body, refused in a POST body. */
+export const DEAL_READ_ONLY_FIELDS = Object.keys(dealReadOnlyFields) as Array<keyof typeof dealReadOnlyFields>;
+
+/** The deal read shape (spec 2.6): what GET /deals and GET /deals/{id} return. Unknown fields are dropped. */
+export const DealReadSchema = z.object({ ...dealWriteFields, ...dealReadOnlyFields });
+
+/** A deal as returned by the service. */
+export type DealRead = z.infer<typeof DealReadSchema>;
+/** The read-only part of a deal. */
+export type DealReadOnly = z.infer<z.ZodObject<typeof dealReadOnlyFields>>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Lookup items (spec 2.8). Only City and Partner items are defined by the spec; the others carry id, name and
+// isArchived plus the fields the deal rules need (flags for multiple-buyer support, guaranteed eligibility,
+// frequency capping).
+
+const lookupBase = { id: z.int().nonnegative(), name: z.string(), isArchived: z.boolean() };
+
+/** A generic lookup item: id, name, isArchived. */
+export const LookupItemSchema = z.object(lookupBase);
+/** City item (spec 2.8). */
+export const CityItemSchema = z.object({
+  ...lookupBase,
+  countryId: z.int(),
+  regionId: z.int(),
+  stateId: z.int(),
+  extendedName: z.string(),
+});
+/** Partner item (spec 2.8). */
+export const PartnerItemSchema = z.object({ ...lookupBase, isMultiBuyerDealForbidden: z.boolean() });
+/** DSP item: the partner item shape (DSPs replace partners, spec 2.1). */
+export const DspItemSchema = PartnerItemSchema;
+/** Buyer seat item; `isGuaranteedDealEligible` answers spec 2.2 guaranteed rule 2. */
+export const BuyerItemSchema = z.object({ ...lookupBase, dspId: z.int(), isGuaranteedDealEligible: z.boolean() });
+/** Country item: ISO 3166-1 alpha-2 `code` is what `countryCodes` takes. */
+export const CountryItemSchema = z.object({ ...lookupBase, code: z.string().length(2) });
+/** Region item. */
+export const RegionItemSchema = z.object({ ...lookupBase, countryId: z.int() });
+/** State item. */
+export const StateItemSchema = z.object({ ...lookupBase, countryId: z.int(), regionId: z.int() });
+/** DMA item (USA only). */
+export const DmaItemSchema = z.object({ ...lookupBase, code: z.string(), countryId: z.int() });
+/** Publisher (network) item. */
+export const PublisherItemSchema = z.object({ ...lookupBase, countryId: z.int() });
+/** Segment item (audience or semantic), belonging to a provider. */
+export const SegmentItemSchema = z.object({ ...lookupBase, providerId: z.int(), cpm: z.number() });
+/** Identity provider item; `isFrequencyCappingSupported` answers spec 2.5. */
+export const IdentityProviderItemSchema = z.object({ ...lookupBase, isFrequencyCappingSupported: z.boolean() });
+/** Third-party provider item. */
+export const ThirdPartyProviderItemSchema = z.object({ ...lookupBase, defaultCostRate: z.number() });
+/** Domain list item. */
+export const DomainListItemSchema = z.object({ ...lookupBase, domainCount: z.int().nonnegative() });
+/** Creative banner size item; `name` is the `<width>*<height>` string `creativeSizes` takes. */
+export const CreativeBannerSizeItemSchema = z.object({ ...lookupBase, width: z.int(), height: z.int() });
+
+/** A generic lookup item. */
+export type LookupItem = z.infer<typeof LookupItemSchema>;
+/** A city. */
+export type CityItem = z.infer<typeof CityItemSchema>;
+/** A partner (legacy name of a DSP). */
+export type PartnerItem = z.infer<typeof PartnerItemSchema>;
+/** A DSP. */
+export type DspItem = z.infer<typeof DspItemSchema>;
+/** A buyer seat. */
+export type BuyerItem = z.infer<typeof BuyerItemSchema>;
+/** A country. */
+export type CountryItem = z.infer<typeof CountryItemSchema>;
+/** A region. */
+export type RegionItem = z.infer<typeof RegionItemSchema>;
+/** A state. */
+export type StateItem = z.infer<typeof StateItemSchema>;
+/** A DMA. */
+export type DmaItem = z.infer<typeof DmaItemSchema>;
+/** A publisher. */
+export type PublisherItem = z.infer<typeof PublisherItemSchema>;
+/** A segment. */
+export type SegmentItem = z.infer<typeof SegmentItemSchema>;
+/** An identity provider. */
+export type IdentityProviderItem = z.infer<typeof IdentityProviderItemSchema>;
+/** A third-party provider. */
+export type ThirdPartyProviderItem = z.infer<typeof ThirdPartyProviderItemSchema>;
+/** A domain list. */
+export type DomainListItem = z.infer<typeof DomainListItemSchema>;
+/** A creative banner size. */
+export type CreativeBannerSizeItem = z.infer<typeof CreativeBannerSizeItemSchema>;
+
+/** Lookup resources (spec 4.1 plus the ones creation cites and the three refused to DSP callers), by canonical name. */
+export const LOOKUP_RESOURCES = [
+  'buyers',
+  'partners',
+  'dsps',
+  'countries',
+  'publishers',
+  'impressionTypes',
+  'inventoryTypes',
+  'cities',
+  'states',
+  'regions',
+  'dmas',
+  'videoPlacementTypes',
+  'adBreakTypes',
+  'videoPlayerSizeBuckets',
+  'audienceSegmentProviders',
+  'semanticSegmentProviders',
+  'audienceSegments',
+  'semanticSegments',
+  'platforms',
+  'creativeBannerSizes',
+  'ctvOtt',
+  'ctvCategories',
+  'ctvChannels',
+  'ctvDistributors',
+  'ctvNetworks',
+  'identityProviders',
+  'thirdPartyProviders',
+  'domainLists',
+] as const;
+
+/** A lookup resource name. */
+export type LookupResource = (typeof LOOKUP_RESOURCES)[number];
+
+/** Lookups refused to DSP callers with 403 (spec 4.1, 7). */
+export const DSP_FORBIDDEN_LOOKUPS: readonly LookupResource[] = ['identityProviders', 'thirdPartyProviders', 'domainLists'];
+
+/** The item schema of each lookup resource. */
+export const LOOKUP_ITEM_SCHEMAS: Record<LookupResource, z.ZodType> = {
+  buyers: BuyerItemSchema,
+  partners: PartnerItemSchema,
+  dsps: DspItemSchema,
+  countries: CountryItemSchema,
+  publishers: PublisherItemSchema,
+  impressionTypes: LookupItemSchema,
+  inventoryTypes: LookupItemSchema,
+  cities: CityItemSchema,
+  states: StateItemSchema,
+  regions: RegionItemSchema,
+  dmas: DmaItemSchema,
+  videoPlacementTypes: LookupItemSchema,
+  adBreakTypes: LookupItemSchema,
+  videoPlayerSizeBuckets: LookupItemSchema,
+  audienceSegmentProviders: LookupItemSchema,
+  semanticSegmentProviders: LookupItemSchema,
+  audienceSegments: SegmentItemSchema,
+  semanticSegments: SegmentItemSchema,
+  platforms: LookupItemSchema,
+  creativeBannerSizes: CreativeBannerSizeItemSchema,
+  ctvOtt: LookupItemSchema,
+  ctvCategories: LookupItemSchema,
+  ctvChannels: LookupItemSchema,
+  ctvDistributors: LookupItemSchema,
+  ctvNetworks: LookupItemSchema,
+  identityProviders: IdentityProviderItemSchema,
+  thirdPartyProviders: ThirdPartyProviderItemSchema,
+  domainLists: DomainListItemSchema,
+};
