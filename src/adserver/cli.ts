@@ -1,7 +1,123 @@
 /** CLI commands of src/adserver, registered on the `eidkit` program by src/cli/index.ts. */
 import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { decodeBase64Json, validateEids } from '../core/index.js';
+import type { Eid, Issue } from '../core/index.js';
+import { EXIT } from '../cli/exit-codes.js';
+import { DEFAULT_LIMITS } from './limits.js';
+import { parseAdCall } from './parse.js';
+import type { AdCall } from './parse.js';
+import { providerHits } from './providers.js';
+
+/** What `eidkit decode --json` prints. */
+export interface DecodeOutput {
+  /** How the input was read. */
+  input: 'url' | 'base64' | 'json';
+  /** True when the eids payload could be read (exit code 0). */
+  decoded: boolean;
+  /** The ad call's other fields, for URL input. */
+  call?: Omit<AdCall, 'eids' | 'issues'>;
+  /** The valid eids, each with its provider. */
+  eids: Array<{ source: string; providerId: number; providerName: string; uids: Eid['uids'] }>;
+  /** Every issue found. */
+  issues: Issue[];
+}
+
+/** An error carrying the exit code the CLI's top level uses. */
+class DecodeError extends Error {
+  readonly exitCode = EXIT.VALIDATION;
+  override readonly name = 'DecodeError';
+}
+
+const isUrlLike = (s: string) => /^(https?:\/\/|\/)/i.test(s);
+
+/**
+ * Decodes an ad-call URL (its `eids` parameter), a Base64 eids string, or a JSON eids array.
+ * `decoded` is false when there is no readable eids payload.
+ */
+export function decodeInput(text: string): DecodeOutput {
+  const input = text.trim();
+  let eids: Eid[];
+  let issues: Issue[];
+  let decoded: boolean;
+  let call: DecodeOutput['call'];
+  let kind: DecodeOutput['input'];
+  if (isUrlLike(input)) {
+    kind = 'url';
+    const parsed = parseAdCall({ url: input, method: 'GET' });
+    ({ eids, issues } = parsed);
+    const { eids: _e, issues: _i, ...rest } = parsed;
+    call = rest;
+    const hasParam = new URL(input, 'http://localhost').searchParams.has('eids');
+    if (!hasParam) issues = [...issues, { path: 'eids', message: 'the URL has no eids parameter' }];
+    decoded = hasParam && !issues.some((i) => i.path === 'eids' && /Base64|parameter longer|must be an array/.test(i.message));
+  } else {
+    kind = input.startsWith('[') ? 'json' : 'base64';
+    let value: unknown;
+    if (kind === 'json') {
+      try {
+        value = JSON.parse(input);
+        issues = [];
+      } catch {
+        issues = [{ path: 'eids', message: 'not valid JSON' }];
+      }
+    } else if (input.length > DEFAULT_LIMITS.maxEidsParamLength) {
+      issues = [{ path: 'eids', message: `longer than ${DEFAULT_LIMITS.maxEidsParamLength} characters` }];
+    } else ({ value, issues } = decodeBase64Json(input));
+    decoded = issues.length === 0 && Array.isArray(value);
+    const v = issues.length === 0 ? validateEids(value, DEFAULT_LIMITS) : { value: [], issues: [] };
+    eids = v.value;
+    issues = [...issues, ...v.issues];
+  }
+  return {
+    input: kind,
+    decoded,
+    ...(call ? { call } : {}),
+    eids: providerHits(eids).map((h, i) => ({ source: h.source, providerId: h.provider.id, providerName: h.provider.name, uids: eids[i].uids })),
+    issues,
+  };
+}
+
+/** The human-readable form of a decode result. */
+export function formatDecodeOutput(out: DecodeOutput): string {
+  const lines: string[] = [];
+  if (out.call) {
+    const c = out.call;
+    const fields = [
+      ['endpoint', c.endpoint],
+      ['network', c.networkId],
+      ['site', c.siteId],
+      ['page', c.pageId],
+      ['formats', c.formats.map((f) => f.id).join(', ') || undefined],
+      ['uid', c.uid],
+    ].filter(([, v]) => v !== undefined);
+    lines.push(fields.map(([k, v]) => `${k}: ${v}`).join('  '));
+  }
+  lines.push(`${out.eids.length} eid${out.eids.length === 1 ? '' : 's'}`);
+  const width = Math.max(6, ...out.eids.map((e) => e.source.length));
+  for (const e of out.eids) {
+    lines.push(`  ${e.source.padEnd(width)}  ${String(e.providerId).padStart(2)}  ${e.providerName}`);
+    for (const u of e.uids) lines.push(`      ${u.id}${u.atype !== undefined ? `  atype ${u.atype}` : ''}${u.ext ? `  ext ${JSON.stringify(u.ext)}` : ''}`);
+  }
+  lines.push(`${out.issues.length} issue${out.issues.length === 1 ? '' : 's'}`);
+  for (const i of out.issues) lines.push(`  ${i.path}: ${i.message}`);
+  return lines.join('\n') + '\n';
+}
 
 /** Adds this part's commands to the program. */
 export function registerDecodeCommand(program: Command): void {
-  void program;
+  program
+    .command('decode')
+    .description('decode the eids of an ad call URL, a Base64 eids string or a JSON array ("-" reads stdin)')
+    .argument('<input>', 'ad call URL (https://…/ac?…eids=… or /ac?…), Base64 eids, JSON array, or - for stdin')
+    .option('--json', 'print machine-readable JSON')
+    .action((inputArg: string, opts: { json?: boolean }) => {
+      const text = inputArg === '-' ? readFileSync(0, 'utf8') : inputArg;
+      const out = decodeInput(text);
+      process.stdout.write(opts.json ? JSON.stringify(out, null, 2) + '\n' : formatDecodeOutput(out));
+      if (!out.decoded) {
+        const why = out.issues.find((i) => i.path === 'eids')?.message ?? 'no eids could be read';
+        throw new DecodeError(`could not decode the eids: ${why}`);
+      }
+    });
 }

@@ -1,2 +1,37 @@
-/** `eidkit/adserver`: the receiving side of ad calls (issue #4). */
-export {};
+/**
+ * `eidkit/adserver`: the receiving side of ad calls (issue #4, extended-ids.md §1, §2.2, §2.3, §4, §8).
+ * Parse ad calls, log providers, report, forward eids to demand partners in OpenRTB, cap frequency by an
+ * alternative id, and expand identity envelopes.
+ */
+export type { AdCallLimits } from './limits.js';
+export { DEFAULT_LIMITS, resolveLimits } from './limits.js';
+export type { AdCall, AdCallEndpoint, AdCallFormat, AdCallConsent, AdCallInput, HeadersLike, ParseOptions } from './parse.js';
+export { parseAdCall, parseAdCallRequest, parseIncomingMessage, endpointOf, readCookie } from './parse.js';
+export type { ProviderHit, ProviderLogRecord, ProviderLogSink } from './providers.js';
+export { providerHits, providerIdsOf, providerLogRecord, logProviders, memoryLogSink, jsonLinesLogSink } from './providers.js';
+export type { Report, ReportJson, ReportRow, ReportOptions, ExtendedIdsCount, WithWithout } from './report.js';
+export { createReport, csvField } from './report.js';
+export type { DemandPartner, BidRequestOptions, OrtbBidRequest, OrtbEid, OrtbUid } from './openrtb.js';
+export { buildBidRequest, eidsForPartner, preferredProviderOf } from './openrtb.js';
+export type {
+  CappingUser,
+  CappingUserKind,
+  AlternativeIdConfig,
+  FrequencyCap,
+  FrequencyCapStore,
+  MemoryStoreOptions,
+  FrequencyCapperOptions,
+  FrequencyCapper,
+  CapDecision,
+} from './capping.js';
+export { MemoryFrequencyCapStore, createFrequencyCapper, cappingUserOf, resolveAlternativeIds } from './capping.js';
+export type { EnvelopeDecryptor, ExpandOptions, ReferenceEnvelopeIds, EnvelopeKeys, ReferenceDecryptorOptions } from './envelope.js';
+export {
+  expandEnvelopes,
+  sealReferenceEnvelope,
+  createReferenceEnvelopeDecryptor,
+  envelopeKeysFromText,
+  REFERENCE_ENVELOPE_SOURCES,
+} from './envelope.js';
+export type { PidCookieOptions } from './pid.js';
+export { newPid, pidSetCookie } from './pid.js';

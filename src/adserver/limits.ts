@@ -1,0 +1,41 @@
+/**
+ * The size caps applied to every ad call (README "Caps"). Anything over a cap is dropped with an issue;
+ * the ad call itself always goes on (issue #4: bad input never fails an ad call).
+ */
+
+/** Every cap the parser applies; pass a partial object to override some. */
+export interface AdCallLimits {
+  /** Longest `eids` GET parameter, in characters, before decoding. Longer: the parameter is ignored. */
+  maxEidsParamLength: number;
+  /** Largest POST body, in bytes. Larger: the body is not read (its fields and eids are lost, with an issue). */
+  maxBodyBytes: number;
+  /** Most EIDs kept per call; the rest are dropped. */
+  maxEids: number;
+  /** Most UIDs kept per EID; the rest are dropped. */
+  maxUids: number;
+  /** Longest EID `source` or UID `id`, in characters. */
+  maxIdLength: number;
+  /** Longest publisher `uid` and `pid` cookie value, in characters. */
+  maxUserIdLength: number;
+  /** Longest free-text field (`tgt`/`target`, page id, consent strings), in characters. */
+  maxTextLength: number;
+  /** Most formats kept from a one-call (`/call`) body. */
+  maxFormats: number;
+}
+
+/** The defaults: generous for real traffic (the tag keeps GET URLs under 8,000 characters), tight for abuse. */
+export const DEFAULT_LIMITS: Readonly<AdCallLimits> = Object.freeze({
+  maxEidsParamLength: 16_384,
+  maxBodyBytes: 262_144,
+  maxEids: 64,
+  maxUids: 16,
+  maxIdLength: 2_048,
+  maxUserIdLength: 256,
+  maxTextLength: 4_096,
+  maxFormats: 32,
+});
+
+/** Fills the caps not given with the defaults. */
+export function resolveLimits(limits: Partial<AdCallLimits> = {}): AdCallLimits {
+  return { ...DEFAULT_LIMITS, ...limits };
+}

@@ -1,0 +1,184 @@
+/**
+ * Forwarding eids to demand partners (extended-ids.md §1, §4 "DMP integration", §8): an OpenRTB 2.6 bid request
+ * carrying every received eid, known and unknown, unmodified, in `user.eids`; for a partner flagged OpenRTB 2.5,
+ * in `user.ext.eids` (with the 2.5 places of the privacy signals). A DMP receives only its preferred provider's eids.
+ */
+import { randomUUID } from 'node:crypto';
+import { providerById, providerForSource } from '../core/index.js';
+import type { Eid, Provider } from '../core/index.js';
+import type { AdCall } from './parse.js';
+
+/** A demand partner bid requests go to. */
+export interface DemandPartner {
+  /** Partner id, for your own bookkeeping and logs. */
+  id: string;
+  /** OpenRTB version the partner reads. Default `'2.6'`; `'2.5'` moves eids to `user.ext.eids`. */
+  openrtb?: '2.5' | '2.6';
+  /** `'dmp'` for a data partner: it receives only the eids of `preferredProvider`. Default `'dsp'`. */
+  kind?: 'dsp' | 'dmp';
+  /** A DMP's one preferred provider (registry id or source), agreed with the operator. Required for a DMP. */
+  preferredProvider?: number | string;
+}
+
+/** Options of {@link buildBidRequest}. */
+export interface BidRequestOptions {
+  /** Request id; a random UUID when omitted. */
+  id?: string;
+  /** Extra eids the service adds (for example from envelope expansion), after the received ones. */
+  extraEids?: readonly Eid[];
+  /** Maximum time for bids, milliseconds. Default 300. */
+  tmax?: number;
+  /** Auction type: 1 first price, 2 second price. Default 1. */
+  at?: number;
+  /** Accepted currencies. Default `['EUR']`. */
+  cur?: string[];
+  /** Marks the request as a test (not billable). */
+  test?: boolean;
+}
+
+/** The OpenRTB UID we send (AdCOM `UID`). */
+export interface OrtbUid {
+  id: string;
+  atype?: number;
+  ext?: Record<string, unknown>;
+}
+
+/** The OpenRTB EID we send (AdCOM `EID`). */
+export interface OrtbEid {
+  source: string;
+  uids: OrtbUid[];
+  inserter?: string;
+  matcher?: string;
+  mm?: number;
+  ext?: Record<string, unknown>;
+}
+
+/** The subset of an OpenRTB 2.5 / 2.6 `BidRequest` this service fills in. */
+export interface OrtbBidRequest {
+  id: string;
+  imp: Array<{ id: string; tagid?: string; secure?: 0 | 1; ext?: Record<string, unknown> }>;
+  site?: {
+    id?: string;
+    page?: string;
+    domain?: string;
+    keywords?: string;
+    publisher?: { id?: string };
+    ext?: Record<string, unknown>;
+  };
+  device?: { ua?: string; ip?: string; ipv6?: string };
+  user?: { id?: string; consent?: string; eids?: OrtbEid[]; ext?: Record<string, unknown> };
+  regs?: { gdpr?: 0 | 1; us_privacy?: string; gpp?: string; gpp_sid?: number[]; ext?: Record<string, unknown> };
+  at?: number;
+  tmax?: number;
+  cur?: string[];
+  test?: 0 | 1;
+  ext?: Record<string, unknown>;
+}
+
+/** The provider a DMP prefers, resolved through the registry; throws for a DMP without a registered one. */
+export function preferredProviderOf(partner: DemandPartner): Provider {
+  const p = partner.preferredProvider;
+  const provider = typeof p === 'number' ? providerById(p) : providerForSource(p);
+  if (provider.id === 0) {
+    throw new TypeError(`DMP partner "${partner.id}" needs preferredProvider set to one registered provider (id or source)`);
+  }
+  return provider;
+}
+
+/**
+ * The eids a partner may receive: all of them for a DSP; for a DMP only those of its preferred provider.
+ * The eid objects are passed through as they are (no copy, no change).
+ */
+export function eidsForPartner(eids: readonly Eid[], partner: DemandPartner): Eid[] {
+  if ((partner.kind ?? 'dsp') !== 'dmp') return [...eids];
+  const preferred = preferredProviderOf(partner);
+  return eids.filter((e) => providerForSource(e.source).id === preferred.id);
+}
+
+function hostOf(url: string | undefined): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Builds the bid request for one partner from one ad call.
+ * OpenRTB 2.6: eids in `user.eids`, `gdpr`/`us_privacy`/`consent` at top level of `regs`/`user`.
+ * OpenRTB 2.5: eids in `user.ext.eids`, privacy signals in `regs.ext` and `user.ext`.
+ * @example buildBidRequest(call, { id: 'dsp-a', openrtb: '2.5' }).user.ext.eids
+ */
+export function buildBidRequest(call: AdCall, partner: DemandPartner, options: BidRequestOptions = {}): OrtbBidRequest {
+  const v25 = partner.openrtb === '2.5';
+  const eids = eidsForPartner([...call.eids, ...(options.extraEids ?? [])], partner) as OrtbEid[];
+  const formats = call.formats.length ? call.formats : [{ id: 0 }];
+  const secure = call.referer?.startsWith('https:') ? 1 : undefined;
+  const req: OrtbBidRequest = {
+    id: options.id ?? randomUUID(),
+    imp: formats.map((f, i) => ({
+      id: String(i + 1),
+      ...(f.tagId !== undefined ? { tagid: f.tagId } : f.id ? { tagid: String(f.id) } : {}),
+      ...(secure ? { secure } : {}),
+      ...(f.id ? { ext: { formatId: f.id } } : {}),
+    })),
+    at: options.at ?? 1,
+    tmax: options.tmax ?? 300,
+    cur: options.cur ?? ['EUR'],
+  };
+  if (options.test) req.test = 1;
+
+  const site: NonNullable<OrtbBidRequest['site']> = {};
+  if (call.siteId !== undefined) site.id = String(call.siteId);
+  if (call.referer) site.page = call.referer;
+  const domain = hostOf(call.referer);
+  if (domain) site.domain = domain;
+  if (call.target) site.keywords = call.target;
+  if (call.networkId !== undefined) site.publisher = { id: String(call.networkId) };
+  if (call.pageId !== undefined) site.ext = { pageId: call.pageId };
+  req.site = site;
+
+  const device: NonNullable<OrtbBidRequest['device']> = {};
+  if (call.userAgent) device.ua = call.userAgent;
+  if (call.ip) device[call.ip.includes(':') ? 'ipv6' : 'ip'] = call.ip;
+  if (Object.keys(device).length) req.device = device;
+
+  // The exchange's own user id is the pid; the publisher's uid is never passed on to partners.
+  const user: NonNullable<OrtbBidRequest['user']> = {};
+  if (call.pid) user.id = call.pid;
+  const userExt: Record<string, unknown> = {};
+  if (call.consent.gdprConsent) {
+    if (v25) userExt.consent = call.consent.gdprConsent;
+    else user.consent = call.consent.gdprConsent;
+  }
+  if (eids.length) {
+    if (v25) userExt.eids = eids;
+    else user.eids = eids;
+  }
+  if (Object.keys(userExt).length) user.ext = userExt;
+  if (Object.keys(user).length) req.user = user;
+
+  const regs: NonNullable<OrtbBidRequest['regs']> = {};
+  const regsExt: Record<string, unknown> = {};
+  const { gdpr, usPrivacy, gpp, gppSid } = call.consent;
+  if (gdpr !== undefined) {
+    if (v25) regsExt.gdpr = gdpr;
+    else regs.gdpr = gdpr;
+  }
+  if (usPrivacy) {
+    if (v25) regsExt.us_privacy = usPrivacy;
+    else regs.us_privacy = usPrivacy;
+  }
+  if (gpp) {
+    if (v25) regsExt.gpp = gpp;
+    else regs.gpp = gpp;
+  }
+  if (gppSid) {
+    if (v25) regsExt.gpp_sid = gppSid;
+    else regs.gpp_sid = gppSid;
+  }
+  if (Object.keys(regsExt).length) regs.ext = regsExt;
+  if (Object.keys(regs).length) req.regs = regs;
+  return req;
+}

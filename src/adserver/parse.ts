@@ -1,0 +1,445 @@
+/**
+ * Parsing ad calls (extended-ids.md §4): GET `/ac` with the Base64 `eids` parameter, POST `/genericpost` and
+ * `/call` with an `eids` array in the JSON body. Parsing never throws and never refuses a call: whatever is
+ * broken is dropped and named in `issues`, the rest is kept.
+ */
+import type { IncomingMessage } from 'node:http';
+import { decodeBase64Json, validateEids } from '../core/index.js';
+import type { Eid, Issue } from '../core/index.js';
+import { resolveLimits } from './limits.js';
+import type { AdCallLimits } from './limits.js';
+
+/** Which ad-call endpoint a request hit: GET `/ac`, POST `/genericpost`, POST `/call`, or none of them. */
+export type AdCallEndpoint = 'ac' | 'genericpost' | 'call' | 'unknown';
+
+/** One requested format (placement) of the call. */
+export interface AdCallFormat {
+  /** Format id (`fmtid`, `formatId`, or `formats[].id`). */
+  id: number;
+  /** Publisher tag id of the placement, one-call requests only. */
+  tagId?: string;
+}
+
+/** Privacy signals carried by the call (domain-notes.md "Consent"), passed on to bid requests untouched. */
+export interface AdCallConsent {
+  /** 1 when GDPR applies, 0 when it does not. */
+  gdpr?: 0 | 1;
+  /** TCF consent string. */
+  gdprConsent?: string;
+  /** GPP string. */
+  gpp?: string;
+  /** GPP applicable section ids. */
+  gppSid?: number[];
+  /** US Privacy string (for example `1YNN`). */
+  usPrivacy?: string;
+}
+
+/** What one ad call carries, validated. Fields that were absent or invalid are left out (see `issues`). */
+export interface AdCall {
+  /** The endpoint that was hit. */
+  endpoint: AdCallEndpoint;
+  /** Network id (`nwid` / `networkId`). */
+  networkId?: number;
+  /** Site id (`siteid` / `siteId`). */
+  siteId?: number;
+  /** Page id or page name (`pgid` / `pageId`). */
+  pageId?: string;
+  /** Requested formats: one for GET and generic calls, one or more for one-call requests. */
+  formats: AdCallFormat[];
+  /** Keyword targeting string (`tgt` / `target`). */
+  target?: string;
+  /** The tag's timestamp (`tmstp` / `timestamp`), milliseconds since the epoch. */
+  timestamp?: number;
+  /** Publisher user id (`uid`); when present it overrides `pid` as the user id (extended-ids.md §2.3). */
+  uid?: string;
+  /** The service's own user id, from the cookie named `pid`. */
+  pid?: string;
+  /** The valid eids, invalid ones dropped, same-source ones merged. */
+  eids: Eid[];
+  /** Privacy signals. */
+  consent: AdCallConsent;
+  /** The `User-Agent` header, for the bid request's device. */
+  userAgent?: string;
+  /** The `Referer` header: the page URL the call came from. */
+  referer?: string;
+  /** The client IP, when the caller passes it in the options (the parser never guesses it from headers). */
+  ip?: string;
+  /** Everything that was dropped, and why. Empty for a clean call. */
+  issues: Issue[];
+}
+
+/** Request headers as WHATWG `Headers` or Node's `IncomingHttpHeaders`-style record. */
+export type HeadersLike = Headers | Record<string, string | string[] | undefined>;
+
+/** What {@link parseAdCall} reads: the URL, method, headers and (for POST) the body. */
+export interface AdCallInput {
+  /** Absolute URL, or a path with query string (`/ac?nwid=1&eids=…`). */
+  url: string | URL;
+  /** HTTP method; `GET` when omitted, or `POST` when a body is given. */
+  method?: string;
+  /** Request headers (the `cookie`, `user-agent` and `referer` headers are read). */
+  headers?: HeadersLike;
+  /** POST body: raw text or bytes, or an object a framework already parsed from JSON. */
+  body?: string | Uint8Array | Record<string, unknown> | null;
+}
+
+/** Options of every parse function. */
+export interface ParseOptions {
+  /** Size caps; defaults in {@link DEFAULT_LIMITS}. */
+  limits?: Partial<AdCallLimits>;
+  /** The client IP to record on the call (take it from your proxy setup, not from a spoofable header). */
+  ip?: string;
+}
+
+const ENDPOINTS: Record<string, AdCallEndpoint> = { ac: 'ac', genericpost: 'genericpost', call: 'call' };
+const MAX_ID = 2 ** 31 - 1;
+const COOKIE_VALUE = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]+$/;
+const decoder = new TextDecoder();
+
+/** The endpoint named by a URL path's last segment (`/ac`, `/x/genericpost`, `/call/`). */
+export function endpointOf(pathname: string): AdCallEndpoint {
+  const parts = pathname.split('/').filter(Boolean);
+  return ENDPOINTS[(parts[parts.length - 1] ?? '').toLowerCase()] ?? 'unknown';
+}
+
+function header(headers: HeadersLike | undefined, name: string): string | undefined {
+  if (!headers) return undefined;
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const v = (headers as Record<string, string | string[] | undefined>)[name];
+  return Array.isArray(v) ? v.join(name === 'cookie' ? '; ' : ', ') : v;
+}
+
+/** Reads one cookie's value from a `Cookie` header; the first occurrence wins, as browsers send the most specific first. */
+export function readCookie(cookieHeader: string | undefined, name: string): string | undefined {
+  if (!cookieHeader) return undefined;
+  for (const part of cookieHeader.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    let value = part.slice(eq + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    return value;
+  }
+  return undefined;
+}
+
+/** A parse in progress: collects fields and issues. */
+class Collector {
+  readonly call: AdCall;
+  readonly limits: AdCallLimits;
+  constructor(endpoint: AdCallEndpoint, limits: AdCallLimits) {
+    this.limits = limits;
+    this.call = { endpoint, formats: [], eids: [], consent: {}, issues: [] };
+  }
+  issue(path: string, message: string): void {
+    this.call.issues.push({ path, message });
+  }
+  /** A positive integer id (a number, or a string of digits), else an issue. */
+  id(path: string, v: unknown): number | undefined {
+    if (v === undefined || v === null || v === '') return undefined;
+    const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d{1,10}\s*$/.test(v) ? Number(v) : NaN;
+    if (Number.isInteger(n) && n > 0 && n <= MAX_ID) return n;
+    this.issue(path, 'must be a positive integer id');
+    return undefined;
+  }
+  /** A non-empty string up to `max` characters (numbers are accepted and stringified), else an issue. */
+  text(path: string, v: unknown, max = this.limits.maxTextLength): string | undefined {
+    if (v === undefined || v === null) return undefined;
+    const s = typeof v === 'string' ? v.trim() : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
+    if (s === undefined) {
+      this.issue(path, 'must be a string');
+      return undefined;
+    }
+    if (!s) return undefined;
+    if (s.length > max) {
+      this.issue(path, `longer than ${max} characters; dropped`);
+      return undefined;
+    }
+    return s;
+  }
+  timestamp(path: string, v: unknown): void {
+    if (v === undefined || v === null || v === '') return;
+    const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d{1,16}\s*$/.test(v) ? Number(v) : NaN;
+    if (Number.isSafeInteger(n) && n >= 0) this.call.timestamp = n;
+    else this.issue(path, 'must be a millisecond timestamp');
+  }
+  uid(path: string, v: unknown): void {
+    const uid = this.text(path, v, this.limits.maxUserIdLength);
+    if (uid !== undefined) this.call.uid = uid;
+  }
+  eids(input: unknown): void {
+    const { value, issues } = validateEids(input, this.limits);
+    this.call.eids = value;
+    this.call.issues.push(...issues);
+  }
+  /** The `eids` GET parameter: Base64 (standard or URL-safe, padded or not) of a JSON array. */
+  eidsParam(param: string): void {
+    if (param.length > this.limits.maxEidsParamLength) {
+      this.issue('eids', `parameter longer than ${this.limits.maxEidsParamLength} characters; all eids dropped`);
+      return;
+    }
+    // An unencoded `+` of standard Base64 arrives as a space after query decoding; a space is never Base64.
+    const { value, issues } = decodeBase64Json(param.includes(' ') ? param.replace(/ /g, '+') : param);
+    if (issues.length) {
+      this.call.issues.push(...issues.map((i) => ({ path: i.path, message: `${i.message}; all eids dropped` })));
+      return;
+    }
+    this.eids(value);
+  }
+  consent(gdpr: unknown, gdprConsent: unknown, gpp: unknown, gppSid: unknown, usPrivacy: unknown, names: string[]): void {
+    const c = this.call.consent;
+    if (gdpr !== undefined && gdpr !== null && gdpr !== '') {
+      if (gdpr === 0 || gdpr === 1 || gdpr === '0' || gdpr === '1' || typeof gdpr === 'boolean') c.gdpr = Number(gdpr) as 0 | 1;
+      else this.issue(names[0], 'must be 0 or 1');
+    }
+    const tcf = this.text(names[1], gdprConsent);
+    if (tcf !== undefined) c.gdprConsent = tcf;
+    const gppString = this.text(names[2], gpp);
+    if (gppString !== undefined) c.gpp = gppString;
+    if (gppSid !== undefined && gppSid !== null && gppSid !== '') {
+      const list = Array.isArray(gppSid) ? gppSid : String(gppSid).split(',');
+      const sids = list.map((s) => (typeof s === 'number' ? s : /^\s*\d{1,5}\s*$/.test(String(s)) ? Number(s) : NaN));
+      if (sids.length <= 64 && sids.every((n) => Number.isInteger(n) && n >= 0)) c.gppSid = sids;
+      else this.issue(names[3], 'must be a list of section ids');
+    }
+    const usp = this.text(names[4], usPrivacy, 16);
+    if (usp !== undefined) c.usPrivacy = usp;
+  }
+}
+
+function readQuery(col: Collector, q: URLSearchParams): void {
+  const get = (k: string) => q.get(k) ?? undefined;
+  const call = col.call;
+  call.networkId = col.id('nwid', get('nwid'));
+  call.siteId = col.id('siteid', get('siteid'));
+  call.pageId = col.text('pgid', get('pgid'));
+  const fmt = col.id('fmtid', get('fmtid'));
+  if (fmt !== undefined) call.formats.push({ id: fmt });
+  call.target = col.text('tgt', get('tgt'));
+  col.timestamp('tmstp', get('tmstp'));
+  col.uid('uid', get('uid'));
+  col.consent(get('gdpr'), get('gdpr_consent'), get('gpp'), get('gpp_sid'), get('us_privacy'), [
+    'gdpr',
+    'gdpr_consent',
+    'gpp',
+    'gpp_sid',
+    'us_privacy',
+  ]);
+  const eids = q.get('eids');
+  if (eids !== null && eids !== '') col.eidsParam(eids);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function readBody(col: Collector, body: AdCallInput['body']): void {
+  if (body === undefined || body === null) {
+    col.issue('body', 'POST ad call without a body');
+    return;
+  }
+  let data: unknown = body;
+  if (typeof body === 'string' || body instanceof Uint8Array) {
+    const size = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    if (size > col.limits.maxBodyBytes) {
+      col.issue('body', `larger than ${col.limits.maxBodyBytes} bytes; body ignored`);
+      return;
+    }
+    const text = typeof body === 'string' ? body : decoder.decode(body);
+    if (!text.trim()) {
+      col.issue('body', 'POST ad call with an empty body');
+      return;
+    }
+    try {
+      data = JSON.parse(text);
+    } catch {
+      col.issue('body', 'not valid JSON; body ignored');
+      return;
+    }
+  }
+  if (!isObject(data)) {
+    col.issue('body', 'must be a JSON object; body ignored');
+    return;
+  }
+  readBodyFields(col, data);
+}
+
+function readBodyFields(col: Collector, b: Record<string, unknown>): void {
+  const call = col.call;
+  // A getter that throws (a framework's lazy body object) must not fail the call.
+  const field = (k: string): unknown => {
+    try {
+      return b[k];
+    } catch {
+      col.issue(k, 'could not be read');
+      return undefined;
+    }
+  };
+  call.networkId = col.id('networkId', field('networkId'));
+  call.siteId = col.id('siteId', field('siteId'));
+  call.pageId = col.text('pageId', field('pageId'));
+  const formatId = col.id('formatId', field('formatId'));
+  if (formatId !== undefined) call.formats.push({ id: formatId });
+  const formats = field('formats');
+  if (formats !== undefined) readFormats(col, formats);
+  call.target = col.text('target', field('target'));
+  col.timestamp('timestamp', field('timestamp'));
+  col.uid('uid', field('uid'));
+  const either = (a: string, b2: string) => field(a) ?? field(b2);
+  col.consent(field('gdpr'), either('gdprConsent', 'gdpr_consent'), field('gpp'), either('gppSid', 'gpp_sid'), either('usPrivacy', 'us_privacy'), [
+    'gdpr',
+    'gdprConsent',
+    'gpp',
+    'gppSid',
+    'usPrivacy',
+  ]);
+  const eids = field('eids');
+  // The spec sends an array; a Base64 string (what `setEids` also accepts) is decoded rather than refused.
+  if (typeof eids === 'string') col.eidsParam(eids);
+  else if (eids !== undefined && eids !== null) col.eids(eids);
+}
+
+function readFormats(col: Collector, formats: unknown): void {
+  if (!Array.isArray(formats)) {
+    col.issue('formats', 'must be an array');
+    return;
+  }
+  const n = Math.min(formats.length, col.limits.maxFormats);
+  for (let i = 0; i < n; i++) {
+    const f = formats[i] as unknown;
+    if (!isObject(f)) {
+      col.issue(`formats[${i}]`, 'must be an object');
+      continue;
+    }
+    const id = col.id(`formats[${i}].id`, f.id);
+    if (id === undefined) {
+      if (f.id === undefined) col.issue(`formats[${i}].id`, 'missing');
+      continue;
+    }
+    const tagId = col.text(`formats[${i}].tagId`, f.tagId, 256);
+    col.call.formats.push(tagId === undefined ? { id } : { id, tagId });
+  }
+  if (formats.length > n) col.issue('formats', `more than ${col.limits.maxFormats} formats: ${formats.length - n} dropped`);
+}
+
+function toUrl(url: string | URL): URL | undefined {
+  if (url instanceof URL) return url;
+  try {
+    return new URL(url, 'http://localhost');
+  } catch {
+    return undefined;
+  }
+}
+
+function finish(col: Collector, headers: HeadersLike | undefined, options: ParseOptions): AdCall {
+  const call = col.call;
+  const rawPid = readCookie(header(headers, 'cookie'), 'pid');
+  if (rawPid !== undefined) {
+    if (rawPid.length > 0 && rawPid.length <= col.limits.maxUserIdLength && COOKIE_VALUE.test(rawPid)) call.pid = rawPid;
+    else col.issue('cookie.pid', 'not a valid pid; ignored');
+  }
+  const ua = header(headers, 'user-agent');
+  if (ua) call.userAgent = ua.slice(0, col.limits.maxTextLength);
+  const referer = header(headers, 'referer');
+  if (referer && referer.length <= col.limits.maxTextLength) call.referer = referer;
+  if (options.ip) call.ip = options.ip;
+  // Drop the keys of absent optional fields so results compare and serialise cleanly.
+  for (const k of Object.keys(call) as (keyof AdCall)[]) if (call[k] === undefined) delete call[k];
+  return call;
+}
+
+/**
+ * Parses one ad call from its URL, method, headers and body. Never throws.
+ * @example parseAdCall({ url: '/ac?nwid=1234&siteid=1&pgid=2&fmtid=3&eids=W3si…', headers: { cookie: 'pid=abc' } })
+ */
+export function parseAdCall(input: AdCallInput, options: ParseOptions = {}): AdCall {
+  const limits = resolveLimits(options.limits);
+  const url = toUrl(input?.url ?? '');
+  const col = new Collector(url ? endpointOf(url.pathname) : 'unknown', limits);
+  try {
+    if (!url) col.issue('url', 'not a valid URL');
+    else if (col.call.endpoint === 'unknown') col.issue('url', `${url.pathname} is not an ad-call endpoint (/ac, /genericpost, /call)`);
+    const method = (input.method ?? (input.body !== undefined ? 'POST' : 'GET')).toUpperCase();
+    if (method === 'POST') readBody(col, input.body);
+    else if (url) readQuery(col, url.searchParams);
+  } catch {
+    col.issue('request', 'could not be read');
+  }
+  return finish(col, input?.headers, options);
+}
+
+/** Result of reading a capped body: the bytes, or the reason they were not kept. */
+type BodyRead = { bytes: Uint8Array } | { tooLarge: true } | { failed: true };
+
+/**
+ * Buffers a body up to `max` bytes. Past the cap it stops buffering; with `drain` it keeps consuming (and
+ * discarding) so a Node socket stays usable for the response, otherwise it stops reading at once.
+ */
+async function readCapped(chunks: AsyncIterable<Uint8Array | string>, max: number, drain: boolean): Promise<BodyRead> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of chunks) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      size += bytes.byteLength;
+      if (size <= max) parts.push(bytes);
+      else if (!drain) return { tooLarge: true };
+      else parts.length = 0;
+    }
+  } catch {
+    return { failed: true };
+  }
+  return size > max ? { tooLarge: true } : { bytes: Buffer.concat(parts) };
+}
+
+async function parseWithBody(
+  url: string | URL,
+  method: string,
+  headers: HeadersLike | undefined,
+  body: AsyncIterable<Uint8Array | string> | null,
+  options: ParseOptions,
+  drain: boolean,
+): Promise<AdCall> {
+  if (method.toUpperCase() !== 'POST') return parseAdCall({ url, method, headers }, options);
+  const limits = resolveLimits(options.limits);
+  const declared = Number(header(headers, 'content-length'));
+  let read: BodyRead;
+  // Refuse by the declared length first so an oversized body is never buffered.
+  if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
+    read = { tooLarge: true };
+    if (body) void readCapped(body, 0, drain);
+  } else read = body ? await readCapped(body, limits.maxBodyBytes, drain) : { bytes: new Uint8Array() };
+  if ('bytes' in read) return parseAdCall({ url, method, headers, body: read.bytes }, options);
+  const call = parseAdCall({ url, method: 'GET', headers }, options);
+  // Only the endpoint, cookie and headers are known: the query of a POST is not an ad call's parameters.
+  const bare: AdCall = { endpoint: call.endpoint, formats: [], eids: [], consent: {}, issues: call.issues.filter((i) => i.path === 'url' || i.path === 'cookie.pid') };
+  for (const k of ['pid', 'userAgent', 'referer', 'ip'] as const) if (call[k] !== undefined) bare[k] = call[k];
+  bare.issues.push(
+    'tooLarge' in read
+      ? { path: 'body', message: `larger than ${limits.maxBodyBytes} bytes; body ignored` }
+      : { path: 'body', message: 'could not be read; body ignored' },
+  );
+  return bare;
+}
+
+/**
+ * Parses an ad call from a WHATWG `Request` (hono, fetch handlers, undici). Reads at most `maxBodyBytes`.
+ * @example app.post('/genericpost', async (c) => { const call = await parseAdCallRequest(c.req.raw); … })
+ */
+export async function parseAdCallRequest(request: Request, options: ParseOptions = {}): Promise<AdCall> {
+  const body = request.body as unknown as AsyncIterable<Uint8Array> | null;
+  return parseWithBody(request.url, request.method, request.headers, body, options, false);
+}
+
+/**
+ * Parses an ad call from Node's `http.IncomingMessage` (node:http, express, fastify's `request.raw`).
+ * Buffers at most `maxBodyBytes`; a larger body is read to its end and discarded so the socket can answer.
+ * @example http.createServer(async (req, res) => { const call = await parseIncomingMessage(req, { ip: req.socket.remoteAddress }); … })
+ */
+export async function parseIncomingMessage(req: IncomingMessage, options: ParseOptions = {}): Promise<AdCall> {
+  const host = header(req.headers, 'host') ?? 'localhost';
+  let url: string;
+  try {
+    url = new URL(req.url ?? '/', `http://${host}`).href;
+  } catch {
+    url = new URL(req.url ?? '/', 'http://localhost').href;
+  }
+  return parseWithBody(url, req.method ?? 'GET', req.headers, req, options, true);
+}
