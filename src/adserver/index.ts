@@ -11,7 +11,7 @@ export type { ProviderHit, ProviderLogRecord, ProviderLogSink } from './provider
 export { providerHits, providerIdsOf, providerLogRecord, logProviders, memoryLogSink, jsonLinesLogSink } from './providers.js';
 export type { Report, ReportJson, ReportRow, ReportOptions, ExtendedIdsCount, WithWithout } from './report.js';
 export { createReport, csvField } from './report.js';
-export type { DemandPartner, BidRequestOptions, OrtbBidRequest, OrtbEid, OrtbUid } from './openrtb.js';
+export type { DemandPartner, BidRequestOptions, OrtbBidRequest, OrtbBidRequest25, OrtbBidRequest26, OrtbBidRequestBase, OrtbEid, OrtbUid } from './openrtb.js';
 export { buildBidRequest, eidsForPartner, preferredProviderOf } from './openrtb.js';
 export type {
   CappingUser,

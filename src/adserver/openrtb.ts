@@ -53,8 +53,8 @@ export interface OrtbEid {
   ext?: Record<string, unknown>;
 }
 
-/** The subset of an OpenRTB 2.5 / 2.6 `BidRequest` this service fills in. */
-export interface OrtbBidRequest {
+/** The parts of an OpenRTB `BidRequest` this service fills in that are the same in 2.5 and 2.6. */
+export interface OrtbBidRequestBase {
   id: string;
   imp: Array<{ id: string; tagid?: string; secure?: 0 | 1; ext?: Record<string, unknown> }>;
   site?: {
@@ -66,14 +66,27 @@ export interface OrtbBidRequest {
     ext?: Record<string, unknown>;
   };
   device?: { ua?: string; ip?: string; ipv6?: string };
-  user?: { id?: string; consent?: string; eids?: OrtbEid[]; ext?: Record<string, unknown> };
-  regs?: { gdpr?: 0 | 1; us_privacy?: string; gpp?: string; gpp_sid?: number[]; ext?: Record<string, unknown> };
   at?: number;
   tmax?: number;
   cur?: string[];
   test?: 0 | 1;
   ext?: Record<string, unknown>;
 }
+
+/** An OpenRTB 2.6 bid request: eids in `user.eids`, privacy signals in their 2.6 fields. */
+export interface OrtbBidRequest26 extends OrtbBidRequestBase {
+  user?: { id?: string; consent?: string; eids?: OrtbEid[]; ext?: Record<string, unknown> };
+  regs?: { gdpr?: 0 | 1; us_privacy?: string; gpp?: string; gpp_sid?: number[]; ext?: Record<string, unknown> };
+}
+
+/** An OpenRTB 2.5 bid request: eids in `user.ext.eids`, privacy signals in `user.ext` and `regs.ext`. */
+export interface OrtbBidRequest25 extends OrtbBidRequestBase {
+  user?: { id?: string; ext?: { eids?: OrtbEid[]; consent?: string } & Record<string, unknown> };
+  regs?: { ext?: { gdpr?: 0 | 1; us_privacy?: string; gpp?: string; gpp_sid?: number[] } & Record<string, unknown> };
+}
+
+/** A bid request of either version. */
+export type OrtbBidRequest = OrtbBidRequest25 | OrtbBidRequest26;
 
 /** The provider a DMP prefers, resolved through the registry; throws for a DMP without a registered one. */
 export function preferredProviderOf(partner: DemandPartner): Provider {
@@ -110,12 +123,15 @@ function hostOf(url: string | undefined): string | undefined {
  * OpenRTB 2.5: eids in `user.ext.eids`, privacy signals in `regs.ext` and `user.ext`.
  * @example buildBidRequest(call, { id: 'dsp-a', openrtb: '2.5' }).user.ext.eids
  */
+export function buildBidRequest(call: AdCall, partner: DemandPartner & { openrtb: '2.5' }, options?: BidRequestOptions): OrtbBidRequest25;
+export function buildBidRequest(call: AdCall, partner: DemandPartner & { openrtb?: '2.6' }, options?: BidRequestOptions): OrtbBidRequest26;
+export function buildBidRequest(call: AdCall, partner: DemandPartner, options?: BidRequestOptions): OrtbBidRequest;
 export function buildBidRequest(call: AdCall, partner: DemandPartner, options: BidRequestOptions = {}): OrtbBidRequest {
   const v25 = partner.openrtb === '2.5';
   const eids = eidsForPartner([...call.eids, ...(options.extraEids ?? [])], partner) as OrtbEid[];
   const formats = call.formats.length ? call.formats : [{ id: 0 }];
   const secure = call.referer?.startsWith('https:') ? 1 : undefined;
-  const req: OrtbBidRequest = {
+  const req: OrtbBidRequestBase & { user?: Record<string, unknown>; regs?: Record<string, unknown> } = {
     id: options.id ?? randomUUID(),
     imp: formats.map((f, i) => ({
       id: String(i + 1),
@@ -129,7 +145,7 @@ export function buildBidRequest(call: AdCall, partner: DemandPartner, options: B
   };
   if (options.test) req.test = 1;
 
-  const site: NonNullable<OrtbBidRequest['site']> = {};
+  const site: NonNullable<OrtbBidRequestBase['site']> = {};
   if (call.siteId !== undefined) site.id = String(call.siteId);
   if (call.referer) site.page = call.referer;
   const domain = hostOf(call.referer);
@@ -139,13 +155,13 @@ export function buildBidRequest(call: AdCall, partner: DemandPartner, options: B
   if (call.pageId !== undefined) site.ext = { pageId: call.pageId };
   req.site = site;
 
-  const device: NonNullable<OrtbBidRequest['device']> = {};
+  const device: NonNullable<OrtbBidRequestBase['device']> = {};
   if (call.userAgent) device.ua = call.userAgent;
   if (call.ip) device[call.ip.includes(':') ? 'ipv6' : 'ip'] = call.ip;
   if (Object.keys(device).length) req.device = device;
 
   // The exchange's own user id is the pid; the publisher's uid is never passed on to partners.
-  const user: NonNullable<OrtbBidRequest['user']> = {};
+  const user: Record<string, unknown> = {};
   if (call.pid) user.id = call.pid;
   const userExt: Record<string, unknown> = {};
   if (call.consent.gdprConsent) {
@@ -159,7 +175,7 @@ export function buildBidRequest(call: AdCall, partner: DemandPartner, options: B
   if (Object.keys(userExt).length) user.ext = userExt;
   if (Object.keys(user).length) req.user = user;
 
-  const regs: NonNullable<OrtbBidRequest['regs']> = {};
+  const regs: Record<string, unknown> = {};
   const regsExt: Record<string, unknown> = {};
   const { gdpr, usPrivacy, gpp, gppSid } = call.consent;
   if (gdpr !== undefined) {
@@ -180,5 +196,5 @@ export function buildBidRequest(call: AdCall, partner: DemandPartner, options: B
   }
   if (Object.keys(regsExt).length) regs.ext = regsExt;
   if (Object.keys(regs).length) req.regs = regs;
-  return req;
+  return req as OrtbBidRequest;
 }

@@ -1,0 +1,129 @@
+import { describe, expect, test } from 'vitest';
+import { MemoryFrequencyCapStore, cappingUserOf, createFrequencyCapper, resolveAlternativeIds } from '../../src/adserver/index.js';
+import type { FrequencyCap } from '../../src/adserver/index.js';
+import { ID5, UID2, callWith } from './fixtures.js';
+
+const alt = resolveAlternativeIds({ 1234: 'id5-sync.com' });
+const DAY = 86_400_000;
+
+describe('capping user precedence', () => {
+  test('uid wins over pid and the alternative id', () => {
+    expect(cappingUserOf(callWith({ uid: 'u1', pid: 'p1', eids: [ID5] }), alt)).toEqual({ kind: 'uid', key: 'uid:1234:u1' });
+  });
+
+  test('pid is used when there is no uid, even with the alternative provider present', () => {
+    expect(cappingUserOf(callWith({ pid: 'p1', eids: [ID5] }), alt)).toEqual({ kind: 'pid', key: 'pid:p1' });
+  });
+
+  test("the activated provider's id is used only when the call has neither pid nor uid", () => {
+    const user = cappingUserOf(callWith({ eids: [UID2, ID5] }), alt);
+    expect(user).toMatchObject({ kind: 'alternative', key: 'alt:2:ID5*abc', provider: { id: 2 } });
+  });
+
+  test('no user when the network activated nothing, or the call lacks that provider', () => {
+    expect(cappingUserOf(callWith({ eids: [ID5] }))).toEqual({ kind: 'none' });
+    expect(cappingUserOf(callWith({ eids: [UID2] }), alt)).toEqual({ kind: 'none' });
+    expect(cappingUserOf(callWith({ networkId: 99, eids: [ID5] }), alt)).toEqual({ kind: 'none' });
+  });
+
+  test('an alternative provider must be a registered one', () => {
+    expect(() => resolveAlternativeIds({ 1: 'example.org' })).toThrow(/not a registered provider/);
+    expect(() => resolveAlternativeIds({ 1: 0 })).toThrow(/not a registered provider/);
+    expect(resolveAlternativeIds({ 1: 4 }).get(1)?.source).toBe('uidapi.com');
+  });
+});
+
+describe('frequency capper', () => {
+  const cap: FrequencyCap = { item: 'deal:42', max: 2, windowMs: DAY };
+
+  function setup(withoutUser?: 'serve' | 'block') {
+    let t = Date.UTC(2025, 0, 1);
+    const capper = createFrequencyCapper({ alternativeIds: { 1234: 'id5-sync.com' }, now: () => t, withoutUser });
+    return { capper, advance: (ms: number) => (t += ms) };
+  }
+
+  async function serveUntilCapped(capper: ReturnType<typeof setup>['capper'], call: ReturnType<typeof callWith>, c = cap) {
+    let served = 0;
+    for (let i = 0; i < 5; i++) {
+      if (!(await capper.check(call, c)).allowed) break;
+      await capper.record(call, c);
+      served++;
+    }
+    return served;
+  }
+
+  test('caps impressions per pid per item, and other items and users are counted apart', async () => {
+    const { capper } = setup();
+    expect(await serveUntilCapped(capper, callWith({ pid: 'p1' }))).toBe(2);
+    expect(await capper.check(callWith({ pid: 'p1' }), cap)).toMatchObject({ allowed: false, count: 2, user: { kind: 'pid' } });
+    expect((await capper.check(callWith({ pid: 'p1' }), { ...cap, item: 'deal:43' })).allowed).toBe(true);
+    expect((await capper.check(callWith({ pid: 'p2' }), cap)).allowed).toBe(true);
+  });
+
+  test('a uid caps the user across pids (the uid overrides the cookie)', async () => {
+    const { capper } = setup();
+    await capper.record(callWith({ uid: 'u1', pid: 'device-a' }), cap);
+    await capper.record(callWith({ uid: 'u1', pid: 'device-b' }), cap);
+    expect((await capper.check(callWith({ uid: 'u1', pid: 'device-c' }), cap)).allowed).toBe(false);
+    expect((await capper.check(callWith({ pid: 'device-a' }), cap)).allowed).toBe(true);
+  });
+
+  test('the alternative id caps a cookieless user', async () => {
+    const { capper } = setup();
+    expect(await serveUntilCapped(capper, callWith({ eids: [ID5] }))).toBe(2);
+    expect((await capper.check(callWith({ eids: [ID5] }), cap)).user.kind).toBe('alternative');
+  });
+
+  test('without any id the call is served uncapped by default, or blocked when configured', async () => {
+    expect(await serveUntilCapped(setup().capper, callWith({ eids: [UID2] }))).toBe(5);
+    expect(await setup('block').capper.check(callWith({}), cap)).toMatchObject({ allowed: false, user: { kind: 'none' } });
+  });
+
+  test('the window slides: impressions older than windowMs no longer count', async () => {
+    const { capper, advance } = setup();
+    await capper.record(callWith({ pid: 'p' }), cap);
+    advance(DAY / 2);
+    await capper.record(callWith({ pid: 'p' }), cap);
+    expect((await capper.check(callWith({ pid: 'p' }), cap)).allowed).toBe(false);
+    advance(DAY / 2 + 1);
+    expect(await capper.check(callWith({ pid: 'p' }), cap)).toMatchObject({ allowed: true, count: 1 });
+  });
+
+  test('rejects a malformed cap', async () => {
+    const { capper } = setup();
+    await expect(capper.check(callWith({ pid: 'p' }), { item: 'x', max: 0, windowMs: 1 })).rejects.toThrow(/max/);
+    await expect(capper.check(callWith({ pid: 'p' }), { item: '', max: 1, windowMs: 1 })).rejects.toThrow(/item/);
+  });
+
+  test('works over any store implementing the interface, including an async one', async () => {
+    const log: string[] = [];
+    const inner = new MemoryFrequencyCapStore();
+    const store = {
+      count: async (k: string, since: number) => (log.push(`count ${k}`), inner.count(k, since)),
+      record: async (k: string, at: number, ttl: number) => (log.push(`record ${k}`), inner.record(k, at, ttl)),
+    };
+    const capper = createFrequencyCapper({ store });
+    await capper.record(callWith({ pid: 'p' }), cap);
+    await capper.check(callWith({ pid: 'p' }), cap);
+    expect(log).toEqual(['record pid:p|deal:42', 'count pid:p|deal:42']);
+  });
+});
+
+describe('memory store', () => {
+  test('evicts the least recently used keys beyond maxKeys', () => {
+    const store = new MemoryFrequencyCapStore({ maxKeys: 2 });
+    store.record('a', 1, 1000);
+    store.record('b', 2, 1000);
+    store.record('a', 3, 1000);
+    store.record('c', 4, 1000);
+    expect(store.size).toBe(2);
+    expect(store.count('a', 0)).toBe(2);
+    expect(store.count('b', 0)).toBe(0);
+  });
+
+  test('keeps at most maxEventsPerKey impressions per key', () => {
+    const store = new MemoryFrequencyCapStore({ maxEventsPerKey: 3 });
+    for (let t = 1; t <= 5; t++) store.record('k', t, 1000);
+    expect(store.count('k', 0)).toBe(3);
+  });
+});

@@ -1,0 +1,105 @@
+import { describe, expect, test } from 'vitest';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { buildBidRequest, eidsForPartner, parseAdCall } from '../../src/adserver/index.js';
+import type { AdCall } from '../../src/adserver/index.js';
+import { EUID, HEM, ID5, RAMP, UID2, UNKNOWN, b64url } from './fixtures.js';
+
+const received = [ID5, UNKNOWN, UID2, HEM, EUID];
+function sampleCall(): AdCall {
+  const q = new URLSearchParams({
+    nwid: '1234',
+    siteid: '56',
+    pgid: 'home',
+    fmtid: '78',
+    tgt: 'sport',
+    uid: 'publisher-secret-user',
+    gdpr: '1',
+    gdpr_consent: 'CPtcf',
+    us_privacy: '1YNN',
+    gpp: 'DBABMA~x',
+    gpp_sid: '2',
+    eids: b64url(received),
+  });
+  return parseAdCall(
+    { url: `https://ads.example/ac?${q}`, headers: { cookie: 'pid=pid-1', 'user-agent': 'UA/1', referer: 'https://news.example/article' } },
+    { ip: '198.51.100.7' },
+  );
+}
+
+describe('OpenRTB forwarding', () => {
+  test('a 2.6 request carries every received eid, known and unknown, unmodified, in user.eids', () => {
+    const call = sampleCall();
+    const req = buildBidRequest(call, { id: 'dsp-a' }, { id: 'req-1' });
+    expect(req.user?.eids).toEqual(received);
+    expect(JSON.stringify(req.user?.eids)).toBe(JSON.stringify(received));
+    expect(req.user?.ext).toBeUndefined();
+    expect(req).toMatchObject({
+      id: 'req-1',
+      imp: [{ id: '1', tagid: '78', secure: 1, ext: { formatId: 78 } }],
+      site: { id: '56', page: 'https://news.example/article', domain: 'news.example', keywords: 'sport', publisher: { id: '1234' }, ext: { pageId: 'home' } },
+      device: { ua: 'UA/1', ip: '198.51.100.7' },
+      user: { id: 'pid-1', consent: 'CPtcf' },
+      regs: { gdpr: 1, us_privacy: '1YNN', gpp: 'DBABMA~x', gpp_sid: [2] },
+    });
+  });
+
+  test('a partner flagged OpenRTB 2.5 gets the eids in user.ext.eids and the privacy signals in ext', () => {
+    const req = buildBidRequest(sampleCall(), { id: 'legacy', openrtb: '2.5' });
+    expect(req.user).toEqual({ id: 'pid-1', ext: { eids: received, consent: 'CPtcf' } });
+    expect(req.regs).toEqual({ ext: { gdpr: 1, us_privacy: '1YNN', gpp: 'DBABMA~x', gpp_sid: [2] } });
+    expect('eids' in (req.user ?? {})).toBe(false);
+  });
+
+  test('never passes the publisher uid on to partners', () => {
+    const json = JSON.stringify(buildBidRequest(sampleCall(), { id: 'dsp' }));
+    expect(json).not.toContain('publisher-secret-user');
+  });
+
+  test('a DMP receives only the eids of its one preferred provider, by id or by source', () => {
+    const call = sampleCall();
+    expect(buildBidRequest(call, { id: 'dmp', kind: 'dmp', preferredProvider: 4 }).user?.eids).toEqual([UID2]);
+    expect(eidsForPartner(call.eids, { id: 'dmp', kind: 'dmp', preferredProvider: 'id5-sync.com' })).toEqual([ID5]);
+    expect(buildBidRequest(call, { id: 'dmp', kind: 'dmp', preferredProvider: 'criteo.com' }).user?.eids).toBeUndefined();
+  });
+
+  test('a DMP without a registered preferred provider is a configuration error', () => {
+    expect(() => eidsForPartner([ID5], { id: 'dmp', kind: 'dmp' })).toThrow(/preferredProvider/);
+    expect(() => eidsForPartner([ID5], { id: 'dmp', kind: 'dmp', preferredProvider: 'example.org' })).toThrow(/preferredProvider/);
+  });
+
+  test('extra eids (from envelope expansion) follow the received ones', () => {
+    const extra = [{ ...RAMP, inserter: 'ads.example' }];
+    const req = buildBidRequest(sampleCall(), { id: 'dsp' }, { extraEids: extra });
+    expect(req.user?.eids).toEqual([...received, ...extra]);
+  });
+
+  test('one imp per one-call format, with the tag id', () => {
+    const call = parseAdCall({ url: '/call', body: { networkId: 1, formats: [{ id: 1, tagId: 'top' }, { id: 2 }] } });
+    expect(buildBidRequest(call, { id: 'dsp' }).imp).toEqual([
+      { id: '1', tagid: 'top', ext: { formatId: 1 } },
+      { id: '2', tagid: '2', ext: { formatId: 2 } },
+    ]);
+  });
+
+  test('a call without eids, user ids or consent yields no user and no regs', () => {
+    const req = buildBidRequest(parseAdCall({ url: '/ac?nwid=1&fmtid=2' }), { id: 'dsp' });
+    expect(req.user).toBeUndefined();
+    expect(req.regs).toBeUndefined();
+  });
+
+  test('the built requests type-check against the published iab-openrtb 2.6 and 2.5 types', () => {
+    const file = fileURLToPath(new URL('./openrtb.typecheck.ts', import.meta.url));
+    const program = ts.createProgram([file], {
+      strict: true,
+      noEmit: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      types: ['node'],
+      skipLibCheck: true,
+    });
+    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    expect(diagnostics).toEqual([]);
+  }, 60_000);
+});
