@@ -1,2 +1,46 @@
-/** The deal API client (issue #6). */
-export {};
+/** The deal API client (issue #6): `DealApiClient`, its pagination and its error family. */
+export {
+  DealApiClient,
+  DealsResource,
+  LookupsResource,
+  mergeDeal,
+  writableFields,
+  type CallOptions,
+  type CreatedDeal,
+  type DealApiClientOptions,
+  type DealListFilters,
+  type DealListOptions,
+  type DealPatch,
+  type LookupListOptions,
+  type PreparedRequest,
+} from './client.js';
+export {
+  PASSWORD_REALM_GRANT,
+  DEFAULT_REALM,
+  type AuthBudget,
+  type CachedToken,
+  type Credentials,
+  type Grant,
+  type TokenCache,
+} from './auth.js';
+export { PagedList, parseLinkHeader, type ListOptions, type Page } from './paginate.js';
+export { parseRetryAfter, type Logger, type RetryOptions, type RetryPolicy } from './transport.js';
+export { REDACTED } from './redact.js';
+export {
+  DealApiError,
+  ValidationError,
+  PayloadTooLargeError,
+  AuthenticationError,
+  InvalidGrantError,
+  AuthAttemptsExhaustedError,
+  ForbiddenError,
+  NotFoundError,
+  RateLimitedError,
+  QuotaExceededError,
+  CreationQuotaExceededError,
+  UpdateQuotaExceededError,
+  ServerError,
+  TimeoutError,
+  ConnectionError,
+  type FieldIssue,
+} from './errors.js';

@@ -1,0 +1,320 @@
+/**
+ * The one place that calls `fetch`: timeout per attempt, retries with backoff and jitter that honour
+ * `Retry-After`, one token refresh and replay on 401, mapping of every failure to a typed error, and logging.
+ */
+import {
+  AuthAttemptsExhaustedError,
+  AuthenticationError,
+  ConnectionError,
+  CreationQuotaExceededError,
+  DealApiError,
+  ForbiddenError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  ServerError,
+  TimeoutError,
+  UpdateQuotaExceededError,
+  ValidationError,
+  type FieldIssue,
+} from './errors.js';
+import { STATUS_CODES } from 'node:http';
+import type { Redactor } from './redact.js';
+
+/** A console-compatible logger; every line it receives is already scrubbed of secrets. */
+export interface Logger {
+  debug?(message: string): void;
+  info?(message: string): void;
+  warn?(message: string): void;
+  error?(message: string): void;
+}
+
+/** How failed requests are retried. */
+export interface RetryOptions {
+  /** Retries after the first attempt (default 3; 0 disables retries). */
+  maxRetries?: number;
+  /** First backoff step in ms (default 500); doubles per retry, full jitter. */
+  baseDelayMs?: number;
+  /** Largest backoff in ms (default 8,000). */
+  maxDelayMs?: number;
+  /** Longest `Retry-After` the client waits for (default 60,000 ms); longer ones raise RateLimitedError at once. */
+  maxRetryAfterMs?: number;
+}
+
+/**
+ * Which failures a request may be retried on.
+ * - `idempotent` (GET, PUT, DELETE): network errors, timeouts, 408, 429, 502–504.
+ * - `unsent-only` (create): only failures that prove the service did not act — no connection established, or an
+ *   explicit 429 rate limit. The API has no idempotency key and creations are capped at 15 a day.
+ * - `none`.
+ */
+export type RetryPolicy = 'idempotent' | 'unsent-only' | 'none';
+
+/** One request as the client describes it. */
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  url: URL;
+  headers?: Record<string, string>;
+  /** A JSON body (serialised here) … */
+  json?: unknown;
+  /** … or a form body. */
+  form?: URLSearchParams;
+  retry: RetryPolicy;
+  signal?: AbortSignal;
+  /** Supplies the bearer token for each attempt (the user token, or a fixed one). */
+  token?: () => Promise<string>;
+  /** Called once with the refused token on a 401; the request is then replayed once with a fresh token. */
+  onUnauthorized?: (token: string) => void;
+  /** Maps an error response to an error (defaults to the deal API's mapping). */
+  mapError?: (res: HttpResponse, req: HttpRequest) => DealApiError;
+}
+
+/** A response whose status was 2xx (or any status, when given to `mapError`). */
+export interface HttpResponse {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  /** Parsed JSON when the body was JSON, else the text ('' when empty). */
+  body: unknown;
+  /** HTTP attempts made, retries and replay included. */
+  attempts: number;
+}
+
+/** Settings shared by every request of one client. */
+export interface TransportSettings {
+  fetch: typeof fetch;
+  timeoutMs: number;
+  retry: Required<RetryOptions>;
+  logger?: Logger;
+  redactor: Redactor;
+  userAgent: string;
+  /** Injected for tests. */
+  random?: () => number;
+}
+
+/** The codes that mean the TCP connection was never established, so the request cannot have been acted on. */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const RETRY_STATUSES = new Set([408, 429, 502, 503, 504]);
+
+/** Parses `Retry-After` (delta-seconds or an HTTP date) into milliseconds. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function errorCodes(err: unknown): string[] {
+  const codes: string[] = [];
+  for (let e: any = err, depth = 0; e && depth < 5; e = e.cause, depth++) {
+    if (typeof e.code === 'string') codes.push(e.code);
+    if (Array.isArray(e.errors)) for (const inner of e.errors) if (typeof inner?.code === 'string') codes.push(inner.code);
+  }
+  return codes;
+}
+
+function pathOf(url: URL): string {
+  return url.pathname + url.search;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function issuesFrom(body: any): FieldIssue[] {
+  if (!body || !Array.isArray(body.errors)) return [];
+  return body.errors.map((e: any) => ({ path: String(e?.field ?? e?.path ?? ''), message: String(e?.message ?? 'invalid') }));
+}
+
+/** The deal API's mapping of an error response to a typed error (statuses as documented in the README). */
+export function mapApiError(res: HttpResponse, req: HttpRequest, redact: (s: string) => string): DealApiError {
+  const body: any = res.body;
+  const serverMessage = typeof body === 'object' && body && typeof body.message === 'string' ? body.message : typeof body === 'string' ? body.slice(0, 200) : '';
+  const code = typeof body === 'object' && body && typeof body.code === 'string' ? body.code : undefined;
+  const reason = res.statusText || STATUS_CODES[res.status] || '';
+  const base = `${req.method} ${pathOf(req.url)} failed with ${res.status}${reason ? ' ' + reason : ''}`;
+  const message = serverMessage ? `${base}: ${serverMessage}` : base;
+  const details = { status: res.status, method: req.method, url: req.url.href, code, attempts: res.attempts, redact };
+  const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
+  switch (res.status) {
+    case 400:
+    case 422: {
+      const issues = issuesFrom(body);
+      const list = issues.length ? ` (${issues.map((i) => `${i.path || '(deal)'}: ${i.message}`).join('; ')})` : '';
+      return new ValidationError(message + list, issues, details);
+    }
+    case 401:
+      return new AuthenticationError(message, details);
+    case 403:
+      return new ForbiddenError(message, details);
+    case 404:
+      return new NotFoundError(message, details);
+    case 408:
+      return new TimeoutError(message, details);
+    case 413:
+      return new PayloadTooLargeError(message, details);
+    case 429:
+      if (code === 'CREATION_QUOTA_EXCEEDED') return new CreationQuotaExceededError(message, retryAfterMs, details);
+      if (code === 'UPDATE_QUOTA_EXCEEDED') return new UpdateQuotaExceededError(message, retryAfterMs, details);
+      if (code === 'TOO_MANY_AUTH_ATTEMPTS') return new AuthAttemptsExhaustedError(message, retryAfterMs ?? 0, details);
+      return new RateLimitedError(message, retryAfterMs, details);
+    default:
+      if (res.status >= 500) {
+        if (res.status === 503 && retryAfterMs !== undefined) return new RateLimitedError(message, retryAfterMs, details);
+        return new ServerError(message, details);
+      }
+      return new DealApiError(message, details);
+  }
+}
+
+async function readBody(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (!text) return '';
+  const type = res.headers.get('content-type') ?? '';
+  if (type.includes('json') || text[0] === '{' || text[0] === '[') {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+/** Sends requests; one instance per client. */
+export class Transport {
+  readonly #s: TransportSettings;
+
+  constructor(settings: TransportSettings) {
+    this.#s = settings;
+  }
+
+  #log(level: keyof Logger, message: string): void {
+    const fn = this.#s.logger?.[level];
+    if (typeof fn === 'function') fn.call(this.#s.logger, this.#s.redactor.redact(message));
+  }
+
+  /** Backoff for retry number `retry` (0-based): full jitter over an exponential ceiling. */
+  #backoff(retry: number): number {
+    const { baseDelayMs, maxDelayMs } = this.#s.retry;
+    const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** retry);
+    return Math.round((this.#s.random ?? Math.random)() * ceiling);
+  }
+
+  /** Sends the request with retries; resolves with a 2xx response or rejects with a DealApiError. */
+  async send(req: HttpRequest): Promise<HttpResponse> {
+    const redact = this.#s.redactor.redact;
+    const { maxRetries, maxRetryAfterMs } = this.#s.retry;
+    let attempts = 0;
+    let retries = 0;
+    let replayed = false;
+    for (;;) {
+      const token = req.token ? await req.token() : undefined;
+      attempts++;
+      let outcome: HttpResponse | DealApiError;
+      try {
+        outcome = await this.#attempt(req, token, attempts);
+      } catch (err) {
+        if (req.signal?.aborted) throw req.signal.reason ?? err;
+        throw err;
+      }
+      if (!(outcome instanceof DealApiError) && outcome.status < 300) return outcome;
+
+      let error: DealApiError;
+      if (outcome instanceof DealApiError) error = outcome;
+      else {
+        if (outcome.status === 401 && token !== undefined && req.onUnauthorized && !replayed) {
+          // One refresh and one replay, never a loop (a second 401 is final).
+          replayed = true;
+          req.onUnauthorized(token);
+          this.#log('info', `${req.method} ${pathOf(req.url)} got 401; refreshing the token and replaying once`);
+          continue;
+        }
+        error = (req.mapError ?? ((r, q) => mapApiError(r, q, redact)))(outcome, req);
+      }
+
+      const retryAfterMs = (error as RateLimitedError).retryAfterMs;
+      if (retries >= maxRetries || !this.#retriable(req.retry, error)) throw error;
+      if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
+        this.#log('warn', `${req.method} ${pathOf(req.url)}: Retry-After ${retryAfterMs} ms exceeds the ${maxRetryAfterMs} ms cap; giving up`);
+        throw error;
+      }
+      const delay = retryAfterMs ?? this.#backoff(retries);
+      retries++;
+      this.#log('warn', `${req.method} ${pathOf(req.url)} failed (${error.status ?? error.name}); retry ${retries} of ${maxRetries} in ${delay} ms`);
+      await sleep(delay, req.signal);
+    }
+  }
+
+  #retriable(policy: RetryPolicy, error: DealApiError): boolean {
+    if (policy === 'none') return false;
+    const rateLimited = error instanceof RateLimitedError && !(error as any).quota;
+    if (error instanceof AuthAttemptsExhaustedError) return false;
+    if (policy === 'unsent-only') {
+      return (error instanceof ConnectionError && !error.mayHaveReachedServer) || (rateLimited && error.status === 429);
+    }
+    if (error instanceof ConnectionError || error instanceof TimeoutError) return true;
+    if (error.status !== undefined && RETRY_STATUSES.has(error.status)) return error.status !== 429 || rateLimited;
+    return false;
+  }
+
+  /** One HTTP attempt: a response (any status), or a ConnectionError / TimeoutError. Rethrows user aborts. */
+  async #attempt(req: HttpRequest, token: string | undefined, attempts: number): Promise<HttpResponse | DealApiError> {
+    const redact = this.#s.redactor.redact;
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#s.userAgent, ...req.headers };
+    let body: string | undefined;
+    if (req.json !== undefined) {
+      body = JSON.stringify(req.json);
+      headers['content-type'] = 'application/json';
+    } else if (req.form) {
+      body = req.form.toString();
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+    }
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+
+    const controller = new AbortController();
+    const signal = req.signal ? AbortSignal.any([req.signal, controller.signal]) : controller.signal;
+    // Raced as well as signalled: a user-supplied fetch that ignores the signal still cannot hang the call.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      const fail = () => reject(signal.reason ?? new Error('aborted'));
+      timer = setTimeout(() => controller.abort(new Error('timeout')), this.#s.timeoutMs);
+      if (signal.aborted) fail();
+      else signal.addEventListener('abort', fail, { once: true });
+    });
+    aborted.catch(() => undefined);
+    const started = performance.now();
+    const details = { method: req.method, url: req.url.href, attempts, redact };
+    try {
+      const res = await Promise.race([this.#s.fetch(req.url, { method: req.method, headers, body, signal }), aborted]);
+      const parsed = await Promise.race([readBody(res), aborted]);
+      this.#log('debug', `${req.method} ${pathOf(req.url)} → ${res.status} (${Math.round(performance.now() - started)} ms)`);
+      return { status: res.status, statusText: res.statusText, headers: res.headers, body: parsed, attempts };
+    } catch (err) {
+      if (req.signal?.aborted) throw req.signal.reason ?? err;
+      if (controller.signal.aborted) {
+        this.#log('debug', `${req.method} ${pathOf(req.url)} timed out after ${this.#s.timeoutMs} ms`);
+        return new TimeoutError(`${req.method} ${pathOf(req.url)} timed out after ${this.#s.timeoutMs} ms`, { ...details, cause: err });
+      }
+      const codes = errorCodes(err);
+      const neverConnected = codes.some((c) => NEVER_CONNECTED.has(c));
+      const why = codes[0] ?? (err instanceof Error ? err.message : String(err));
+      this.#log('debug', `${req.method} ${pathOf(req.url)} failed: ${why}`);
+      return new ConnectionError(`${req.method} ${pathOf(req.url)} failed: ${why}`, !neverConnected, { ...details, cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,188 @@
+import { describe, expect, test } from 'vitest';
+import { inspect } from 'node:util';
+import {
+  AuthAttemptsExhaustedError,
+  AuthenticationError,
+  ConnectionError,
+  CreationQuotaExceededError,
+  DealApiClient,
+  DealApiError,
+  ForbiddenError,
+  InvalidGrantError,
+  NotFoundError,
+  PayloadTooLargeError,
+  QuotaExceededError,
+  RateLimitedError,
+  ServerError,
+  TimeoutError,
+  UpdateQuotaExceededError,
+  ValidationError,
+} from '../../../src/deals/index.js';
+import { PASS, SECRETS, clientOptions, connectionRefused, connectionReset, fakeApi, json, caught } from './fake.js';
+
+const DEAL = { id: 7, dealId: 'EQ-7', name: 'Spring', isActive: true, beginDate: null, endDate: null, currency: 'EUR', pricingModel: 1, price: 2.5, minCompanyVendorCost: 0.1, buyerIds: [1], countryCodes: ['FR'] };
+const VALID = { name: 'Spring', isActive: true, beginDate: null, endDate: null, currency: 'EUR', pricingModel: 1, price: 2.5, minCompanyVendorCost: 0.1, buyerIds: [1], countryCodes: ['FR'] };
+
+
+describe('retries', () => {
+  test('retries a GET on 503, 502, 504, 408 and a dropped connection, then succeeds', async () => {
+    const answers = [json({}, 503), json({}, 502), connectionReset(), json({}, 504), json({}, 408), json(DEAL)];
+    const api = fakeApi((req) => (req.url.pathname.includes('/oauth') || req.url.pathname.endsWith('/authorize') ? PASS() : answers.shift()!));
+    const client = new DealApiClient({ ...clientOptions(api.fetch), retries: { maxRetries: 5, baseDelayMs: 1, maxDelayMs: 2 } });
+    expect(await client.deals.get(7)).toEqual(DEAL);
+    expect(api.api()).toHaveLength(6);
+  });
+
+  test('gives up after maxRetries with the last error, naming method and path', async () => {
+    const api = fakeApi((req) => (req.url.pathname.startsWith('/v1/deals') ? json({ message: 'down' }, 503) : PASS()));
+    const err = await caught(new DealApiClient(clientOptions(api.fetch)).deals.get(7));
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err.message).toBe('GET /v1/deals/7 failed with 503 Service Unavailable: down');
+    expect(err.attempts).toBe(4);
+    expect(api.api()).toHaveLength(4);
+  });
+
+  test('honours Retry-After on a 429 and waits at least that long', async () => {
+    let n = 0;
+    const api = fakeApi((req) => (req.url.pathname.startsWith('/v1/deals') ? (n++ === 0 ? json({ message: 'slow down' }, 429, { 'retry-after': '1' }) : json(DEAL)) : PASS()));
+    const client = new DealApiClient(clientOptions(api.fetch));
+    await client.authenticate();
+    const t0 = Date.now();
+    await client.deals.get(7);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(990);
+  });
+
+  test('raises RateLimitedError at once when Retry-After exceeds the cap', async () => {
+    const api = fakeApi((req) => (req.url.pathname.startsWith('/v1/deals') ? json({ message: 'later' }, 429, { 'retry-after': '120' }) : PASS()));
+    const err = await caught(new DealApiClient(clientOptions(api.fetch)).deals.get(7));
+    expect(err).toBeInstanceOf(RateLimitedError);
+    expect(err.retryAfterMs).toBe(120_000);
+    expect(api.api()).toHaveLength(1);
+  });
+
+  test('never retries a create after a 503 or a dropped connection (it may have reached the service)', async () => {
+    for (const answer of [() => json({}, 503), () => connectionReset(), () => json({}, 502)]) {
+      const api = fakeApi((req) => (req.url.pathname === '/v1/deals' ? answer() : PASS()));
+      const err = await caught(new DealApiClient(clientOptions(api.fetch)).deals.create(VALID));
+      expect(err).toBeInstanceOf(DealApiError);
+      expect(api.api().filter((r) => r.method === 'POST')).toHaveLength(1);
+    }
+  });
+
+  test('retries a create refused before any connection, or rate limited with 429', async () => {
+    const answers: Array<() => Response | Error> = [connectionRefused, () => json({ message: 'slow' }, 429, { 'retry-after': '0' }), () => json({ id: 9 }, 201, { location: '/v1/deals/9', 'x-historyid': 'h-1' })];
+    const api = fakeApi((req) => (req.url.pathname === '/v1/deals' ? answers.shift()!() : PASS()));
+    const created = await new DealApiClient(clientOptions(api.fetch)).deals.create(VALID);
+    expect(created).toMatchObject({ id: 9, location: 'https://api.test/v1/deals/9', historyId: 'h-1' });
+    expect(api.api()).toHaveLength(3);
+  });
+
+  test('does not retry quota errors', async () => {
+    const api = fakeApi((req) => (req.url.pathname === '/v1/deals' ? json({ message: 'quota', code: 'CREATION_QUOTA_EXCEEDED' }, 429, { 'retry-after': '1' }) : PASS()));
+    const err = await caught(new DealApiClient(clientOptions(api.fetch)).deals.create(VALID));
+    expect(err).toBeInstanceOf(CreationQuotaExceededError);
+    expect(err).toBeInstanceOf(QuotaExceededError);
+    expect(err.quota).toBe('creation');
+    expect(api.api()).toHaveLength(1);
+  });
+
+  test('times out an attempt and raises TimeoutError after the retries', async () => {
+    const api = fakeApi(async (req) => {
+      if (!req.url.pathname.startsWith('/v1/deals')) return PASS();
+      await new Promise((r) => setTimeout(r, 200));
+      return json(DEAL);
+    });
+    const err = await caught(new DealApiClient({ ...clientOptions(api.fetch), timeoutMs: 20, retries: { maxRetries: 1, baseDelayMs: 1 } }).deals.get(7));
+    expect(err).toBeInstanceOf(TimeoutError);
+    expect(err.message).toContain('timed out after 20 ms');
+    expect(api.api()).toHaveLength(2);
+  });
+
+  test('a user abort stops the call and its retries', async () => {
+    const api = fakeApi((req) => (req.url.pathname.startsWith('/v1/deals') ? json({}, 503) : PASS()));
+    const client = new DealApiClient({ ...clientOptions(api.fetch), retries: { maxRetries: 5, baseDelayMs: 1000, maxDelayMs: 1000 }, random: () => 1 });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error('stop')), 50);
+    const err = await caught(client.deals.get(7, { signal: ac.signal }));
+    expect(err.message).toBe('stop');
+    expect(api.api()).toHaveLength(1);
+  });
+});
+
+describe('error mapping', () => {
+  const cases: Array<[number, Record<string, unknown>, Function]> = [
+    [400, { message: 'bad', errors: [{ field: 'price', message: 'must be a number' }] }, ValidationError],
+    [401, { message: 'no' }, AuthenticationError],
+    [403, { message: 'DSP callers may not' }, ForbiddenError],
+    [404, { message: 'no deal' }, NotFoundError],
+    [413, { message: 'too big' }, PayloadTooLargeError],
+    [429, { message: 'q', code: 'UPDATE_QUOTA_EXCEEDED' }, UpdateQuotaExceededError],
+    [429, { message: 'q', code: 'TOO_MANY_AUTH_ATTEMPTS' }, AuthAttemptsExhaustedError],
+    [500, { message: 'boom' }, ServerError],
+  ];
+  for (const [status, body, cls] of cases) {
+    test(`maps ${status} ${body.code ?? ''} to ${cls.name}`, async () => {
+      const api = fakeApi((req) => (req.url.pathname.startsWith('/v1/deals') ? json(body, status) : PASS()));
+      const err = await caught(new DealApiClient({ ...clientOptions(api.fetch), retries: 0 }).deals.get(7));
+      expect(err).toBeInstanceOf(cls);
+      expect(err).toBeInstanceOf(DealApiError);
+      expect(err.status).toBe(status);
+      expect(err.name).toBe(cls.name);
+      if (status === 400) expect(err.issues).toEqual([{ path: 'price', message: 'must be a number' }]);
+    });
+  }
+
+  test('a connection that was never made is a ConnectionError that did not reach the service', async () => {
+    const api = fakeApi(() => connectionRefused());
+    const err = await caught(new DealApiClient({ ...clientOptions(api.fetch), retries: 0 }).deals.get(7));
+    expect(err).toBeInstanceOf(ConnectionError);
+    expect(err.mayHaveReachedServer).toBe(false);
+    expect(err.cause).toBeInstanceOf(TypeError);
+  });
+});
+
+describe('401 handling', () => {
+  test('a 401 triggers one refresh and one replay', async () => {
+    let n = 0;
+    const api = fakeApi((req) => (req.url.pathname.startsWith('/v1/deals') ? (n++ === 0 ? json({ message: 'expired' }, 401) : json(DEAL)) : PASS()));
+    const client = new DealApiClient(clientOptions(api.fetch));
+    expect(await client.deals.get(7)).toEqual(DEAL);
+    expect(api.authorizeCount).toBe(2);
+    expect(api.tokenCount).toBe(1); // the access token is still good: only the user token is renewed
+  });
+
+  test('a second 401 is final, never a loop', async () => {
+    const api = fakeApi((req) => (req.url.pathname.startsWith('/v1/deals') ? json({ message: 'no' }, 401) : PASS()));
+    const err = await caught(new DealApiClient(clientOptions(api.fetch)).deals.get(7));
+    expect(err).toBeInstanceOf(AuthenticationError);
+    expect(api.api()).toHaveLength(2);
+  });
+});
+
+describe('redaction', () => {
+  test('errors, logs, inspect and JSON of client and errors hold no secret or token', async () => {
+    const lines: string[] = [];
+    const logger = { debug: (m: string) => lines.push(m), info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
+    // A hostile service that echoes every header and body into its errors and responses.
+    const echoing = (mode: 'throw' | 'respond') =>
+      fakeApi((req) => {
+        if (!req.url.pathname.startsWith('/v1/deals')) return PASS();
+        const echo = `${[...req.headers].join(' ')} ${req.body} ${SECRETS.password} ${SECRETS.clientSecret}`;
+        return mode === 'throw' ? Object.assign(new TypeError(`fetch failed: ${echo}`), { cause: new Error(echo) }) : json({ message: echo }, 500);
+      });
+    const outputs: string[] = [];
+    for (const mode of ['throw', 'respond'] as const) {
+      const client = new DealApiClient({ ...clientOptions(echoing(mode).fetch), logger, retries: { maxRetries: 1, baseDelayMs: 1 } });
+      const err = await caught(client.deals.get(7));
+      expect(err).toBeInstanceOf(mode === 'throw' ? ConnectionError : ServerError);
+      if (mode === 'throw') expect(err.cause).toBeInstanceOf(TypeError);
+      outputs.push(err.message, err.stack, inspect(err, { depth: 5, showHidden: true }), JSON.stringify(err), inspect(client, { showHidden: true, depth: 5 }), JSON.stringify(client), String(client));
+      expect(err.message).toContain('[REDACTED]');
+    }
+    outputs.push(...lines);
+    for (const out of outputs) {
+      for (const secret of [SECRETS.password, SECRETS.clientSecret, 'ACCESS-TOKEN-aaaa', 'USER-TOKEN-bbbb']) expect(out).not.toContain(secret);
+    }
+    expect(lines.length).toBeGreaterThan(2);
+  });
+});
