@@ -1,0 +1,46 @@
+/**
+ * Consent rules (issue #5; domain-notes.md "Consent"): pure functions over a {@link ConsentState}, shared by the
+ * built-in consent reader and every provider module.
+ */
+import type { ConsentState } from './extension.js';
+
+/** TCF Global Vendor List id of the ad service itself. */
+export const AD_SERVICE_GVL = 45;
+
+const yes = (map: Record<string, boolean> | undefined, id: number) => !!map && map[id] === true;
+
+/**
+ * True when a provider module with TCF vendor id `gvl` may touch storage, scrape the page and send its id:
+ * every consent platform on the page has answered; no opt-out of sale (GPP / US Privacy); and, where GDPR
+ * applies, a consent string with purpose 1 (store/access device) and the vendor's consent.
+ * @example mayRunModule({ ready: true, gdprApplies: true, tcString: 'C…', purposes: { 1: true }, vendors: { 131: true } }, 131) // true
+ */
+export function mayRunModule(c: ConsentState, gvl: number): boolean {
+  if (!c.ready || c.saleOptOut) return false;
+  if (c.gdprApplies !== true) return true;
+  return !!c.tcString && yes(c.purposes, 1) && yes(c.vendors, gvl);
+}
+
+/**
+ * True when eids may go on the call at all. Where GDPR applies that needs a legal basis (consent or legitimate
+ * interest) for the ad service (vendor 45) and for at least one of purposes 2–10; a consent platform that is on
+ * the page but has not answered gives no basis.
+ */
+export function hasLegalBasis(c: ConsentState): boolean {
+  if (!c.ready) return false;
+  if (c.gdprApplies !== true) return true;
+  if (!c.tcString || !(yes(c.vendors, AD_SERVICE_GVL) || yes(c.vendorLI, AD_SERVICE_GVL))) return false;
+  for (let p = 2; p <= 10; p++) if (yes(c.purposes, p) || yes(c.purposeLI, p)) return true;
+  return false;
+}
+
+/** The consent signals every ad call carries: `gdpr`, `gdpr_consent`, `gpp`, `gpp_sid`, `us_privacy` (those known). */
+export function consentParams(c: ConsentState): Record<string, string> {
+  const p: Record<string, string> = {};
+  if (c.gdprApplies !== undefined) p.gdpr = c.gdprApplies ? '1' : '0';
+  if (c.tcString) p.gdpr_consent = c.tcString;
+  if (c.gppString) p.gpp = c.gppString;
+  if (c.gppSid && c.gppSid.length) p.gpp_sid = c.gppSid.join(',');
+  if (c.usPrivacy) p.us_privacy = c.usPrivacy;
+  return p;
+}

@@ -1,0 +1,113 @@
+/**
+ * What every provider module shares (issue #5): the switches (operator + window flag + `modules.<name>: false`),
+ * consent gating, and registration as a tag extension. A module that is switched off does nothing at all: no
+ * storage, no listeners, no requests.
+ */
+import type { Eid } from '../../core/index.js';
+import type { CallType, ConsentState, TagExtension, TagHost } from '../extension.js';
+import { mayRunModule } from '../consent-rules.js';
+
+/** A running module: gives its eids for a call, and can be stopped when consent is withdrawn. */
+export interface ModuleRun {
+  eids(call: { type: CallType }, consent: ConsentState): Eid[] | undefined | Promise<Eid[] | undefined>;
+  stop?(): void;
+}
+
+/** What a module gets when it starts. */
+export interface ModuleContext {
+  host: TagHost;
+  /** The module's settings, `setup({ modules: { <name>: settings } })`; `{}` when absent. */
+  settings: Record<string, unknown>;
+  /** The consent it started under (it allows the module). */
+  consent: ConsentState;
+}
+
+/** One provider module. */
+export interface ModuleDefinition {
+  /** Key under `setup({ modules })`, the operator switch name and the window flag suffix (`sas_disable_<name>`). */
+  name: string;
+  /** TCF Global Vendor List id whose consent the module needs where GDPR applies. */
+  gvl: number;
+  /** Starts the module once consent allows it; undefined when its settings do not let it run (it says why in debug). */
+  start(ctx: ModuleContext): ModuleRun | undefined;
+}
+
+type Win = Record<string, any>;
+
+/** The page's flag that disables a module: `window.sas_disable_<name> = true`. */
+export const flagName = (name: string): string => 'sas_disable_' + name;
+
+/** Why a module is off (operator switch, window flag, `modules.<name>: false`), or undefined when it may run. */
+export function whyOff(name: string, host: TagHost, w: Win = window as unknown as Win): string | undefined {
+  const ops = w.__sasop?.modules;
+  if (!Array.isArray(ops) || !ops.includes(name)) return 'not enabled by the operator for this network';
+  if (w[flagName(name)]) return `disabled by window.${flagName(name)}`;
+  if (host.options().modules?.[name] === false) return `disabled by setup({ modules: { ${name}: false } })`;
+  return undefined;
+}
+
+/** Turns a module definition into a tag extension that starts, stops and gates the module by consent. */
+export function defineModule(def: ModuleDefinition): TagExtension {
+  let host: TagHost | undefined;
+  let run: ModuleRun | undefined;
+  let off = true;
+  let started = false;
+  const tag = `${def.name}:`;
+
+  // Starts the module when consent allows it, stops it when consent is withdrawn; returns the run or undefined.
+  const sync = (c: ConsentState): ModuleRun | undefined => {
+    if (off || !host) return undefined;
+    if (!mayRunModule(c, def.gvl)) {
+      if (run) {
+        host.log(tag, 'stopped: consent withdrawn');
+        run.stop?.();
+        run = undefined;
+        started = false;
+      }
+      return undefined;
+    }
+    if (!started) {
+      started = true;
+      const settings = host.options().modules?.[def.name];
+      run = def.start({ host, consent: c, settings: settings && typeof settings === 'object' ? (settings as Record<string, unknown>) : {} });
+      if (run) host.log(tag, 'started');
+    }
+    return run;
+  };
+
+  return {
+    name: def.name,
+    setup(h) {
+      host = h;
+      if (started) return;
+      const why = whyOff(def.name, h);
+      off = !!why;
+      if (why) return h.log(tag, 'off:', why);
+      if (!h.consent) return h.warn(tag, 'off: the host gives no consent reader');
+      h.consent().then((c) => h.guard(() => sync(c), def.name));
+    },
+    async beforeCall(call) {
+      if (off || !host?.consent) return {};
+      const h = host;
+      // A window flag set after setup still stops the module.
+      if (whyOff(def.name, h)) return {};
+      const c = await h.consent!();
+      const r = h.guard(() => sync(c), def.name);
+      if (!r) return {};
+      const eids = await r.eids(call, c);
+      if (eids && eids.length) h.log(tag, 'eids', eids);
+      return { eids: eids || [] };
+    },
+  };
+}
+
+/**
+ * Registers an extension with the tag core through `window.__sasx` (the core drains it on load and runs later
+ * pushes at once). A second copy of the same module script on the page registers nothing.
+ */
+export function registerExtension(ext: TagExtension, w: Win = window as unknown as Win): void {
+  const seen = (w.__sasm ||= {}) as Record<string, 1>;
+  if (seen[ext.name]) return;
+  seen[ext.name] = 1;
+  (w.__sasx ||= []).push((register: (e: TagExtension) => void) => register(ext));
+}

@@ -1,0 +1,157 @@
+/**
+ * Identifier-linking module (`setup({ modules: { idLinking: { pd? } } })`; extended-ids.md §4). Asks the
+ * provider's endpoint for the user's id as partner 102 (fixed: the service's partner number), with the optional
+ * `pd` and the consent signals; caches the answer in localStorage with an expiry, refreshes it in the background
+ * when it is due, and emits an `id5-sync.com` eid with `ext.linkType` and `ext.abTestingControlGroup` as returned.
+ * Page flag: `window.sas_disable_idLinking = true`.
+ */
+import type { Eid } from '../../core/index.js';
+import type { ConsentState } from '../extension.js';
+import { consentParams } from '../consent-rules.js';
+import { defineModule, registerExtension, type ModuleContext, type ModuleRun } from './_module.js';
+import { loadItem, saveItem } from './_storage.js';
+
+/** The service's partner number at the provider (extended-ids.md §4: it cannot change). */
+export const PARTNER = 102;
+/** The provider's endpoint base; `modules.idLinking.url` replaces it (tests and the demo use a local stand-in). */
+export const DEFAULT_URL = 'https://id5-sync.com/g/v2';
+/** localStorage key of the cached answer. */
+export const CACHE_KEY = '_sas_idl';
+/** Defaults: the cached id expires after 90 days and is refreshed after 2 hours (or the server's `cache_control`). */
+export const EXPIRY_DAYS = 90;
+export const REFRESH_SECONDS = 7200;
+// After a failed request, wait this long before the next one (never a request per ad call against a dead endpoint).
+const RETRY_AFTER_MS = 60_000;
+
+/** What is cached: the id, its ext, the provider's signature, and what the request depended on. */
+export interface CachedId {
+  id: string;
+  ext?: Record<string, unknown>;
+  sig?: string;
+  /** The `pd` and consent string the id was fetched with: a change refreshes it. */
+  pd: string;
+  gdpr: string;
+  /** When to refresh (ms since epoch). */
+  refreshAt: number;
+}
+
+/** The provider's answer reduced to what we keep, or undefined when it holds no id. */
+export function parseResponse(body: any): Omit<CachedId, 'pd' | 'gdpr' | 'refreshAt'> & { maxAgeSec?: number } | undefined {
+  if (!body || typeof body.universal_uid !== 'string' || !body.universal_uid || body.universal_uid === '0') return undefined;
+  const ext: Record<string, unknown> = {};
+  const src = body.ext && typeof body.ext === 'object' ? body.ext : {};
+  if (Number.isInteger(src.linkType)) ext.linkType = src.linkType;
+  // The control group comes either in ext or as `ab_testing.result` ('control' / 'normal').
+  const ab = typeof src.abTestingControlGroup === 'boolean' ? src.abTestingControlGroup : body.ab_testing?.result ? body.ab_testing.result === 'control' : undefined;
+  if (ab !== undefined) ext.abTestingControlGroup = ab;
+  const maxAge = Number(body.cache_control?.max_age_sec);
+  return {
+    id: body.universal_uid,
+    ext: Object.keys(ext).length ? ext : undefined,
+    sig: typeof body.signature === 'string' ? body.signature : undefined,
+    maxAgeSec: maxAge > 0 ? maxAge : undefined,
+  };
+}
+
+/** The eid for a cached id. */
+export const toEid = (c: Pick<CachedId, 'id' | 'ext'>): Eid => ({
+  source: 'id5-sync.com',
+  uids: [c.ext ? { id: c.id, atype: 1, ext: c.ext } : { id: c.id, atype: 1 }],
+});
+
+/** Starts the module under `ctx` (consent already allows it). Exported for tests. */
+export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
+  const { host, settings } = ctx;
+  const pd = settings.pd === undefined ? '' : settings.pd;
+  if (typeof pd !== 'string') {
+    host.warn('idLinking: off: pd must be a string');
+    return undefined;
+  }
+  if (settings.partner !== undefined && settings.partner !== PARTNER) host.warn(`idLinking: partner is always ${PARTNER}; ignoring`, settings.partner);
+  const base = typeof settings.url === 'string' && settings.url ? settings.url.replace(/\/+$/, '') : DEFAULT_URL;
+  const refreshMs = (Number(settings.refreshInSeconds) > 0 ? Number(settings.refreshInSeconds) : REFRESH_SECONDS) * 1000;
+  const ttlMs = (Number(settings.expiryDays) > 0 ? Number(settings.expiryDays) : EXPIRY_DAYS) * 864e5;
+
+  const read = (): CachedId | undefined => {
+    try {
+      const v = loadItem('localStorage', CACHE_KEY);
+      const c = v ? (JSON.parse(v) as CachedId) : undefined;
+      return c && typeof c.id === 'string' ? c : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  let inflight: Promise<CachedId | undefined> | undefined;
+  let failedAt = 0;
+  let live = true;
+
+  const request = (c: ConsentState, prev: CachedId | undefined): Promise<CachedId | undefined> => {
+    const sig = consentParams(c);
+    const body: Record<string, unknown> = {
+      partner: PARTNER,
+      v: 'eidkit',
+      o: 'eidkit',
+      top: 1,
+      // Origin and path only: a query string may hold an email (identity-link's URL parameter).
+      u: location.origin + location.pathname,
+      gdpr: c.gdprApplies ? 1 : 0,
+    };
+    if (sig.gdpr_consent) body.gdpr_consent = sig.gdpr_consent;
+    if (sig.us_privacy) body.us_privacy = sig.us_privacy;
+    if (sig.gpp) body.gpp_string = sig.gpp;
+    if (sig.gpp_sid) body.gpp_sid = sig.gpp_sid;
+    if (pd) body.pd = pd;
+    if (prev?.sig) body.s = prev.sig;
+    host.log('idLinking: requesting the id from', base);
+    // text/plain keeps it a simple CORS request (no preflight round trip before the id).
+    return fetch(`${base}/${PARTNER}.json`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+      credentials: 'include',
+      headers: { 'Content-Type': 'text/plain' },
+    })
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error('HTTP ' + r.status))))
+      .then((json) => {
+        const got = parseResponse(json);
+        if (!got) throw new Error('no id in the answer');
+        const entry: CachedId = {
+          id: got.id,
+          ext: got.ext,
+          sig: got.sig,
+          pd,
+          gdpr: sig.gdpr_consent || '',
+          refreshAt: Date.now() + (got.maxAgeSec ? got.maxAgeSec * 1000 : refreshMs),
+        };
+        if (live) saveItem('localStorage', CACHE_KEY, JSON.stringify(entry), ttlMs);
+        return entry;
+      })
+      .catch((e: unknown) => {
+        failedAt = Date.now();
+        host.warn('idLinking: request failed:', e);
+        return undefined;
+      })
+      .finally(() => {
+        inflight = undefined;
+      });
+  };
+
+  return {
+    eids(_call, c) {
+      const cached = read();
+      const fresh = cached && cached.pd === pd && cached.gdpr === (c.tcString || '') && cached.refreshAt > Date.now();
+      if (!fresh && !inflight && Date.now() - failedAt > RETRY_AFTER_MS) inflight = request(c, cached);
+      // A cached id made with other `pd` or consent is not sent; a merely stale one goes out while it refreshes.
+      const usable = cached && cached.pd === pd && cached.gdpr === (c.tcString || '') ? cached : undefined;
+      if (usable) return [toEid(usable)];
+      return inflight ? inflight.then((e) => (e ? [toEid(e)] : [])) : [];
+    },
+    stop() {
+      live = false;
+    },
+  };
+}
+
+/** The identifier-linking extension (TCF vendor 131, ID5). */
+export const idLinking = defineModule({ name: 'idLinking', gvl: 131, start: startIdLinking });
+
+registerExtension(idLinking);

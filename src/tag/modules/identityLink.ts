@@ -1,0 +1,161 @@
+/**
+ * Identity-link module (`setup({ modules: { identityLink: { placementId, ... } } })`; extended-ids.md §4).
+ * Finds an email in the page's inputs (also inputs added after load) and/or a URL parameter, normalises and
+ * SHA-256 hashes it, keeps the hash with an expiry, and emits it as a `hemsha256` eid. When the provider's
+ * envelope is on the page (its `_lr_env` cookie / localStorage entry, or its script's `ats.retrieveEnvelope`),
+ * it also emits the envelope as a `liveramp.com` eid. The raw email is never stored and never sent.
+ * Page flag: `window.sas_disable_identityLink = true`.
+ */
+import type { Eid } from '../../core/index.js';
+import { defineModule, registerExtension, type ModuleContext, type ModuleRun } from './_module.js';
+import { normaliseEmail } from './_email.js';
+import { sha256Hex } from './_sha256.js';
+import { loadItem, readCookie, readLocal, saveItem, type StorageType } from './_storage.js';
+
+/** Where the module keeps the email hash. */
+export const HASH_KEY = '_sas_hem';
+/** How long a found email hash is kept: 30 days. */
+export const HASH_TTL_MS = 30 * 864e5;
+/** The provider's first-party envelope entry (cookie or localStorage). */
+export const ENVELOPE_KEY = '_lr_env';
+
+/** The module's settings after defaults; undefined (with a reason) when they do not let it run. */
+export interface IdentityLinkSettings {
+  placementId: number;
+  cssSelectors: string[];
+  detectionType: 'scrapeAndUrl' | 'scrape' | 'url';
+  storageType: StorageType;
+  urlParameter: string;
+}
+
+/** Applies the defaults of extended-ids.md §4 and checks each key; returns the settings or why they are refused. */
+export function readSettings(s: Record<string, unknown>): IdentityLinkSettings | string {
+  const { placementId, cssSelectors, detectionType = 'scrapeAndUrl', storageType = 'localStorage', urlParameter = 'email' } = s;
+  if (typeof placementId !== 'number' || !Number.isFinite(placementId)) return 'placementId (number) is mandatory';
+  if (detectionType !== 'scrapeAndUrl' && detectionType !== 'scrape' && detectionType !== 'url')
+    return `detectionType must be scrapeAndUrl, scrape or url, not ${String(detectionType)}`;
+  if (storageType !== 'localStorage' && storageType !== 'cookie') return `storageType must be localStorage or cookie, not ${String(storageType)}`;
+  if (typeof urlParameter !== 'string' || !urlParameter) return 'urlParameter must be a non-empty string';
+  const selectors = cssSelectors === undefined ? ['input[type=text]', 'input[type=email]'] : cssSelectors;
+  if (!Array.isArray(selectors) || !selectors.length || selectors.some((x) => typeof x !== 'string' || !x))
+    return 'cssSelectors must be a non-empty array of strings';
+  try {
+    document.createDocumentFragment().querySelector(selectors.join(','));
+  } catch {
+    return 'cssSelectors holds an invalid selector';
+  }
+  return { placementId, cssSelectors: selectors as string[], detectionType, storageType, urlParameter };
+}
+
+/** Decodes the provider's stored envelope: Base64 (standard or URL-safe) of JSON `{ timestamp, version, envelope }`. */
+export function decodeEnvelope(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  try {
+    const parsed = JSON.parse(atob(raw.replace(/-/g, '+').replace(/_/g, '/'))) as { envelope?: unknown };
+    return typeof parsed.envelope === 'string' && parsed.envelope ? parsed.envelope : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// The provider's script API answers with a JSON string `{ envelope }` through a callback; it may never answer,
+// so the host's eidsTimeout bound is what limits the wait.
+function envelopeFromScript(w: Record<string, any>): Promise<string | undefined> | undefined {
+  const ats = w.ats;
+  if (!ats || typeof ats.retrieveEnvelope !== 'function') return undefined;
+  return new Promise((resolve) => {
+    const done = (v: unknown) => {
+      try {
+        const e = typeof v === 'string' ? (JSON.parse(v) as { envelope?: unknown }).envelope : (v as any)?.envelope;
+        resolve(typeof e === 'string' && e ? e : undefined);
+      } catch {
+        resolve(undefined);
+      }
+    };
+    try {
+      const r = ats.retrieveEnvelope(done);
+      if (r && typeof r.then === 'function') r.then(done, () => resolve(undefined));
+    } catch {
+      resolve(undefined);
+    }
+  });
+}
+
+/** Starts detection under `ctx` (consent already allows it). Exported for tests. */
+export function startIdentityLink(ctx: ModuleContext): ModuleRun | undefined {
+  const { host } = ctx;
+  const cfg = readSettings(ctx.settings);
+  if (typeof cfg === 'string') {
+    host.warn('identityLink: off:', cfg);
+    return undefined;
+  }
+  const w = window as unknown as Record<string, any>;
+  let hash = loadItem(cfg.storageType, HASH_KEY);
+  let pending: Promise<void> | undefined;
+  let live = true;
+  const selector = cfg.cssSelectors.join(',');
+
+  const consider = (raw: unknown) => {
+    const email = normaliseEmail(raw);
+    if (!email) return;
+    pending = sha256Hex(email).then((h) => {
+      if (!live || h === hash) return;
+      hash = h;
+      saveItem(cfg.storageType, HASH_KEY, h, HASH_TTL_MS);
+      host.log('identityLink: found an email; its SHA-256 is kept and sent');
+    });
+  };
+  const scan = (root: ParentNode | Element) => {
+    if ((root as Element).matches?.(selector)) consider((root as HTMLInputElement).value);
+    root.querySelectorAll?.(selector).forEach((el) => consider((el as HTMLInputElement).value));
+  };
+
+  if (cfg.detectionType !== 'scrape') {
+    try {
+      consider(new URLSearchParams(location.search).get(cfg.urlParameter));
+    } catch {
+      /* no readable URL */
+    }
+  }
+  let observer: MutationObserver | undefined;
+  const onInput = (e: Event) =>
+    host.guard(() => {
+      const t = e.target as HTMLInputElement | null;
+      if (t && t.matches?.(selector)) consider(t.value);
+    }, 'identityLink');
+  if (cfg.detectionType !== 'url') {
+    scan(document);
+    // Typed emails: `change` and `focusout` bubble to the document, so inputs added later are covered too.
+    document.addEventListener('change', onInput, true);
+    document.addEventListener('focusout', onInput, true);
+    // Forms added after load may arrive pre-filled.
+    if (typeof MutationObserver === 'function') {
+      observer = new MutationObserver((records) =>
+        host.guard(() => records.forEach((r) => r.addedNodes.forEach((n) => n.nodeType === 1 && scan(n as Element))), 'identityLink'),
+      );
+      observer.observe(document.documentElement, { childList: true, subtree: true });
+    }
+  }
+
+  return {
+    async eids() {
+      if (pending) await pending;
+      const out: Eid[] = [];
+      if (hash) out.push({ source: 'hemsha256', uids: [{ id: hash, atype: 3 }] });
+      const envelope = (await envelopeFromScript(w)) || decodeEnvelope(readCookie(ENVELOPE_KEY) || readLocal(ENVELOPE_KEY));
+      if (envelope) out.push({ source: 'liveramp.com', uids: [{ id: envelope, atype: 3 }] });
+      return out;
+    },
+    stop() {
+      live = false;
+      observer?.disconnect();
+      document.removeEventListener('change', onInput, true);
+      document.removeEventListener('focusout', onInput, true);
+    },
+  };
+}
+
+/** The identity-link extension (TCF vendor 97, LiveRamp). */
+export const identityLink = defineModule({ name: 'identityLink', gvl: 97, start: startIdentityLink });
+
+registerExtension(identityLink);

@@ -1,0 +1,32 @@
+/**
+ * Header-bidding bridge (extended-ids.md §4 "unified auction"): before each ad call, reads the eids of the
+ * publisher's Prebid.js user id module (`pbjs.getUserIdsAsEids()`; `modules.prebid.global` names another global)
+ * and hands them to the host, which merges them under the page's own eids. When the library offers
+ * `getUserIdsAsync`, the bridge first waits for its ids (within the host's bound).
+ * Page flag: `window.sas_disable_prebid = true`.
+ */
+import type { Eid } from '../../core/index.js';
+import { defineModule, registerExtension, type ModuleContext, type ModuleRun } from './_module.js';
+
+/** Starts the bridge under `ctx`. Exported for tests. */
+export function startPrebid(ctx: ModuleContext): ModuleRun | undefined {
+  const name = ctx.settings.global === undefined ? 'pbjs' : ctx.settings.global;
+  if (typeof name !== 'string' || !/^[A-Za-z_$][\w$]*$/.test(name)) {
+    ctx.host.warn('prebid: off: global must be a JavaScript identifier');
+    return undefined;
+  }
+  return {
+    async eids() {
+      const lib = (window as unknown as Record<string, any>)[name];
+      if (!lib || typeof lib.getUserIdsAsEids !== 'function') return [];
+      if (typeof lib.getUserIdsAsync === 'function') await lib.getUserIdsAsync();
+      const eids = lib.getUserIdsAsEids() as unknown;
+      return Array.isArray(eids) ? (eids as Eid[]) : [];
+    },
+  };
+}
+
+/** The header-bidding bridge (reads ids the page already has; the ad service is TCF vendor 45). */
+export const prebid = defineModule({ name: 'prebid', gvl: 45, start: startPrebid });
+
+registerExtension(prebid);

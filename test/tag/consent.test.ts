@@ -1,0 +1,190 @@
+// @vitest-environment happy-dom
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { CmpApi } from '@iabtcf/cmpapi';
+import { CmpApi as GppCmpApi } from '@iabgpp/cmpapi';
+import { consentParams, hasLegalBasis, mayRunModule } from '../../src/tag/consent-rules.js';
+import { createConsentExtension, createConsentReader, resetConsentReader } from '../../src/tag/consent.js';
+import { builtinExtensions } from '../../src/tag/builtins.js';
+import { fakeHost, gdprState, resetPage, tcString } from './modules/_host.js';
+
+const w = window as any;
+beforeEach(() => {
+  resetPage();
+  resetConsentReader();
+});
+afterEach(() => resetPage());
+
+describe('consent rules', () => {
+  test('a module runs where GDPR does not apply and nobody opted out', () => {
+    expect(mayRunModule({ ready: true }, 131)).toBe(true);
+    expect(mayRunModule({ ready: true, gdprApplies: false }, 131)).toBe(true);
+  });
+  test('where GDPR applies a module needs purpose 1 and its own vendor consent', () => {
+    expect(mayRunModule(gdprState([1, 2], [131]), 131)).toBe(true);
+    expect(mayRunModule(gdprState([2], [131]), 131)).toBe(false);
+    expect(mayRunModule(gdprState([1, 2], [97]), 131)).toBe(false);
+    expect(mayRunModule({ ...gdprState([1], [131]), tcString: undefined }, 131)).toBe(false);
+  });
+  test('an opt-out of sale or an unanswered consent platform stops every module', () => {
+    expect(mayRunModule({ ready: true, saleOptOut: true }, 45)).toBe(false);
+    expect(mayRunModule({ ready: false }, 45)).toBe(false);
+  });
+  test('eids need a legal basis for vendor 45 and one of purposes 2 to 10 where GDPR applies', () => {
+    expect(hasLegalBasis({ ready: true })).toBe(true);
+    expect(hasLegalBasis(gdprState([1, 2], [45]))).toBe(true);
+    expect(hasLegalBasis(gdprState([1], [45]))).toBe(false);
+    expect(hasLegalBasis(gdprState([1, 2], [131]))).toBe(false);
+    expect(hasLegalBasis({ ...gdprState([], []), vendorLI: { 45: true }, purposeLI: { 10: true } })).toBe(true);
+    expect(hasLegalBasis({ ready: false })).toBe(false);
+  });
+  test('the call parameters carry every known signal and nothing unknown', () => {
+    expect(consentParams({ ready: true })).toEqual({});
+    expect(consentParams({ ready: true, gdprApplies: true, tcString: 'CQ', gppString: 'DBA', gppSid: [7, 8], usPrivacy: '1YNN' })).toEqual({
+      gdpr: '1', gdpr_consent: 'CQ', gpp: 'DBA', gpp_sid: '7,8', us_privacy: '1YNN',
+    });
+    expect(consentParams({ ready: true, gdprApplies: false })).toEqual({ gdpr: '0' });
+  });
+});
+
+describe('consent reader', () => {
+  test('with no consent platform it answers at once with no signals', async () => {
+    const c = await createConsentReader(w).read(1000);
+    expect(c).toMatchObject({ ready: true, saleOptOut: false });
+    expect(consentParams(c)).toEqual({});
+  });
+
+  test('reads purposes and vendors from a real TCF CMP (@iabtcf/cmpapi)', async () => {
+    const cmp = new CmpApi(10, 1, true);
+    const tc = tcString([1, 2, 7], [45, 131]);
+    cmp.update(tc, false);
+    const c = await createConsentReader(w).read(1000);
+    expect(c.ready).toBe(true);
+    expect(c.gdprApplies).toBe(true);
+    expect(c.tcString).toBe(tc);
+    expect(mayRunModule(c, 131)).toBe(true);
+    expect(mayRunModule(c, 97)).toBe(false);
+    expect(hasLegalBasis(c)).toBe(true);
+  });
+
+  test('a CMP saying GDPR does not apply sends gdpr=0 and lets modules run', async () => {
+    new CmpApi(10, 1, true).update(null);
+    const c = await createConsentReader(w).read(1000);
+    expect(consentParams(c)).toEqual({ gdpr: '0' });
+    expect(mayRunModule(c, 131)).toBe(true);
+  });
+
+  test('waits for the user decision while the CMP shows its UI, and follows later changes', async () => {
+    const cmp = new CmpApi(10, 1, true);
+    cmp.update('', true);
+    const reader = createConsentReader(w);
+    const first = reader.read(1000);
+    setTimeout(() => cmp.update(tcString([1, 2], [45, 97]), false), 30);
+    const c = await first;
+    expect(mayRunModule(c, 97)).toBe(true);
+    cmp.update(tcString([1], []), false);
+    const later = await reader.read(1000);
+    expect(mayRunModule(later, 97)).toBe(false);
+    expect(hasLegalBasis(later)).toBe(false);
+  });
+
+  test('a silent CMP holds the first read at most the bound, fails closed, and later reads do not wait', async () => {
+    w.__tcfapi = () => undefined;
+    const reader = createConsentReader(w);
+    const t0 = performance.now();
+    const c = await reader.read(80);
+    const waited = performance.now() - t0;
+    expect(waited).toBeGreaterThanOrEqual(70);
+    expect(waited).toBeLessThan(400);
+    expect(c.ready).toBe(false);
+    expect(hasLegalBasis(c)).toBe(false);
+    const t1 = performance.now();
+    await reader.read(80);
+    expect(performance.now() - t1).toBeLessThan(40);
+  });
+
+  test('a CMP that throws counts as one that never answers', async () => {
+    w.__tcfapi = () => {
+      throw new Error('broken CMP');
+    };
+    const c = await createConsentReader(w).read(30);
+    expect(c.ready).toBe(false);
+    expect(mayRunModule(c, 45)).toBe(false);
+  });
+
+  test('US Privacy: the third character Y is an opt-out of sale', async () => {
+    let usp = '1YYN';
+    w.__uspapi = (cmd: string, v: number, cb: (d: unknown, ok: boolean) => void) => cb({ version: 1, uspString: usp }, true);
+    const reader = createConsentReader(w);
+    const c = await reader.read(100);
+    expect(c.saleOptOut).toBe(true);
+    expect(consentParams(c)).toEqual({ us_privacy: '1YYN' });
+    usp = '1YNN';
+    expect((await reader.read(100)).saleOptOut).toBe(false);
+  });
+
+  test('GPP from a real CMP (@iabgpp/cmpapi): string and sections on the call, a US sale opt-out stops modules', async () => {
+    w.__gpp = () => []; // the CMP's stub, which its API replaces
+    const gpp = new GppCmpApi(10, 1);
+    gpp.setFieldValue('usnat', 'SaleOptOutNotice', 1);
+    gpp.setFieldValue('usnat', 'SaleOptOut', 1);
+    gpp.setApplicableSections([7]);
+    gpp.fireSectionChange('usnat');
+    gpp.setSignalStatus('ready' as any);
+    gpp.fireSectionChange('usnat');
+    const c = await createConsentReader(w).read(500);
+    expect(c.ready).toBe(true);
+    expect(c.gppString).toBe(gpp.getGppString());
+    expect(consentParams(c).gpp_sid).toBe('7');
+    expect(c.saleOptOut).toBe(true);
+    expect(mayRunModule(c, 131)).toBe(false);
+  });
+
+  test('GPP without an opt-out lets modules run', async () => {
+    w.__gpp = () => []; // the CMP's stub, which its API replaces
+    const gpp = new GppCmpApi(10, 1);
+    gpp.setFieldValue('usnat', 'SaleOptOutNotice', 1);
+    gpp.setFieldValue('usnat', 'SaleOptOut', 2);
+    gpp.setApplicableSections([7]);
+    gpp.setSignalStatus('ready' as any);
+    gpp.fireSectionChange('usnat');
+    const c = await createConsentReader(w).read(500);
+    expect(c.saleOptOut).toBe(false);
+    expect(mayRunModule(c, 131)).toBe(true);
+  });
+});
+
+describe('consent extension', () => {
+  test('is built into the core tag', () => {
+    expect(builtinExtensions.map((e) => e.name)).toContain('consent');
+  });
+
+  test('puts the signals on the call and blocks eids without a legal basis', async () => {
+    new CmpApi(10, 1, true).update(tcString([1], [131]), false);
+    const ext = createConsentExtension();
+    const host = fakeHost({ eidsTimeout: 300 }, null);
+    ext.setup!(host);
+    const out = await ext.beforeCall!({ type: 'std' });
+    expect(out?.params).toMatchObject({ gdpr: '1' });
+    expect(out?.params?.gdpr_consent).toMatch(/^C/);
+    expect(out?.blockEids).toBe(true);
+  });
+
+  test('installs host.consent for modules when the host has none', async () => {
+    const ext = createConsentExtension();
+    const host = fakeHost({}, null);
+    ext.setup!(host);
+    expect(typeof host.consent).toBe('function');
+    expect(await host.consent!()).toMatchObject({ ready: true });
+  });
+
+  test('resolves before the host bound even when the CMP is silent', async () => {
+    w.__tcfapi = () => undefined;
+    const ext = createConsentExtension();
+    const host = fakeHost({ eidsTimeout: 100 }, null);
+    ext.setup!(host);
+    const t0 = performance.now();
+    const out = await ext.beforeCall!({ type: 'std' });
+    expect(performance.now() - t0).toBeLessThan(100);
+    expect(out?.blockEids).toBe(true);
+  });
+});
