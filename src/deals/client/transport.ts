@@ -310,7 +310,9 @@ export class Transport {
       }
       const codes = errorCodes(err);
       const neverConnected = codes.some((c) => NEVER_CONNECTED.has(c));
-      const why = codes[0] ?? (err instanceof Error ? err.message : String(err));
+      let inner: any = err;
+      while (inner?.cause instanceof Error) inner = inner.cause;
+      const why = codes[0] ?? (inner instanceof Error ? inner.message : String(err));
       this.#log('debug', `${req.method} ${pathOf(req.url)} failed: ${why}`);
       return new ConnectionError(`${req.method} ${pathOf(req.url)} failed: ${why}`, !neverConnected, { ...details, cause: err });
     } finally {
