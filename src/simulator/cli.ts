@@ -1,7 +1,62 @@
 /** CLI commands of src/simulator, registered on the `eidkit` program by src/cli/index.ts. */
 import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { resolve } from 'node:path';
+import { createDealApiSimulator, DEMO_USERS, loadUsersFile, type SimulatorUser } from './index.js';
 
-/** Adds this part's commands to the program. */
+function nonNegativeInt(name: string) {
+  return (raw: string): number => {
+    if (!/^\d+$/.test(raw)) throw new InvalidArgumentError(`${name} must be a non-negative integer`);
+    return Number(raw);
+  };
+}
+
+/** Adds `eidkit simulate` to the program. */
 export function registerSimulateCommand(program: Command): void {
-  void program;
+  program
+    .command('simulate')
+    .description('run the local deal API simulator on loopback (prints base URL, auth URL and demo credentials)')
+    .option('--port <n>', 'port to listen on (0 = any free port)', nonNegativeInt('--port'), 4010)
+    .option('--host <host>', 'address to bind (loopback by default)', '127.0.0.1')
+    .option('--data <file>', 'persist deals and quotas to this JSON file (atomic writes)')
+    .option('--users <file>', 'JSON file of accepted users (README "simulator"); default: the demo users')
+    .option('--seed-deals <n>', 'generate N deals for company 1 when it has none', nonNegativeInt('--seed-deals'), 0)
+    .option('--latency <ms>', 'added latency per request', nonNegativeInt('--latency'), 0)
+    .action(async (opts: { port: number; host: string; data?: string; users?: string; seedDeals: number; latency: number }) => {
+      const users: SimulatorUser[] = opts.users ? loadUsersFile(resolve(opts.users)) : [...DEMO_USERS];
+      const sim = createDealApiSimulator({
+        users,
+        dataFile: opts.data ? resolve(opts.data) : undefined,
+        latencyMs: opts.latency,
+        seed: opts.seedDeals > 0 ? { deals: opts.seedDeals } : undefined,
+      });
+      const { url, close } = await sim.listen({ port: opts.port, host: opts.host });
+      const lines = [
+        `eidkit deal API simulator listening`,
+        `  base URL:  ${url}`,
+        `  auth URL:  ${url}   (POST /oauth/token, then GET /authorize)`,
+        `  audience:  ${sim.audience}`,
+        `  OpenAPI:   ${url}/openapi.json`,
+        `  data:      ${opts.data ? resolve(opts.data) : 'in memory (use --data FILE to persist)'}`,
+      ];
+      if (opts.users) {
+        // Credentials from a user-supplied file are secrets: list who may log in, never their passwords.
+        lines.push(`  users (from ${opts.users}): ${users.map((u) => `${u.username} [${u.kind}]`).join(', ')}`);
+      } else {
+        lines.push('  demo credentials (public, for local testing only):');
+        for (const u of users) {
+          lines.push(`    ${u.kind.padEnd(7)} username=${u.username} password=${u.password} client_id=${u.clientId} client_secret=${u.clientSecret}`);
+        }
+      }
+      process.stdout.write(`${lines.join('\n')}\n`);
+      await new Promise<void>((done) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          void close().then(done);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
 }

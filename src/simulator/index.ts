@@ -1,2 +1,307 @@
-/** `eidkit/simulator`: a local deal API simulator (issue #3). */
-export {};
+/**
+ * `eidkit/simulator`: a local deal management API that speaks the contract of ../shared/spec/deal-api.md, in
+ * process (a fetch-compatible handler) or over HTTP on loopback. The same rules as the client (`eidkit/deals`).
+ * @example
+ * const sim = createDealApiSimulator();
+ * const res = await sim.fetch('/oauth/token', { method: 'POST', body: new URLSearchParams({ ... }) });
+ * const { url, close } = await sim.listen({ port: 0 });
+ */
+import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { serve } from '@hono/node-server';
+import { validateDeal } from '../deals/rules/index.js';
+import { createApp, makeDealId, toRead } from './app.js';
+import { AuthService, DEFAULT_AUDIENCE, PASSWORD_REALM_GRANT, REALM } from './auth.js';
+import { buildOpenApi } from './openapi.js';
+import { createReferenceData, type ReferenceData } from './reference.js';
+import { generateDeals, prng } from './seed.js';
+import { SimulatorStore } from './store.js';
+import { DEMO_USERS, parseUsers, type SimulatorUser } from './users.js';
+import type { DealRead } from '../deals/rules/index.js';
+
+export { DEMO_USERS, loadUsersFile, parseUsers, SimulatorUserSchema, type SimulatorUser } from './users.js';
+export { PASSWORD_REALM_GRANT, REALM, DEFAULT_AUDIENCE } from './auth.js';
+export type { ReferenceData } from './reference.js';
+
+/** A kind of injected fault: a 503, a dropped connection (before or after processing), or a 429 with Retry-After: 1. */
+export type FaultKind = '503' | 'drop' | '429';
+
+/** Random failures for resilience tests and benchmarks. */
+export interface FaultOptions {
+  /** Probability (0..1) that a request fails. */
+  rate: number;
+  /** PRNG seed, for reproducible runs. */
+  seed?: number;
+  /** Which faults to pick from (uniformly); default all three. */
+  kinds?: FaultKind[];
+}
+
+/** One request as seen by the simulator (no headers, no body: secrets never land here). */
+export interface RequestLogEntry {
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  /** Response status; 0 when the connection was dropped. */
+  status: number;
+  /** The injected fault, if any; `drop-after` means the request was processed before the connection dropped. */
+  fault?: '503' | '429' | 'drop-before' | 'drop-after';
+  /** Clock time (from `now`) when the request arrived. */
+  at: number;
+}
+
+/** Options of createDealApiSimulator. Every one is optional. */
+export interface DealApiSimulatorOptions {
+  /** Clock in ms since the epoch, for quotas, token expiry and flight phases; default `Date.now`. */
+  now?: () => number;
+  /** Accepted users; default DEMO_USERS. */
+  users?: SimulatorUser[];
+  /** Audience the token request must name; default DEFAULT_AUDIENCE. */
+  audience?: string;
+  /** Data file: loaded at start, rewritten atomically on every change. Default: memory only. */
+  dataFile?: string;
+  /** Added latency per request, in ms (for benchmarks). */
+  latencyMs?: number;
+  /** Random failures. */
+  faults?: FaultOptions;
+  /** Daily quotas per company; default 15 creations and 500 updates (spec 8). */
+  quotas?: { creationsPerDay?: number; updatesPerDay?: number };
+  /** Auth attempt limit; default 10 per 5 minutes per user (spec 5). */
+  authLimit?: { attempts?: number; windowMs?: number };
+  /** Token lifetime in seconds; default 36000 (spec 5). Client-credentials tokens live 600 s. */
+  tokenTtlSeconds?: number;
+  /** Largest accepted request body in bytes; default 1 MiB (larger: 413). */
+  maxBodyBytes?: number;
+  /** Deals to generate at start (skipped when the data file already holds deals), for company 1 unless `companyId`. */
+  seed?: { deals: number; companyId?: number; seed?: number };
+  /** Called after every request. */
+  onRequest?: (entry: RequestLogEntry) => void;
+}
+
+/** A running HTTP listener. */
+export interface SimulatorListener {
+  /** Base URL, e.g. `http://127.0.0.1:43117` (the auth URL is the same origin). */
+  url: string;
+  /** Stops listening and closes open connections. */
+  close(): Promise<void>;
+}
+
+/** The simulator. */
+export interface DealApiSimulator {
+  /** Fetch-compatible in-process handler; relative URLs are resolved against `http://simulator.local`. */
+  fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+  /** Serves over HTTP; default host 127.0.0.1, port 0 (any free port). */
+  listen(options?: { port?: number; host?: string }): Promise<SimulatorListener>;
+  /** Closes every listener opened with `listen`. */
+  close(): Promise<void>;
+  /** Generates `count` valid deals for a company (default 1), bypassing quotas; returns them in read shape. */
+  seedDeals(count: number, options?: { companyId?: number; seed?: number }): DealRead[];
+  /** A snapshot of a company's deals in read shape, by id (tests compare before and after). */
+  deals(companyId?: number): DealRead[];
+  /** The last 10,000 requests (method, path, status), oldest first. */
+  readonly requests: RequestLogEntry[];
+  /** The accepted users. */
+  readonly users: readonly SimulatorUser[];
+  /** The audience token requests must name. */
+  readonly audience: string;
+  /** The seeded lookup data. */
+  readonly reference: ReferenceData;
+}
+
+/** Base of relative URLs given to the in-process `fetch`. */
+export const IN_PROCESS_ORIGIN = 'http://simulator.local';
+const LOG_LIMIT = 10_000;
+
+class DroppedConnection extends Error {}
+
+/** A TypeError shaped like undici's when a connection drops (`fetch failed`, cause `other side closed`). */
+function fetchFailed(): TypeError {
+  const cause = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+  return new TypeError('fetch failed', { cause });
+}
+
+/**
+ * Creates a deal API simulator: auth, lookups and deals with the spec's rules, quotas, pagination and persistence.
+ * @example
+ * const sim = createDealApiSimulator({ seed: { deals: 250 } });
+ * const { url, close } = await sim.listen();
+ */
+export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): DealApiSimulator {
+  const now = options.now ?? Date.now;
+  const users = parseUsers(options.users ?? [...DEMO_USERS]);
+  const audience = options.audience ?? DEFAULT_AUDIENCE;
+  const reference = createReferenceData();
+  const store = new SimulatorStore(options.dataFile);
+  const auth = new AuthService(users, now, {
+    attempts: options.authLimit?.attempts ?? 10,
+    windowMs: options.authLimit?.windowMs ?? 5 * 60_000,
+    tokenTtlSeconds: options.tokenTtlSeconds ?? 36_000,
+    clientCredentialsTtlSeconds: 600,
+  });
+  let openapi: Record<string, unknown> | undefined;
+  const app = createApp({
+    store,
+    auth,
+    reference,
+    now,
+    audience,
+    quotas: { creationsPerDay: options.quotas?.creationsPerDay ?? 15, updatesPerDay: options.quotas?.updatesPerDay ?? 500 },
+    maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
+    openapi: () => (openapi ??= buildOpenApi(audience)),
+  });
+
+  const faultRate = options.faults?.rate ?? 0;
+  const faultKinds = options.faults?.kinds?.length ? options.faults.kinds : (['503', 'drop', '429'] as FaultKind[]);
+  const random = prng(options.faults?.seed ?? Math.floor(Math.random() * 2 ** 32));
+  const requests: RequestLogEntry[] = [];
+  const listeners = new Set<SimulatorListener>();
+
+  function record(entry: RequestLogEntry) {
+    requests.push(entry);
+    if (requests.length > LOG_LIMIT) requests.splice(0, requests.length - LOG_LIMIT);
+    options.onRequest?.(entry);
+  }
+
+  /** One request through latency, faults and the app; throws DroppedConnection when the connection must drop. */
+  async function handle(request: Request): Promise<Response> {
+    const entry: RequestLogEntry = { method: request.method, path: new URL(request.url).pathname, status: 0, at: now() };
+    if (options.latencyMs && options.latencyMs > 0) await new Promise((r) => setTimeout(r, options.latencyMs));
+    if (faultRate > 0 && random() < faultRate) {
+      const kind = faultKinds[Math.floor(random() * faultKinds.length)];
+      if (kind === '503' || kind === '429') {
+        entry.fault = kind;
+        entry.status = Number(kind);
+        record(entry);
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (kind === '429') headers['retry-after'] = '1';
+        const body = kind === '503'
+          ? { message: 'Service temporarily unavailable (injected fault)', code: 'SERVICE_UNAVAILABLE' }
+          : { message: 'Too many requests (injected fault)', code: 'RATE_LIMITED' };
+        return new Response(JSON.stringify(body), { status: Number(kind), headers });
+      }
+      // A dropped connection, half the time after the request was processed: the case that makes a retried create dangerous.
+      const after = random() < 0.5;
+      entry.fault = after ? 'drop-after' : 'drop-before';
+      if (after) {
+        const res = await app.fetch(request);
+        await res.arrayBuffer().catch(() => undefined);
+      }
+      record(entry);
+      throw new DroppedConnection();
+    }
+    const res = await app.fetch(request);
+    entry.status = res.status;
+    record(entry);
+    return res;
+  }
+
+  function seedDeals(count: number, opts: { companyId?: number; seed?: number } = {}): DealRead[] {
+    const companyId = opts.companyId ?? 1;
+    const bodies = generateDeals(count, reference, now(), opts.seed ?? store.nextId);
+    const added: number[] = [];
+    store.commit(
+      () => {
+        for (const body of bodies) {
+          // Seeded deals obey the same rules as created ones.
+          const r = validateDeal(body, { mode: 'create', now: now() });
+          if (!r.ok) throw new Error(`generated deal is invalid: ${r.issues[0].path}: ${r.issues[0].message}`);
+          const id = store.nextId++;
+          const stamp = new Date(now() - Math.floor(((count - added.length) * 60_000))).toISOString();
+          store.deals.set(id, { companyId, id, dealId: makeDealId(companyId, id), createdAt: stamp, updatedAt: stamp, historyId: store.nextHistoryId++, write: r.value! });
+          added.push(id);
+        }
+      },
+      () => {
+        for (const id of added) store.deals.delete(id);
+        store.nextId -= added.length;
+        store.nextHistoryId -= added.length;
+      },
+    );
+    return added.map((id) => toRead(store.deals.get(id)!, reference, now()));
+  }
+
+  if (options.seed && options.seed.deals > 0) {
+    const companyId = options.seed.companyId ?? 1;
+    const has = [...store.deals.values()].some((d) => d.companyId === companyId);
+    if (!has) seedDeals(options.seed.deals, { companyId, seed: options.seed.seed });
+  }
+
+  return {
+    async fetch(input, init) {
+      const request = input instanceof Request && init === undefined
+        ? input
+        : new Request(typeof input === 'string' && input.startsWith('/') ? IN_PROCESS_ORIGIN + input : input, init);
+      try {
+        return await handle(request);
+      } catch (err) {
+        if (err instanceof DroppedConnection) throw fetchFailed();
+        throw err;
+      }
+    },
+
+    listen({ port = 0, host = '127.0.0.1' } = {}) {
+      return new Promise<SimulatorListener>((resolve, reject) => {
+        const server = serve(
+          {
+            fetch: async (request, env) => {
+              try {
+                return await handle(request);
+              } catch (err) {
+                if (!(err instanceof DroppedConnection)) throw err;
+                const { incoming, outgoing } = env as { incoming: IncomingMessage; outgoing: ServerResponse };
+                incoming.socket.destroy();
+                outgoing.destroy();
+                return new Response(null, { status: 500 });
+              }
+            },
+            port,
+            hostname: host,
+          },
+          (info: AddressInfo) => {
+            const hostPart = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+            const listener: SimulatorListener = {
+              url: `http://${hostPart}:${info.port}`,
+              close: () =>
+                new Promise<void>((done) => {
+                  listeners.delete(listener);
+                  const s = server as Server;
+                  s.close(() => done());
+                  s.closeAllConnections?.();
+                }),
+            };
+            listeners.add(listener);
+            resolve(listener);
+          },
+        );
+        server.once('error', reject);
+      });
+    },
+
+    async close() {
+      await Promise.all([...listeners].map((l) => l.close()));
+    },
+
+    seedDeals,
+
+    deals(companyId = 1) {
+      return [...store.deals.values()].filter((d) => d.companyId === companyId).map((d) => toRead(d, reference, now()));
+    },
+
+    requests,
+    users,
+    audience,
+    reference,
+  };
+}
+
+/** The form fields of a password-realm token request for a user (a convenience for tests and examples). */
+export function passwordRealmForm(user: SimulatorUser, audience = DEFAULT_AUDIENCE): URLSearchParams {
+  return new URLSearchParams({
+    grant_type: PASSWORD_REALM_GRANT,
+    realm: REALM,
+    audience,
+    username: user.username,
+    password: user.password,
+    client_id: user.clientId,
+    client_secret: user.clientSecret,
+  });
+}
