@@ -8,56 +8,70 @@ import typescript from '@rollup/plugin-typescript';
 import terser from '@rollup/plugin-terser';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
+const abs = (p) => fileURLToPath(new URL(p, import.meta.url));
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const banner = `/*! eidkit v${version} */`;
 
-const plugins = () => [
+// Build-time constants of the tag sources (src/tag/log.ts, src/tag/tag.ts): the minified build folds
+// `__SAS_DEBUG_BUILD__` to false and drops the verbose branches; the debug build logs by default.
+const define = (debug) => ({
+  name: 'eidkit-define',
+  transform(code, id) {
+    if (!id.includes('/src/')) return null;
+    return {
+      // `typeof X !== 'undefined'` guards (which keep the sources runnable unbundled, in vitest) fold to true.
+      code: code
+        .replace(/typeof (__SAS_\w+__) !== 'undefined'/g, 'true')
+        .replaceAll('__SAS_DEBUG_BUILD__', String(debug))
+        .replaceAll('__SAS_VERSION__', JSON.stringify(version)),
+      map: null,
+    };
+  },
+});
+
+// `debug`: true for the readable *.debug.js builds, false for the minified ones.
+const plugins = (debug) => [
   nodeResolve({ browser: true }),
   typescript({
     tsconfig: 'src/tag/tsconfig.json',
-    compilerOptions: { noEmit: false, declaration: false, outDir: 'dist', rootDir: 'src' },
+    // Bundler resolution: rollup resolves the `.js` specifiers of the NodeNext sources to the `.ts` files.
+    // Absolute paths: the plugin resolves rootDir against the tsconfig's folder and `include` against rootDir.
+    compilerOptions: {
+      noEmit: false,
+      declaration: false,
+      outDir: abs('dist'),
+      rootDir: abs('src'),
+      module: 'esnext',
+      moduleResolution: 'bundler',
+    },
+    filterRoot: abs('.'),
     include: ['src/tag/**/*.ts', 'src/core/**/*.ts'],
   }),
+  define(debug),
 ];
-const minify = () => terser({ format: { comments: /^!/ }, compress: { passes: 2 } });
+const minify = () => terser({ format: { comments: /^!/ }, ecma: 2020, toplevel: true, compress: { passes: 3, unsafe: true, unsafe_arrows: true, unsafe_methods: true, pure_getters: true } });
 
-const builds = [
-  {
-    input: 'src/tag/index.ts',
-    output: [
-      { file: 'dist/sas.js', format: 'iife', banner, plugins: [minify()] },
-      { file: 'dist/sas.debug.js', format: 'iife', banner },
-    ],
-    plugins: plugins(),
-  },
+/** Two builds of one entry: minified (`file`) and readable with debug logging on (`debugFile`). */
+const pair = (input, file, debugFile, extra = {}) => [
+  { input, output: { file, format: 'iife', plugins: [minify()], ...extra }, plugins: plugins(false) },
+  { input, output: { file: debugFile, format: 'iife', ...extra }, plugins: plugins(true) },
 ];
+
+const builds = [...pair('src/tag/index.ts', 'dist/sas.js', 'dist/sas.debug.js', { banner })];
 
 // Provider modules: every src/tag/modules/*.ts except types/helpers (files starting with `_` or ending in `.d.ts`).
 const moduleDir = 'src/tag/modules';
 if (existsSync(moduleDir)) {
   for (const file of readdirSync(moduleDir).filter((f) => f.endsWith('.ts') && !f.startsWith('_') && !f.endsWith('.d.ts'))) {
     const name = file.slice(0, -3);
-    builds.push({
-      input: `${moduleDir}/${file}`,
-      output: [
-        { file: `dist/modules/${name}.js`, format: 'iife', plugins: [minify()] },
-        { file: `dist/modules/${name}.debug.js`, format: 'iife' },
-      ],
-      plugins: plugins(),
-    });
+    builds.push(...pair(`${moduleDir}/${file}`, `dist/modules/${name}.js`, `dist/modules/${name}.debug.js`));
   }
 }
 
 if (existsSync('src/tag/full.ts')) {
-  builds.push({
-    input: 'src/tag/full.ts',
-    output: [
-      { file: 'dist/sas.full.js', format: 'iife', banner, plugins: [minify()] },
-      { file: 'dist/sas.full.debug.js', format: 'iife', banner },
-    ],
-    plugins: plugins(),
-  });
+  builds.push(...pair('src/tag/full.ts', 'dist/sas.full.js', 'dist/sas.full.debug.js', { banner }));
 }
 
 export default builds;

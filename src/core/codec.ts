@@ -1,13 +1,39 @@
 /**
  * The Base64 codec of the `eids` GET parameter (extended-ids.md §4): Base64 of the UTF-8 JSON array.
  * Encoding is URL-safe without padding; decoding accepts standard or URL-safe, padded or not.
+ * Built on `btoa`/`atob`, which browsers and Node ≥ 16 both provide: the tag's size budget has no room for a
+ * Base64 library.
  */
-import { encodeURI as toBase64Url, decode as fromBase64, isValid } from 'js-base64';
-import type { Eid, Issue, Result } from './eid.js';
+import type { Issue, Result } from './eid.js';
+
+/** The web-platform globals the codec uses (core's tsconfig has no DOM lib, by design). */
+const g = globalThis as unknown as { btoa(binary: string): string; atob(base64: string): string };
+
+/** Base64 of the UTF-8 bytes of `text`, URL-safe (`-`, `_`) and without `=` padding. */
+export function encodeBase64Url(text: string): string {
+  // encodeURIComponent + unescape is the smallest UTF-8 encoder; JSON.stringify never yields the lone
+  // surrogates encodeURIComponent rejects (ES2019 well-formed JSON.stringify).
+  return g.btoa(unescape(encodeURIComponent(text))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/**
+ * The UTF-8 text in Base64 `text` (standard or URL-safe alphabet, padded or not, surrounding spaces ignored),
+ * or `undefined` when it is not Base64 of valid UTF-8.
+ */
+export function decodeBase64Text(text: string): string | undefined {
+  const s = text.trim().replace(/={0,2}$/, '').replace(/-/g, '+').replace(/_/g, '/');
+  if (!s || s.length % 4 === 1 || !/^[A-Za-z0-9+/]+$/.test(s)) return undefined;
+  try {
+    // decodeURIComponent throws a URIError on bytes that are not valid UTF-8.
+    return decodeURIComponent(escape(g.atob(s)));
+  } catch {
+    return undefined;
+  }
+}
 
 /** Encodes EIDs for the `eids` query parameter: URL-safe Base64, no padding, of the UTF-8 JSON. */
-export function encodeEids(eids: readonly Eid[]): string {
-  return toBase64Url(JSON.stringify(eids));
+export function encodeEids(eids: readonly unknown[]): string {
+  return encodeBase64Url(JSON.stringify(eids));
 }
 
 /**
@@ -16,15 +42,8 @@ export function encodeEids(eids: readonly Eid[]): string {
  */
 export function decodeBase64Json(text: string, path = 'eids'): Result<unknown> {
   const issues: Issue[] = [];
-  const trimmed = typeof text === 'string' ? text.trim() : '';
-  if (!trimmed || !isValid(trimmed)) {
-    issues.push({ path, message: 'not valid Base64' });
-    return { value: undefined, issues };
-  }
-  let json: string;
-  try {
-    json = fromBase64(trimmed);
-  } catch {
+  const json = typeof text === 'string' ? decodeBase64Text(text) : undefined;
+  if (json === undefined) {
     issues.push({ path, message: 'not valid Base64' });
     return { value: undefined, issues };
   }

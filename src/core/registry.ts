@@ -15,81 +15,135 @@ export interface Provider {
 }
 
 /** The entry every unregistered source maps to. */
-export const UNKNOWN_PROVIDER: Provider = Object.freeze({ id: 0, source: 'unknown', name: 'Unknown' });
+export const UNKNOWN_PROVIDER: Provider = /*#__PURE__*/ Object.freeze({ id: 0, source: 'unknown', name: 'Unknown' });
 
-const TABLE: ReadonlyArray<readonly [number, string, string]> = [
-  [1, 'liveramp.com', 'LiveRamp RampID'],
-  [2, 'id5-sync.com', 'ID5'],
+// Two parallel lists indexed by id - 1, so the tag can keep the sources without the names (size budget).
+// Ids are positions: never reorder or remove, only append.
+const SOURCES: readonly string[] = [
+  'liveramp.com', // 1
+  'id5-sync.com', // 2
   // Criteo: only its ad-side id is transferred, not the marketing-side one (spec §2.2).
-  [3, 'criteo.com', 'Criteo'],
+  'criteo.com', // 3
   // Unified ID 2.0 uses one source for US users and another for European users (spec §2.2).
-  [4, 'uidapi.com', 'Unified ID 2.0'],
-  [5, 'euid.eu', 'European Unified ID'],
-  [6, 'adserver.org', 'Unified ID 1.0'],
-  [7, 'pubcid.org', 'SharedID'],
-  [8, 'yahoo.com', 'Yahoo ConnectID'],
-  [9, '33across.com', '33Across ID'],
-  [10, 'amazon.com', 'Amazon Publisher Services'],
-  [11, 'liveintent.com', 'LiveIntent nonID'],
-  [12, 'merkleinc.com', 'Merkle ID'],
-  [13, 'netid.de', 'netID'],
-  [14, 'neustar.biz', 'Fabrick ID'],
-  [15, 'zeotap.com', 'Zeotap ID+'],
-  [16, 'intentiq.com', 'Intent IQ'],
-  [17, 'crwdcntrl.net', 'Lotame Panorama ID'],
-  [18, 'quantcast.com', 'Quantcast ID'],
-  [19, 'permutive.com', 'Permutive'],
-  [20, 'teads.com', 'Teads ID'],
-  [21, 'utiq.com', 'Utiq'],
-  [22, 'audigent.com', 'Audigent'],
-  [23, 'pubmatic.com', 'PubMatic'],
-  [24, 'openx.net', 'OpenX'],
-  [25, 'rubiconproject.com', 'Magnite'],
-  [26, 'lotame.com', 'Lotame'],
-  [27, 'sharethrough.com', 'Sharethrough'],
-  [28, 'adnxs.com', 'Microsoft Xandr'],
-  [29, 'novatiq.com', 'Novatiq Snowflake ID'],
-  [30, 'hadron.ad.gt', 'Audigent Hadron ID'],
-  [31, 'epsilon.com', 'Epsilon PublinkID'],
-  [32, 'tapad.com', 'Tapad'],
-  [33, 'parrable.com', 'Parrable'],
-  [34, 'deepintent.com', 'DeepIntent'],
-  [35, 'kpuid.com', 'Kinesso ID'],
-  [36, 'britepool.com', 'BritePool'],
-  [37, 'google.com', 'Google PAIR'],
-  [38, 'trustpid.com', 'Trustpid'],
-  [39, 'mediawallahscript.com', 'MediaWallah'],
-  [40, 'adquery.io', 'Adquery QID'],
-  [41, 'bidswitch.net', 'BidSwitch'],
-  [42, 'hemsha256', 'Hashed email (SHA-256)'],
-  [43, 'ip', 'IP address'],
-  [44, 'operaads.com', 'Opera Ads ID'],
-  [45, 'rtbhouse.com', 'RTB House'],
+  'uidapi.com', // 4
+  'euid.eu', // 5
+  'adserver.org', // 6
+  'pubcid.org', // 7
+  'yahoo.com', // 8
+  '33across.com', // 9
+  'amazon.com', // 10
+  'liveintent.com', // 11
+  'merkleinc.com', // 12
+  'netid.de', // 13
+  'neustar.biz', // 14
+  'zeotap.com', // 15
+  'intentiq.com', // 16
+  'crwdcntrl.net', // 17
+  'quantcast.com', // 18
+  'permutive.com', // 19
+  'teads.com', // 20
+  'utiq.com', // 21
+  'audigent.com', // 22
+  'pubmatic.com', // 23
+  'openx.net', // 24
+  'rubiconproject.com', // 25
+  'lotame.com', // 26
+  'sharethrough.com', // 27
+  'adnxs.com', // 28
+  'novatiq.com', // 29
+  'hadron.ad.gt', // 30
+  'epsilon.com', // 31
+  'tapad.com', // 32
+  'parrable.com', // 33
+  'deepintent.com', // 34
+  'kpuid.com', // 35
+  'britepool.com', // 36
+  'google.com', // 37
+  'trustpid.com', // 38
+  'mediawallahscript.com', // 39
+  'adquery.io', // 40
+  'bidswitch.net', // 41
+  'hemsha256', // 42
+  'ip', // 43
+  'operaads.com', // 44
+  'rtbhouse.com', // 45
+];
+
+const NAMES: readonly string[] = [
+  'LiveRamp RampID', // 1
+  'ID5', // 2
+  'Criteo', // 3
+  'Unified ID 2.0', // 4
+  'European Unified ID', // 5
+  'Unified ID 1.0', // 6
+  'SharedID', // 7
+  'Yahoo ConnectID', // 8
+  '33Across ID', // 9
+  'Amazon Publisher Services', // 10
+  'LiveIntent nonID', // 11
+  'Merkle ID', // 12
+  'netID', // 13
+  'Fabrick ID', // 14
+  'Zeotap ID+', // 15
+  'Intent IQ', // 16
+  'Lotame Panorama ID', // 17
+  'Quantcast ID', // 18
+  'Permutive', // 19
+  'Teads ID', // 20
+  'Utiq', // 21
+  'Audigent', // 22
+  'PubMatic', // 23
+  'OpenX', // 24
+  'Magnite', // 25
+  'Lotame', // 26
+  'Sharethrough', // 27
+  'Microsoft Xandr', // 28
+  'Novatiq Snowflake ID', // 29
+  'Audigent Hadron ID', // 30
+  'Epsilon PublinkID', // 31
+  'Tapad', // 32
+  'Parrable', // 33
+  'DeepIntent', // 34
+  'Kinesso ID', // 35
+  'BritePool', // 36
+  'Google PAIR', // 37
+  'Trustpid', // 38
+  'MediaWallah', // 39
+  'Adquery QID', // 40
+  'BidSwitch', // 41
+  'Hashed email (SHA-256)', // 42
+  'IP address', // 43
+  'Opera Ads ID', // 44
+  'RTB House', // 45
 ];
 
 /** Every named provider (ids 1–45), in id order. `Unknown` is not included; see {@link UNKNOWN_PROVIDER}. */
-export const PROVIDERS: readonly Provider[] = Object.freeze(
-  TABLE.map(([id, source, name]) => Object.freeze({ id, source, name })),
+export const PROVIDERS: readonly Provider[] = /*#__PURE__*/ Object.freeze(
+  /*#__PURE__*/ SOURCES.map((source, i) => Object.freeze({ id: i + 1, source, name: NAMES[i] })),
 );
 
-const BY_SOURCE = new Map<string, Provider>(PROVIDERS.map((p) => [p.source, p]));
-const BY_ID = new Map<number, Provider>(PROVIDERS.map((p) => [p.id, p]));
+/**
+ * The provider id of an EID `source`, case-insensitively; 0 (Unknown) for anything else.
+ * Needs only the source list, so the tag can use it without carrying the provider names.
+ */
+export function providerIdForSource(source: unknown): number {
+  return typeof source === 'string' ? SOURCES.indexOf(source.trim().toLowerCase()) + 1 : 0;
+}
 
 /**
  * Maps an EID `source` to its provider, case-insensitively; anything unregistered is `Unknown` (id 0).
  * @example providerForSource('UIDAPI.com') // { id: 4, source: 'uidapi.com', name: 'Unified ID 2.0' }
  */
 export function providerForSource(source: unknown): Provider {
-  if (typeof source !== 'string') return UNKNOWN_PROVIDER;
-  return BY_SOURCE.get(source.trim().toLowerCase()) ?? UNKNOWN_PROVIDER;
+  return providerById(providerIdForSource(source));
 }
 
 /** Looks a provider up by its numeric id; `Unknown` for 0 or any id not in the registry. */
 export function providerById(id: number): Provider {
-  return BY_ID.get(id) ?? UNKNOWN_PROVIDER;
+  return (Number.isInteger(id) && PROVIDERS[id - 1]) || UNKNOWN_PROVIDER;
 }
 
 /** True when the source belongs to a registered provider. */
 export function isKnownSource(source: unknown): boolean {
-  return providerForSource(source) !== UNKNOWN_PROVIDER;
+  return providerIdForSource(source) > 0;
 }
