@@ -30,6 +30,7 @@ const LOOKUP_COLUMNS = ['id', 'name', 'isArchived'];
 interface ConnectionFlags {
   simulator?: boolean;
   as?: string;
+  simulatorData?: string;
   config?: string;
   tokenFile?: string;
   cache?: boolean;
@@ -85,6 +86,7 @@ function connectionOptions(cmd: Command): Command {
   return cmd
     .option('--simulator', 'run against a deal API simulator started in-process (no credentials needed)')
     .option('--as <user>', 'with --simulator: which demo user (company, other, dsp)', 'company')
+    .option('--simulator-data <file>', 'with --simulator: keep its deals in this file between commands (or $EIDKIT_SIMULATOR_DATA)')
     .option('--config <file>', `config file (default $${'EIDKIT_CONFIG'} or ~/.config/eidkit/config.json)`)
     .option('--token-file <file>', 'user token cache, created readable by you only (default ~/.cache/eidkit/token.json)')
     .option('--no-cache', 'neither read nor write the token cache')
@@ -121,12 +123,16 @@ interface Session {
   close(): Promise<void>;
 }
 
-/** The simulator's demo users, by the short name `--as` takes. */
+/** Demo deals the in-process simulator starts with, so `list`, `get 1` and `update 1` show something. */
+const SIMULATOR_SEED_DEALS = 25;
+
+/** A client on a simulator started in this process, logged in as one of its demo users (`--as`). */
 async function simulatorSession(flags: ConnectionFlags, base: Partial<DealApiClientOptions>): Promise<Session> {
-  const sim = await import('../simulator/index.js');
-  const simulator = (sim as any).createDealApiSimulator({});
-  const users: Array<{ username: string; password: string; clientId: string; clientSecret: string; kind: string }> = (sim as any).DEMO_USERS ?? simulator.users;
+  const { createDealApiSimulator, IN_PROCESS_ORIGIN } = await import('../simulator/index.js');
+  const dataFile = flags.simulatorData ?? process.env.EIDKIT_SIMULATOR_DATA;
+  const simulator = createDealApiSimulator({ seed: { deals: SIMULATOR_SEED_DEALS }, ...(dataFile ? { dataFile } : {}) });
   const wanted = flags.as ?? 'company';
+  const users = simulator.users;
   const user =
     users.find((u) => u.username === wanted) ??
     users.find((u) => u.username.split('@')[0] === wanted) ??
@@ -134,13 +140,13 @@ async function simulatorSession(flags: ConnectionFlags, base: Partial<DealApiCli
   if (!user) throw new CliError(`--as ${wanted}: no such demo user (try company, other or dsp)`, EXIT.USAGE);
   const client = new DealApiClient({
     ...base,
-    baseUrl: simulator.baseUrl,
-    authUrl: simulator.authUrl,
+    baseUrl: `${IN_PROCESS_ORIGIN}/current/`,
+    authUrl: IN_PROCESS_ORIGIN,
     audience: simulator.audience,
-    fetch: simulator.fetch,
+    fetch: simulator.fetch as typeof fetch,
     credentials: { clientId: user.clientId, clientSecret: user.clientSecret, username: user.username, password: user.password },
   });
-  return { client, close: async () => void (await simulator.close?.()) };
+  return { client, close: () => simulator.close() };
 }
 
 async function openSession(flags: ConnectionFlags): Promise<Session> {
@@ -430,7 +436,7 @@ export function registerDealsCommands(program: Command): void {
           const counts = await client.deals.countBreakdown();
           if (flags.json) process.stdout.write(JSON.stringify(counts, null, 2) + '\n');
           else {
-            const rows = Object.entries(counts).map(([status, count]) => ({ status, count }));
+            const rows = flatten(counts).map(([status, count]) => ({ status, count }));
             process.stdout.write(flags.csv ? csvRow(['status', 'count']) + rows.map((r) => csvRow([r.status, r.count])).join('') : formatTable(rows, ['status', 'count']));
           }
         });
@@ -491,4 +497,11 @@ function printWritten(deal: Record<string, unknown>, json: boolean | undefined, 
   if (json) process.stdout.write(JSON.stringify(deal, null, 2) + '\n');
   else process.stdout.write(formatRecord(deal));
   process.stderr.write(`${message}\n`);
+}
+
+/** Nested counts as dotted rows: `{ byType: { DirectDeal: 2 } }` → `byType.DirectDeal 2`. */
+function flatten(value: Record<string, unknown>, prefix = ''): Array<[string, unknown]> {
+  return Object.entries(value).flatMap(([k, v]) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? flatten(v as Record<string, unknown>, `${prefix}${k}.`) : [[`${prefix}${k}`, v] as [string, unknown]],
+  );
 }
