@@ -1,8 +1,8 @@
 /**
  * Header-bidding bridge (extended-ids.md §4 "unified auction"): before each ad call, reads the eids of the
  * publisher's Prebid.js user id module (`pbjs.getUserIdsAsEids()`; `modules.prebid.global` names another global)
- * and hands them to the host, which merges them under the page's own eids. When the library offers
- * `getUserIdsAsync`, the bridge first waits for its ids (within the host's bound).
+ * and hands them to the host, which merges them under the page's own eids. When it has none yet and the library
+ * offers `getUserIdsAsync`, the bridge waits for its ids (within the host's bound).
  * Page flag: `window.sas_disable_prebid = true`.
  */
 import type { Eid } from '../../core/index.js';
@@ -19,9 +19,15 @@ export function startPrebid(ctx: ModuleContext): ModuleRun | undefined {
     async eids() {
       const lib = (window as unknown as Record<string, any>)[name];
       if (!lib || typeof lib.getUserIdsAsEids !== 'function') return [];
-      if (typeof lib.getUserIdsAsync === 'function') await lib.getUserIdsAsync();
-      const eids = lib.getUserIdsAsEids() as unknown;
-      return Array.isArray(eids) ? (eids as Eid[]) : [];
+      const read = () => {
+        const eids = lib.getUserIdsAsEids() as unknown;
+        return Array.isArray(eids) ? (eids as Eid[]) : [];
+      };
+      const now = read();
+      // Nothing yet: the library may still be fetching its ids; wait for them (the host bounds the wait).
+      if (now.length || typeof lib.getUserIdsAsync !== 'function') return now;
+      await lib.getUserIdsAsync();
+      return read();
     },
   };
 }
