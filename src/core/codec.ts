@@ -22,7 +22,7 @@ export function encodeBase64Url(text: string): string {
  */
 export function decodeBase64Text(text: string): string | undefined {
   const s = text.trim().replace(/={0,2}$/, '').replace(/-/g, '+').replace(/_/g, '/');
-  if (!s || s.length % 4 === 1 || !/^[A-Za-z0-9+/]+$/.test(s)) return undefined;
+  if (s.length % 4 === 1 || !/^[A-Za-z0-9+/]*$/.test(s)) return undefined;
   try {
     // decodeURIComponent throws a URIError on bytes that are not valid UTF-8.
     return decodeURIComponent(escape(g.atob(s)));

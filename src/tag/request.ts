@@ -73,7 +73,7 @@ const bytes = (s: string) => unescape(encodeURIComponent(s)).length;
 
 /**
  * Chooses the eids that fit in `budget` Base64 characters, leaving out whole EIDs: unknown sources first, then
- * the largest (issue #2). Returns the kept EIDs in their original order and the sources left out.
+ * the largest (issue #2). Returns the kept EIDs in their original order and the sources left out, in the order they went.
  */
 export function fitEids(eids: Eid[], budget: number): { kept: Eid[]; dropped: string[] } {
   const sizes = eids.map((e) => bytes(JSON.stringify(e)) + 1);
@@ -90,7 +90,7 @@ export function fitEids(eids: Eid[], budget: number): { kept: Eid[]; dropped: st
     total -= sizes[i];
     kept = eids.filter((_, j) => !out.has(j));
   }
-  return { kept, dropped: eids.filter((_, j) => out.has(j)).map((e) => e.source) };
+  return { kept, dropped: [...out].map((i) => eids[i].source) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { PROVIDERS, UNKNOWN_PROVIDER, providerForSource, providerById } from '../../src/core/index.js';
+import { PROVIDERS, UNKNOWN_PROVIDER, providerForSource, providerById, providerIdForSource } from '../../src/core/index.js';
 
 describe('provider registry', () => {
   test('has 45 named providers with unique ids 1..45 and unique sources', () => {
@@ -27,5 +27,16 @@ describe('provider registry', () => {
     expect(providerForSource(undefined)).toBe(UNKNOWN_PROVIDER);
     expect(providerForSource(42)).toBe(UNKNOWN_PROVIDER);
     expect(providerById(99)).toBe(UNKNOWN_PROVIDER);
+  });
+});
+
+describe('providerIdForSource', () => {
+  test('agrees with providerForSource for every provider and for unknown sources', () => {
+    for (const p of PROVIDERS) {
+      expect(providerIdForSource(p.source.toUpperCase())).toBe(p.id);
+      expect(providerById(p.id)).toBe(p);
+    }
+    expect(providerIdForSource('nope.example')).toBe(0);
+    expect(providerIdForSource(null)).toBe(0);
   });
 });
