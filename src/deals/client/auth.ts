@@ -207,16 +207,19 @@ export class TokenManager {
     if (grant === 'password-realm' && (!credentials.username || !credentials.password)) {
       throw new AuthenticationError('the password-realm grant needs credentials.username and credentials.password', { redact, attempts: 0 });
     }
-    const wait = this.budgetWaitMs();
-    if (wait > 0) {
-      throw new AuthAttemptsExhaustedError(
-        `local authentication budget spent (${budget.maxAttempts} attempts per ${Math.round(budget.windowMs / 1000)} s); retry in ${Math.ceil(wait / 1000)} s`,
-        wait,
-        { redact, attempts: 0 },
-      );
-    }
-    this.#attempts.push(this.#s.now());
-    this.stats.tokenRequests++;
+    // Every HTTP attempt, retries included, spends budget: the service counts what reaches it.
+    const spend = () => {
+      const wait = this.budgetWaitMs();
+      if (wait > 0) {
+        throw new AuthAttemptsExhaustedError(
+          `local authentication budget spent (${budget.maxAttempts} attempts per ${Math.round(budget.windowMs / 1000)} s); retry in ${Math.ceil(wait / 1000)} s`,
+          wait,
+          { redact, attempts: 0 },
+        );
+      }
+      this.#attempts.push(this.#s.now());
+      this.stats.tokenRequests++;
+    };
     const form = new URLSearchParams({ grant_type: grant === 'password-realm' ? PASSWORD_REALM_GRANT : 'client_credentials' });
     if (grant === 'password-realm') {
       form.set('realm', realm);
@@ -229,8 +232,8 @@ export class TokenManager {
     const url = new URL('oauth/token', authUrl);
     let res: HttpResponse;
     try {
-      // Transient failures are retried only when no connection was made: each attempt spends budget.
-      res = await this.#s.transport.send({ method: 'POST', url, form, retry: 'unsent-only', mapError: (r, q) => mapAuthError(r, q, redact) });
+      // A token request changes nothing but the attempt count, so transient failures are retried within the budget.
+      res = await this.#s.transport.send({ method: 'POST', url, form, retry: 'idempotent', beforeAttempt: spend, mapError: (r, q) => mapAuthError(r, q, redact) });
     } catch (err) {
       if (err instanceof AuthenticationError && !(err instanceof AuthAttemptsExhaustedError)) this.#fatal = err;
       if (err instanceof AuthAttemptsExhaustedError) {

@@ -65,6 +65,8 @@ export interface HttpRequest {
   token?: () => Promise<string>;
   /** Called once with the refused token on a 401; the request is then replayed once with a fresh token. */
   onUnauthorized?: (token: string) => void;
+  /** Runs before every attempt (retries included); throwing stops the request. */
+  beforeAttempt?: () => void;
   /** Maps an error response to an error (defaults to the deal API's mapping). */
   mapError?: (res: HttpResponse, req: HttpRequest) => DealApiError;
 }
@@ -222,6 +224,7 @@ export class Transport {
     let replayed = false;
     for (;;) {
       const token = req.token ? await req.token() : undefined;
+      req.beforeAttempt?.();
       attempts++;
       let outcome: HttpResponse | DealApiError;
       try {

@@ -1,0 +1,54 @@
+/** Helpers to run the client against the real simulator, in-process (its fetch) or over HTTP on loopback. */
+import { createDealApiSimulator, IN_PROCESS_ORIGIN, type DealApiSimulatorOptions } from '../../../src/simulator/index.js';
+import { DealApiClient, type DealApiClientOptions } from '../../../src/deals/index.js';
+
+export type Transport = 'in-process' | 'http';
+
+/** A valid fixed-price deal (spec 2.2 shape) targeting one buyer and one country. */
+export const VALID_DEAL = {
+  name: 'Spring sale',
+  isActive: true,
+  beginDate: null,
+  endDate: null,
+  currency: 'EUR',
+  pricingModel: 1,
+  price: 2.5,
+  minCompanyVendorCost: 0.1,
+  buyerIds: [101],
+  countryCodes: ['FR'],
+};
+
+export async function startSimulator(
+  transport: Transport,
+  options: DealApiSimulatorOptions = {},
+  clientOptions: Partial<DealApiClientOptions> & { user?: 'company' | 'dsp' | 'other' } = {},
+) {
+  const sim = createDealApiSimulator(options);
+  let origin = IN_PROCESS_ORIGIN;
+  let fetchImpl: typeof fetch = sim.fetch as typeof fetch;
+  if (transport === 'http') {
+    const listener = await sim.listen();
+    origin = listener.url;
+    fetchImpl = globalThis.fetch;
+  }
+  const wanted = clientOptions.user ?? 'company';
+  const user = sim.users.find((u) => (wanted === 'other' ? u.username.startsWith('other') : u.kind === wanted))!;
+  const credentials = { clientId: user.clientId, clientSecret: user.clientSecret, username: user.username, password: user.password };
+  const make = (extra: Partial<DealApiClientOptions> = {}) =>
+    new DealApiClient({
+      baseUrl: `${origin}/current/`,
+      authUrl: origin,
+      audience: sim.audience,
+      credentials,
+      fetch: fetchImpl,
+      retries: { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 50 },
+      ...clientOptions,
+      ...extra,
+    });
+  return { sim, client: make(), make, credentials, origin, close: () => sim.close() };
+}
+
+/** Only the requests to deal and lookup endpoints (not auth). */
+export function apiRequests(sim: { requests: Array<{ path: string; method: string }> }) {
+  return sim.requests.filter((r) => !r.path.endsWith('/oauth/token') && !r.path.endsWith('/authorize'));
+}
