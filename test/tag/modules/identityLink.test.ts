@@ -9,7 +9,10 @@ import { callOnce, fakeHost, gdprState, operatorEnables, resetPage, storageSnaps
 const w = window as any;
 const EMAIL = 'Jane.Doe+news@Gmail.com';
 const HASH = sha256HexSync('janedoe@gmail.com');
-const make = () => defineModule({ name: 'identityLink', gvl: 97, start: startIdentityLink });
+// Every run is stopped after its test: a live MutationObserver from one test must not see the next test's DOM.
+const runs: Array<{ stop?(): void }> = [];
+const make = () =>
+  defineModule({ name: 'identityLink', gvl: 97, start: (ctx) => { const r = startIdentityLink(ctx); if (r) runs.push(r); return r; } });
 const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
 const envelopeCookie = (env: string) => btoa(JSON.stringify({ timestamp: Date.now(), version: 1, envelope: env }));
 let ext: ReturnType<typeof make>;
@@ -20,7 +23,10 @@ beforeEach(() => {
   operatorEnables('identityLink');
   ext = make();
 });
-afterEach(() => resetPage());
+afterEach(() => {
+  runs.splice(0).forEach((r) => r.stop?.());
+  resetPage();
+});
 
 const setupWith = (settings: Record<string, unknown>, consent = undefined as any) =>
   fakeHost({ modules: { identityLink: settings } }, consent === undefined ? { ready: true } : consent);
