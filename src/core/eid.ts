@@ -58,11 +58,31 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 function copyExt(v: unknown): Record<string, unknown> | undefined {
   if (!isObject(v)) return undefined;
   try {
+    const flat = copyFlat(v);
+    if (flat) return flat;
     const copy = JSON.parse(JSON.stringify(v)) as unknown;
     return isObject(copy) ? copy : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The fast path of {@link copyExt} for what ext objects usually are: a plain object whose values are strings,
+ * finite numbers, booleans or null. Such an object copies key by key to exactly what the JSON round trip gives;
+ * anything else (nesting, `toJSON`, `__proto__` keys, non-finite numbers) returns undefined for the slow path.
+ */
+function copyFlat(v: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (Object.getPrototypeOf(v) !== Object.prototype) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const x = v[k];
+    if (k === '__proto__' || k === 'toJSON') return undefined;
+    if (typeof x === 'string' || typeof x === 'boolean' || x === null) out[k] = x;
+    else if (typeof x === 'number' && Number.isFinite(x)) out[k] = x === 0 ? 0 : x; // JSON writes -0 as 0
+    else return undefined;
+  }
+  return out;
 }
 
 /** AdCOM atype: 1, 2, 3 or vendor-specific ≥ 500. */
@@ -197,6 +217,7 @@ export function mergeEids(eids: readonly Eid[]): Eid[] {
 }
 
 function dedupeUids(uids: readonly Uid[]): Uid[] {
+  if (uids.length < 2) return uids.slice();
   const ids = new Set<string>();
   return uids.filter((u) => !ids.has(u.id) && !!ids.add(u.id));
 }
