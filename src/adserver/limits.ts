@@ -36,6 +36,6 @@ export const DEFAULT_LIMITS: Readonly<AdCallLimits> = Object.freeze({
 });
 
 /** Fills the caps not given with the defaults. */
-export function resolveLimits(limits: Partial<AdCallLimits> = {}): AdCallLimits {
-  return { ...DEFAULT_LIMITS, ...limits };
+export function resolveLimits(limits?: Partial<AdCallLimits>): Readonly<AdCallLimits> {
+  return limits ? { ...DEFAULT_LIMITS, ...limits } : DEFAULT_LIMITS;
 }

@@ -3,8 +3,9 @@
  * `/call` with an `eids` array in the JSON body. Parsing never throws and never refuses a call: whatever is
  * broken is dropped and named in `issues`, the rest is kept.
  */
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import { decodeBase64Json, validateEids } from '../core/index.js';
+import { validateEids } from '../core/index.js';
 import type { Eid, Issue } from '../core/index.js';
 import { resolveLimits } from './limits.js';
 import type { AdCallLimits } from './limits.js';
@@ -96,10 +97,33 @@ const MAX_ID = 2 ** 31 - 1;
 const COOKIE_VALUE = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]+$/;
 const decoder = new TextDecoder();
 
+/**
+ * Node's fast path of core's `decodeBase64Json`, accepting and refusing the same texts with the same issues:
+ * Base64, standard or URL-safe, padded or not, of UTF-8 JSON. Buffer decodes natively, several times faster
+ * than core's portable `atob` route, which keeps parsing an ad call within 2x a bare decode (README "Measured
+ * sizes and ratios"). Buffer skips or stops at characters outside both alphabets instead of failing, and each
+ * such character shortens the output, so comparing the decoded length with the length the text implies finds
+ * them without a second scan.
+ */
+export function decodeBase64JsonFast(text: string, path = 'eids'): { value: unknown; issues: Issue[] } {
+  let body = text.trim();
+  if (body.endsWith('=')) body = body.replace(/={1,2}$/, '');
+  const bytes = body.length % 4 === 1 ? undefined : Buffer.from(body, 'base64');
+  if (!bytes || bytes.length !== Math.floor((body.length * 3) / 4) || !isUtf8(bytes)) {
+    return { value: undefined, issues: [{ path, message: 'not valid Base64' }] };
+  }
+  try {
+    return { value: JSON.parse(bytes.toString('utf8')) as unknown, issues: [] };
+  } catch {
+    return { value: undefined, issues: [{ path, message: 'Base64 does not hold valid JSON' }] };
+  }
+}
+
 /** The endpoint named by a URL path's last segment (`/ac`, `/x/genericpost`, `/call/`). */
 export function endpointOf(pathname: string): AdCallEndpoint {
-  const parts = pathname.split('/').filter(Boolean);
-  return ENDPOINTS[(parts[parts.length - 1] ?? '').toLowerCase()] ?? 'unknown';
+  const end = pathname.endsWith('/') ? pathname.length - 1 : pathname.length;
+  const last = pathname.slice(pathname.lastIndexOf('/', end - 1) + 1, end).toLowerCase();
+  return Object.hasOwn(ENDPOINTS, last) ? ENDPOINTS[last] : 'unknown';
 }
 
 function header(headers: HeadersLike | undefined, name: string): string | undefined {
@@ -129,6 +153,10 @@ class Collector {
   constructor(endpoint: AdCallEndpoint, limits: AdCallLimits) {
     this.limits = limits;
     this.call = { endpoint, formats: [], eids: [], consent: {}, issues: [] };
+  }
+  /** Sets an optional field only when it has a value, so absent fields have no key at all. */
+  set<K extends 'networkId' | 'siteId' | 'pageId' | 'target'>(key: K, value: AdCall[K]): void {
+    if (value !== undefined) this.call[key] = value;
   }
   issue(path: string, message: string): void {
     this.call.issues.push({ path, message });
@@ -177,8 +205,7 @@ class Collector {
       this.issue('eids', `parameter longer than ${this.limits.maxEidsParamLength} characters; all eids dropped`);
       return;
     }
-    // An unencoded `+` of standard Base64 arrives as a space after query decoding; a space is never Base64.
-    const { value, issues } = decodeBase64Json(param.includes(' ') ? param.replace(/ /g, '+') : param);
+    const { value, issues } = decodeBase64JsonFast(param);
     if (issues.length) {
       this.call.issues.push(...issues.map((i) => ({ path: i.path, message: `${i.message}; all eids dropped` })));
       return;
@@ -206,15 +233,54 @@ class Collector {
   }
 }
 
-function readQuery(col: Collector, q: URLSearchParams): void {
-  const get = (k: string) => q.get(k) ?? undefined;
+/** The GET parameters an ad call reads (extended-ids.md §4, domain-notes.md "Consent"). */
+const QUERY_KEYS = new Set(['nwid', 'siteid', 'pgid', 'fmtid', 'tgt', 'tmstp', 'uid', 'eids', 'gdpr', 'gdpr_consent', 'gpp', 'gpp_sid', 'us_privacy']);
+
+/**
+ * The known query parameters, first occurrence wins. One pass, no URLSearchParams: values are decoded only
+ * for known keys and only when they hold an escape, which keeps the 1-2 KB `eids` value from being copied.
+ */
+function parseQuery(search: string, col: Collector): Map<string, string> {
+  const out = new Map<string, string>();
+  const n = search.length;
+  let i = search.startsWith('?') ? 1 : 0;
+  while (i < n) {
+    let amp = search.indexOf('&', i);
+    if (amp < 0) amp = n;
+    let eq = search.indexOf('=', i);
+    if (eq < 0 || eq > amp) eq = amp;
+    const key = decodeComponent(search.slice(i, eq), true);
+    if (key !== undefined && QUERY_KEYS.has(key) && !out.has(key)) {
+      // In `eids` a `+` is standard Base64, never a form-encoded space.
+      const value = decodeComponent(eq < amp ? search.slice(eq + 1, amp) : '', key !== 'eids');
+      if (value === undefined) col.issue(key, 'malformed percent-encoding; ignored');
+      else out.set(key, value);
+    }
+    i = amp + 1;
+  }
+  return out;
+}
+
+function decodeComponent(raw: string, plusIsSpace: boolean): string | undefined {
+  const s = plusIsSpace && raw.includes('+') ? raw.replace(/\+/g, ' ') : raw;
+  if (!s.includes('%')) return s;
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+}
+
+function readQuery(col: Collector, search: string): void {
+  const q = parseQuery(search, col);
+  const get = (k: string) => q.get(k);
   const call = col.call;
-  call.networkId = col.id('nwid', get('nwid'));
-  call.siteId = col.id('siteid', get('siteid'));
-  call.pageId = col.text('pgid', get('pgid'));
+  col.set('networkId', col.id('nwid', get('nwid')));
+  col.set('siteId', col.id('siteid', get('siteid')));
+  col.set('pageId', col.text('pgid', get('pgid')));
   const fmt = col.id('fmtid', get('fmtid'));
   if (fmt !== undefined) call.formats.push({ id: fmt });
-  call.target = col.text('tgt', get('tgt'));
+  col.set('target', col.text('tgt', get('tgt')));
   col.timestamp('tmstp', get('tmstp'));
   col.uid('uid', get('uid'));
   col.consent(get('gdpr'), get('gdpr_consent'), get('gpp'), get('gpp_sid'), get('us_privacy'), [
@@ -225,7 +291,7 @@ function readQuery(col: Collector, q: URLSearchParams): void {
     'us_privacy',
   ]);
   const eids = q.get('eids');
-  if (eids !== null && eids !== '') col.eidsParam(eids);
+  if (eids !== undefined && eids !== '') col.eidsParam(eids.includes(' ') ? eids.replace(/ /g, '+') : eids);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -272,14 +338,14 @@ function readBodyFields(col: Collector, b: Record<string, unknown>): void {
       return undefined;
     }
   };
-  call.networkId = col.id('networkId', field('networkId'));
-  call.siteId = col.id('siteId', field('siteId'));
-  call.pageId = col.text('pageId', field('pageId'));
+  col.set('networkId', col.id('networkId', field('networkId')));
+  col.set('siteId', col.id('siteId', field('siteId')));
+  col.set('pageId', col.text('pageId', field('pageId')));
   const formatId = col.id('formatId', field('formatId'));
   if (formatId !== undefined) call.formats.push({ id: formatId });
   const formats = field('formats');
   if (formats !== undefined) readFormats(col, formats);
-  call.target = col.text('target', field('target'));
+  col.set('target', col.text('target', field('target')));
   col.timestamp('timestamp', field('timestamp'));
   col.uid('uid', field('uid'));
   const either = (a: string, b2: string) => field(a) ?? field(b2);
@@ -319,13 +385,26 @@ function readFormats(col: Collector, formats: unknown): void {
   if (formats.length > n) col.issue('formats', `more than ${col.limits.maxFormats} formats: ${formats.length - n} dropped`);
 }
 
-function toUrl(url: string | URL): URL | undefined {
-  if (url instanceof URL) return url;
-  try {
-    return new URL(url, 'http://localhost');
-  } catch {
-    return undefined;
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+/** Path and query of a URL, without building a URL object on the common shapes (`/path?q`, `https://host/path?q`). */
+function splitUrl(url: string | URL): { pathname: string; search: string } | undefined {
+  if (url instanceof URL) return { pathname: url.pathname, search: url.search };
+  if (typeof url !== 'string') return undefined;
+  const origin = url.startsWith('/') && !url.startsWith('//') ? '' : ORIGIN.exec(url)?.[0];
+  if (origin === undefined) {
+    try {
+      const u = new URL(url, 'http://localhost');
+      return { pathname: u.pathname, search: u.search };
+    } catch {
+      return undefined;
+    }
   }
+  let rest = url.slice(origin.length);
+  const hash = rest.indexOf('#');
+  if (hash >= 0) rest = rest.slice(0, hash);
+  const q = rest.indexOf('?');
+  return { pathname: (q < 0 ? rest : rest.slice(0, q)) || '/', search: q < 0 ? '' : rest.slice(q) };
 }
 
 function finish(col: Collector, headers: HeadersLike | undefined, options: ParseOptions): AdCall {
@@ -340,8 +419,6 @@ function finish(col: Collector, headers: HeadersLike | undefined, options: Parse
   const referer = header(headers, 'referer');
   if (referer && referer.length <= col.limits.maxTextLength) call.referer = referer;
   if (options.ip) call.ip = options.ip;
-  // Drop the keys of absent optional fields so results compare and serialise cleanly.
-  for (const k of Object.keys(call) as (keyof AdCall)[]) if (call[k] === undefined) delete call[k];
   return call;
 }
 
@@ -351,14 +428,14 @@ function finish(col: Collector, headers: HeadersLike | undefined, options: Parse
  */
 export function parseAdCall(input: AdCallInput, options: ParseOptions = {}): AdCall {
   const limits = resolveLimits(options.limits);
-  const url = toUrl(input?.url ?? '');
+  const url = splitUrl(input?.url ?? '');
   const col = new Collector(url ? endpointOf(url.pathname) : 'unknown', limits);
   try {
     if (!url) col.issue('url', 'not a valid URL');
     else if (col.call.endpoint === 'unknown') col.issue('url', `${url.pathname} is not an ad-call endpoint (/ac, /genericpost, /call)`);
     const method = (input.method ?? (input.body !== undefined ? 'POST' : 'GET')).toUpperCase();
     if (method === 'POST') readBody(col, input.body);
-    else if (url) readQuery(col, url.searchParams);
+    else if (url) readQuery(col, url.search);
   } catch {
     col.issue('request', 'could not be read');
   }

@@ -2,6 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
+import { decodeBase64Json } from '../../src/core/index.js';
+import { decodeBase64JsonFast } from '../../src/adserver/parse.js';
 import { DEFAULT_LIMITS, parseAdCall, parseAdCallRequest, parseIncomingMessage, readCookie } from '../../src/adserver/index.js';
 import type { AdCall } from '../../src/adserver/index.js';
 import { EUID, ID5, UID2, UNKNOWN, b64, b64url, getCall } from './fixtures.js';
@@ -282,6 +284,30 @@ describe('malformed input never fails the call', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('decodeBase64JsonFast', () => {
+  test("accepts and refuses exactly what core's decodeBase64Json does, with the same value and issues", () => {
+    const b64text = fc.oneof(
+      fc.json().map((j) => Buffer.from(j).toString('base64')),
+      fc.json().map((j) => Buffer.from(j).toString('base64url')),
+      fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.from(b).toString('base64')),
+      fc.stringMatching(/^[A-Za-z0-9+/_=\- .!]{0,24}$/),
+      fc.string({ maxLength: 24 }),
+    );
+    const mutated = fc.tuple(b64text, fc.nat(), fc.constantFrom('', '=', '==', '===', ' ', '*', '-', '+', 'é')).map(
+      ([t, at, ins]) => t.slice(0, at % (t.length + 1)) + ins + t.slice(at % (t.length + 1)),
+    );
+    fc.assert(
+      fc.property(fc.oneof(b64text, mutated), (text) => {
+        expect(decodeBase64JsonFast(text)).toEqual(decodeBase64Json(text));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const text of [b64url([{ source: 'é€😀.example', uids: [{ id: 'ü' }] }]), Buffer.from([0xc3, 0x28]).toString('base64')]) {
+      expect(decodeBase64JsonFast(text)).toEqual(decodeBase64Json(text));
+    }
   });
 });
 

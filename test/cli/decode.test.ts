@@ -1,0 +1,70 @@
+import { beforeAll, describe, expect, test } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+// Spawns the real built binary (`npm run build` first; `npm test` builds before the suites run).
+const bin = fileURLToPath(new URL('../../dist/node/cli/index.js', import.meta.url));
+const run = (args: string[], input?: string) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', input });
+
+const eids = [
+  { source: 'id5-sync.com', uids: [{ id: 'ID5*abc', atype: 1, ext: { linkType: 2 } }] },
+  { source: 'uidapi.com', uids: [{ id: 'uid2-token', atype: 3 }] },
+  { source: 'example.org', uids: [{ id: 'x1' }] },
+  { source: 'hemsha256', uids: [{ id: 'f'.repeat(64), atype: 9 }] },
+];
+const b64url = Buffer.from(JSON.stringify(eids)).toString('base64url');
+
+describe('eidkit decode', () => {
+  beforeAll(() => {
+    if (!existsSync(bin)) throw new Error('build first: npm run build');
+  });
+
+  test('prints each eid of an ad-call URL with its provider id and name, and every issue', () => {
+    const r = run(['decode', `https://ads.example/ac?nwid=1234&siteid=5&pgid=6&fmtid=7&eids=${b64url}`]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('network: 1234');
+    expect(r.stdout).toMatch(/id5-sync\.com\s+2\s+ID5/);
+    expect(r.stdout).toMatch(/uidapi\.com\s+4\s+Unified ID 2\.0/);
+    expect(r.stdout).toMatch(/example\.org\s+0\s+Unknown/);
+    expect(r.stdout).toContain('eids[3].uids[0].atype: atype must be an integer 1, 2, 3 or >= 500');
+    expect(r.stdout).toContain('2 issues');
+    expect(r.stdout).toContain('eids[3]: eid "hemsha256" has no valid uid and is dropped');
+  });
+
+  test('decodes a standard Base64 string with --json', () => {
+    const r = run(['decode', '--json', Buffer.from(JSON.stringify(eids.slice(0, 2))).toString('base64')]);
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({ input: 'base64', decoded: true, issues: [] });
+    expect(out.eids.map((e: { providerId: number; providerName: string }) => [e.providerId, e.providerName])).toEqual([
+      [2, 'ID5'],
+      [4, 'Unified ID 2.0'],
+    ]);
+  });
+
+  test('reads the input from stdin with -', () => {
+    const r = run(['decode', '-'], b64url + '\n');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('3 eids');
+  });
+
+  test('exits 3 with a clear message for input that is not Base64', () => {
+    const r = run(['decode', 'not*base64!']);
+    expect(r.status).toBe(3);
+    expect(r.stderr).toContain('eidkit: could not decode the eids: not valid Base64');
+  });
+
+  test('exits 3 for Base64 that holds no JSON array, and for a URL without eids', () => {
+    const notArray = run(['decode', '--json', Buffer.from('{"a":1}').toString('base64')]);
+    expect(notArray.status).toBe(3);
+    expect(JSON.parse(notArray.stdout)).toMatchObject({ decoded: false, issues: [{ path: 'eids', message: 'eids must be an array' }] });
+    const noParam = run(['decode', 'https://ads.example/ac?nwid=1']);
+    expect(noParam.status).toBe(3);
+    expect(noParam.stderr).toContain('the URL has no eids parameter');
+  });
+
+  test('exits 2 when the input argument is missing', () => {
+    expect(run(['decode']).status).toBe(2);
+  });
+});
