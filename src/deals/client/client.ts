@@ -397,6 +397,11 @@ export class DealsResource {
   }
 
   async #checked(deal: unknown, mode: 'create' | 'update', stored: DealRead | undefined, signal?: AbortSignal): Promise<{ value: Record<string, unknown>; warnings: FieldIssue[] }> {
+    if (stored && (stored.isEditable === false || stored.isArchived === true)) {
+      // The service refuses every edit of an archived deal (spec 2.6 isEditable): no PUT, no quota spent.
+      const why = stored.isArchived ? 'archived' : 'not editable';
+      throw new ValidationError(`deal ${stored.id} is ${why} and cannot be changed`, [{ path: '', message: `the deal is ${why}` }], { attempts: 0, redact: this.#c.redact });
+    }
     const result = await this.validate(deal, { mode, stored, signal });
     if (!result.ok) {
       const list = result.issues.map((i) => `${i.path || '(deal)'}: ${i.message}`).join('; ');
