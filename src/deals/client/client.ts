@@ -172,7 +172,8 @@ function dealId(id: number | string): string {
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+  const proto = v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.getPrototypeOf(v) : undefined;
+  return proto === Object.prototype || proto === null;
 }
 
 /**
