@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createDealApiSimulator } from '../../src/simulator/index.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const bin = join(root, 'dist/node/cli/index.js');
+const dir = mkdtempSync(join(tmpdir(), 'eidkit-cli-'));
+const DEAL = { name: 'CLI deal', isActive: true, beginDate: null, endDate: null, currency: 'EUR', pricingModel: 1, price: 2.5, minCompanyVendorCost: 0.1, buyerIds: [101], countryCodes: ['FR'] };
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real binary with a clean environment (no credentials unless given). */
+function eidkit(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      env: { PATH: process.env.PATH!, HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_CACHE_HOME: join(dir, 'cache'), ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin ?? '');
+  });
+}
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('eidkit deals --simulator (no credentials needed)', () => {
+  test('list prints a table of the demo deals; --json and --csv print every deal', async () => {
+    const table = await eidkit(['deals', 'list', '--simulator']);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^id\s+dealId\s+name\s+isActive/);
+    expect(table.stdout.trim().split('\n')).toHaveLength(2 + 25);
+    const json = await eidkit(['deals', 'list', '--simulator', '--json', '--limit', '7']);
+    expect(JSON.parse(json.stdout)).toHaveLength(7);
+    const csv = await eidkit(['deals', 'list', '--simulator', '--csv', '--columns', 'id,name,price']);
+    const lines = csv.stdout.trimEnd().split('\r\n');
+    expect(lines[0]).toBe('id,name,price');
+    expect(lines).toHaveLength(26);
+    expect(csv.stderr).toBe('');
+  });
+
+  test('--progress reports on stderr, data stays on stdout', async () => {
+    const r = await eidkit(['deals', 'list', '--simulator', '--json', '--progress']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/fetched 25 of 25 deals/);
+    expect(JSON.parse(r.stdout)).toHaveLength(25);
+  });
+
+  test('get, count and lookups', async () => {
+    const get = await eidkit(['deals', 'get', '100001', '--simulator', '--json']);
+    expect(get.code).toBe(0);
+    expect(JSON.parse(get.stdout).id).toBe(100001);
+    const count = await eidkit(['deals', 'count', '--simulator', '--json']);
+    expect(JSON.parse(count.stdout).total).toBe(25);
+    const lookups = await eidkit(['lookups', 'dsps', '--simulator', '--search', 'amazon', '--csv']);
+    expect(lookups.stdout).toBe('id,name,isArchived\r\n4,Amazon DSP,false\r\n');
+  });
+
+  test('create, update, pause, resume, domainlist and delete work with --simulator-data across commands', async () => {
+    const data = join(dir, 'sim.json');
+    const env = { EIDKIT_SIMULATOR_DATA: data };
+    const created = await eidkit(['deals', 'create', '--simulator', '--file', '-'], env, JSON.stringify(DEAL));
+    expect(created.code).toBe(0);
+    const id = created.stdout.trim();
+    expect(id).toMatch(/^\d+$/);
+    expect(created.stderr).toMatch(/created deal \d+/);
+    const updated = await eidkit(['deals', 'update', id, '--simulator', '--set', 'name=Renamed', '--set', 'price=3', '--json'], env);
+    expect(updated.code).toBe(0);
+    expect(JSON.parse(updated.stdout)).toMatchObject({ name: 'Renamed', price: 3, countryCodes: ['FR'], minCompanyVendorCost: 0.1 });
+    expect(JSON.parse((await eidkit(['deals', 'pause', id, '--simulator', '--json'], env)).stdout).isActive).toBe(false);
+    expect(JSON.parse((await eidkit(['deals', 'resume', id, '--simulator', '--json'], env)).stdout).isActive).toBe(true);
+    expect((await eidkit(['deals', 'domainlist', 'attach', id, '2', '--simulator'], env)).code).toBe(0);
+    expect(JSON.parse((await eidkit(['deals', 'get', id, '--simulator', '--json'], env)).stdout).domainListId).toBe(2);
+    expect((await eidkit(['deals', 'domainlist', 'detach', id, '2', '--simulator'], env)).code).toBe(0);
+    const del = await eidkit(['deals', 'delete', id, '--simulator'], env);
+    expect(del.code).toBe(0);
+    const gone = await eidkit(['deals', 'get', id, '--simulator'], env);
+    expect(gone.code).toBe(5);
+    expect(gone.stderr).toMatch(/404 Not Found/);
+    expect(gone.stdout).toBe('');
+  });
+
+  test('--dry-run validates and prints the request with the token masked, sending nothing', async () => {
+    const r = await eidkit(['deals', 'create', '--simulator', '--dry-run', '--data', JSON.stringify(DEAL)]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^POST http:\/\/simulator\.local\/current\/deals\n/);
+    expect(r.stdout).toContain('authorization: Bearer [REDACTED]');
+    expect(r.stdout).toContain('"name": "CLI deal"');
+    expect(r.stderr).toMatch(/was not sent/);
+    const count = await eidkit(['deals', 'count', '--simulator', '--json']);
+    expect(JSON.parse(count.stdout).total).toBe(25);
+  });
+
+  test('exit codes: validation 3 with field issues, usage 2, forbidden 5', async () => {
+    const invalid = await eidkit(['deals', 'create', '--simulator', '--data', JSON.stringify({ ...DEAL, partnerIds: [1], price: -1 })]);
+    expect(invalid.code).toBe(3);
+    expect(invalid.stderr).toMatch(/^\s+partnerIds: /m);
+    expect(invalid.stderr).toMatch(/^\s+price: /m);
+    const brokenJson = await eidkit(['deals', 'create', '--simulator', '--data', '{nope']);
+    expect(brokenJson.code).toBe(3);
+    expect((await eidkit(['deals', 'frobnicate'])).code).toBe(2);
+    expect((await eidkit(['deals', 'get'])).code).toBe(2);
+    const noConfig = await eidkit(['deals', 'list']);
+    expect(noConfig.code).toBe(2);
+    expect(noConfig.stderr).toMatch(/EIDKIT_BASE_URL/);
+    const dsp = await eidkit(['lookups', 'domainLists', '--simulator', '--as', 'dsp']);
+    expect(dsp.code).toBe(5);
+    expect(dsp.stderr).toMatch(/403 Forbidden/);
+  });
+});
+
+describe('eidkit against a simulator over HTTP with real credentials', () => {
+  const sim = createDealApiSimulator({ seed: { deals: 30 } });
+  let url = '';
+  let close = async () => {};
+  beforeAll(async () => {
+    ({ url, close } = await sim.listen());
+  });
+  afterAll(() => close());
+  const user = sim.users.find((u) => u.kind === 'company')!;
+  const env = () => ({
+    EIDKIT_BASE_URL: `${url}/current/`,
+    EIDKIT_AUTH_URL: url,
+    EIDKIT_AUDIENCE: sim.audience,
+    EIDKIT_CLIENT_ID: user.clientId,
+    EIDKIT_CLIENT_SECRET: user.clientSecret,
+    EIDKIT_USERNAME: user.username,
+    EIDKIT_PASSWORD: user.password,
+  });
+
+  test('login caches the user token in a file only the user can read; later commands reuse it', async () => {
+    const tokenFile = join(dir, 'token-login.json');
+    const login = await eidkit(['login', '--token-file', tokenFile], env());
+    expect(login.code).toBe(0);
+    expect(login.stderr).toMatch(/logged in/);
+    expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+    const tokensBefore = sim.requests.filter((r) => r.path.endsWith('/oauth/token')).length;
+    const list = await eidkit(['deals', 'list', '--token-file', tokenFile, '--json'], env());
+    expect(JSON.parse(list.stdout)).toHaveLength(30);
+    // Without the secrets at hand, the cached token still works.
+    const { EIDKIT_PASSWORD: _p, EIDKIT_CLIENT_SECRET: _s, ...noSecrets } = env();
+    expect((await eidkit(['deals', 'count', '--token-file', tokenFile], noSecrets)).code).toBe(0);
+    expect(sim.requests.filter((r) => r.path.endsWith('/oauth/token')).length).toBe(tokensBefore);
+  });
+
+  test('credentials from a config file work too; a group-readable one gets a warning', async () => {
+    const config = join(dir, 'config.json');
+    const e = env();
+    writeFileSync(config, JSON.stringify({ baseUrl: e.EIDKIT_BASE_URL, authUrl: e.EIDKIT_AUTH_URL, audience: e.EIDKIT_AUDIENCE, clientId: e.EIDKIT_CLIENT_ID, clientSecret: e.EIDKIT_CLIENT_SECRET, username: e.EIDKIT_USERNAME, password: e.EIDKIT_PASSWORD }), { mode: 0o644 });
+    const r = await eidkit(['deals', 'count', '--config', config, '--no-cache', '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).total).toBe(30);
+    expect(r.stderr).toMatch(/chmod 600/);
+  });
+
+  test('wrong password exits 4; no secret or token ever reaches stdout or stderr', async () => {
+    const tokenFile = join(dir, 'token-redaction.json');
+    const wrong = await eidkit(['deals', 'list', '--no-cache'], { ...env(), EIDKIT_PASSWORD: 'wrong-password-123' });
+    expect(wrong.code).toBe(4);
+    expect(wrong.stderr).toMatch(/invalid_grant/);
+    const runs = [
+      wrong,
+      await eidkit(['deals', 'list', '-v', '--token-file', tokenFile, '--json'], env()),
+      await eidkit(['deals', 'update', '100001', '--dry-run', '-v', '--token-file', tokenFile, '--set', 'name=x'], env()),
+      await eidkit(['deals', 'get', '999', '-v', '--token-file', tokenFile], env()),
+    ];
+    const token = JSON.parse(readFileSync(tokenFile, 'utf8')).token as string;
+    for (const r of runs) {
+      for (const secret of [user.password, user.clientSecret, 'wrong-password-123', token]) {
+        expect(r.stdout).not.toContain(secret);
+        expect(r.stderr).not.toContain(secret);
+      }
+      expect(r.stderr + r.stdout).not.toMatch(/sim_(at|ut)_/);
+    }
+    expect(runs[1]!.stderr).toMatch(/GET \/current\/deals\?/); // verbose logs were there to leak, and did not
+  });
+
+  test('a network failure exits 6', async () => {
+    const r = await eidkit(['deals', 'list', '--no-cache', '--timeout', '2000'], { ...env(), EIDKIT_BASE_URL: 'http://127.0.0.1:59998/current/', EIDKIT_AUTH_URL: 'http://127.0.0.1:59998/' });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(/ECONNREFUSED/);
+  });
+});
