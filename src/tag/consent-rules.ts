@@ -16,10 +16,13 @@ const yes = (map: Record<string, boolean> | undefined, id: number) => !!map && m
  * @example mayRunModule({ ready: true, gdprApplies: true, tcString: 'C…', purposes: { 1: true }, vendors: { 131: true } }, 131) // true
  */
 export function mayRunModule(c: ConsentState, gvl: number): boolean {
-  if (!c.ready || c.saleOptOut) return false;
+  if (!c.ready || c.saleOptOut || optedOutByUsp(c)) return false;
   if (c.gdprApplies !== true) return true;
   return !!c.tcString && yes(c.purposes, 1) && yes(c.vendors, gvl);
 }
+
+/** US Privacy: the third character `Y` is an opt-out of sale (`1YYN`). */
+export const optedOutByUsp = (c: ConsentState): boolean => !!c.usPrivacy && c.usPrivacy.charAt(2) === 'Y';
 
 /**
  * True when eids may go on the call at all. Where GDPR applies that needs a legal basis (consent or legitimate

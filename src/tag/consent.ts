@@ -10,9 +10,6 @@ import { consentParams, hasLegalBasis } from './consent-rules.js';
 type Cmp = (...args: any[]) => unknown;
 type Win = Record<string, any>;
 
-// GPP section ids 7–27 are US sections, each with a `SaleOptOut` field (1 = opted out); 6 is uspv1.
-const US_SECTIONS = 'usnat usca usva usco usut usct usfl usmt usor ustx usde usia usne usnh usnj ustn usmn usmd usin usky usri'.split(' ');
-
 /** A live view of the page's consent: `read(boundMs)` resolves once every platform answered, or at the bound. */
 export interface ConsentReader {
   read(boundMs: number): Promise<ConsentState>;
@@ -25,12 +22,8 @@ export function createConsentReader(w: Win): ConsentReader {
   const waiting = new Set<string>();
   let wakers: Array<() => void> = [];
   let gaveUp = false;
-  let uspOut = false;
-  let gppOut = false;
-  let gppRound = 0;
 
   const settle = () => {
-    s.saleOptOut = uspOut || gppOut;
     s.ready = waiting.size === 0;
     if (s.ready) {
       gaveUp = false;
@@ -85,20 +78,7 @@ export function createConsentReader(w: Win): ConsentReader {
           s.gppSid = sids.length ? sids : undefined;
           // The EU TCF section applies but no TCF API answers: GDPR applies with no readable consent.
           if (sids.includes(2) && !api('__tcfapi')) s.gdprApplies = true;
-          const round = ++gppRound;
-          gppOut = false;
-          for (const sid of sids) {
-            const name = sid === 6 ? 'uspv1.OptOutSale' : US_SECTIONS[sid - 7] && US_SECTIONS[sid - 7] + '.SaleOptOut';
-            if (!name) continue;
-            const key = 'g' + sid;
-            call(key, () =>
-              gpp('getField', (v: unknown, fine: boolean) => {
-                if (round !== gppRound) return;
-                if (fine !== false && (v === 1 || v === 'Y')) gppOut = true;
-                answered(key);
-              }, name),
-            );
-          }
+          // The US sections' sale opt-out only matters to provider modules: they read it (modules/_module.ts).
           answered('g');
         }),
       );
@@ -110,10 +90,7 @@ export function createConsentReader(w: Win): ConsentReader {
       started.u = 1;
       const ask = () =>
         usp('getUSPData', 1, (d: any, ok: boolean) => {
-          if (ok !== false && d && typeof d.uspString === 'string') {
-            s.usPrivacy = d.uspString;
-            uspOut = d.uspString.charAt(2).toUpperCase() === 'Y';
-          }
+          if (ok !== false && d && typeof d.uspString === 'string') s.usPrivacy = d.uspString;
           answered('u');
         });
       if (first) call('u', ask);

@@ -85,7 +85,10 @@ export interface ConsentState {
   gppSid?: number[];
   /** The 4-character US Privacy string, e.g. `1YNN`. */
   usPrivacy?: string;
-  /** True when US Privacy or a GPP US section says the user opted out of the sale of personal data. */
+  /**
+   * True when a GPP US section says the user opted out of the sale of personal data. Filled in by the provider
+   * modules (only they act on it); the US Privacy opt-out is read from `usPrivacy` (consent-rules.ts).
+   */
   saleOptOut?: boolean;
 }
 

@@ -5,6 +5,7 @@ import { CmpApi as GppCmpApi } from '@iabgpp/cmpapi';
 import { consentParams, hasLegalBasis, mayRunModule } from '../../src/tag/consent-rules.js';
 import { createConsentExtension, createConsentReader, resetConsentReader } from '../../src/tag/consent.js';
 import { builtinExtensions } from '../../src/tag/builtins.js';
+import { gppSaleOptOut } from '../../src/tag/modules/_module.js';
 import { fakeHost, gdprState, resetPage, tcString } from './modules/_host.js';
 
 const w = window as any;
@@ -27,6 +28,8 @@ describe('consent rules', () => {
   });
   test('an opt-out of sale or an unanswered consent platform stops every module', () => {
     expect(mayRunModule({ ready: true, saleOptOut: true }, 45)).toBe(false);
+    expect(mayRunModule({ ready: true, usPrivacy: '1YYN' }, 45)).toBe(false);
+    expect(mayRunModule({ ready: true, usPrivacy: '1YNN' }, 45)).toBe(true);
     expect(mayRunModule({ ready: false }, 45)).toBe(false);
   });
   test('eids need a legal basis for vendor 45 and one of purposes 2 to 10 where GDPR applies', () => {
@@ -49,7 +52,7 @@ describe('consent rules', () => {
 describe('consent reader', () => {
   test('with no consent platform it answers at once with no signals', async () => {
     const c = await createConsentReader(w).read(1000);
-    expect(c).toMatchObject({ ready: true, saleOptOut: false });
+    expect(c).toEqual({ ready: true });
     expect(consentParams(c)).toEqual({});
   });
 
@@ -116,10 +119,11 @@ describe('consent reader', () => {
     w.__uspapi = (cmd: string, v: number, cb: (d: unknown, ok: boolean) => void) => cb({ version: 1, uspString: usp }, true);
     const reader = createConsentReader(w);
     const c = await reader.read(100);
-    expect(c.saleOptOut).toBe(true);
+    expect(mayRunModule(c, 131)).toBe(false);
+    expect(hasLegalBasis(c)).toBe(true);
     expect(consentParams(c)).toEqual({ us_privacy: '1YYN' });
     usp = '1YNN';
-    expect((await reader.read(100)).saleOptOut).toBe(false);
+    expect(mayRunModule(await reader.read(100), 131)).toBe(true);
   });
 
   test('GPP from a real CMP (@iabgpp/cmpapi): string and sections on the call, a US sale opt-out stops modules', async () => {
@@ -135,8 +139,7 @@ describe('consent reader', () => {
     expect(c.ready).toBe(true);
     expect(c.gppString).toBe(gpp.getGppString());
     expect(consentParams(c).gpp_sid).toBe('7');
-    expect(c.saleOptOut).toBe(true);
-    expect(mayRunModule(c, 131)).toBe(false);
+    expect(await gppSaleOptOut(c, w)).toBe(true);
   });
 
   test('GPP without an opt-out lets modules run', async () => {
@@ -148,8 +151,31 @@ describe('consent reader', () => {
     gpp.setSignalStatus('ready' as any);
     gpp.fireSectionChange('usnat');
     const c = await createConsentReader(w).read(500);
-    expect(c.saleOptOut).toBe(false);
+    expect(await gppSaleOptOut(c, w)).toBe(false);
     expect(mayRunModule(c, 131)).toBe(true);
+  });
+});
+
+describe('GPP sale opt-out for modules', () => {
+  test('a uspv1 section inside GPP with OptOutSale Y is an opt-out', async () => {
+    w.__gpp = (cmd: string, cb: (v: unknown, ok: boolean) => void, field: string) => cmd === 'getField' && cb(field === 'uspv1.OptOutSale' ? 'Y' : null, true);
+    expect(await gppSaleOptOut({ ready: true, gppSid: [6] }, w)).toBe(true);
+    expect(await gppSaleOptOut({ ready: true, gppSid: [2] }, w)).toBe(false);
+  });
+  test('a GPP API that throws counts as an opt-out (fail closed)', async () => {
+    w.__gpp = () => { throw new Error('broken'); };
+    expect(await gppSaleOptOut({ ready: true, gppSid: [8] }, w)).toBe(true);
+  });
+  test('a module does not run under a GPP state-section opt-out', async () => {
+    w.__gpp = (cmd: string, cb: (v: unknown, ok: boolean) => void, field: string) => cmd === 'getField' && cb(field === 'usca.SaleOptOut' ? 1 : 2, true);
+    (window as any).__sasop = { modules: ['probe'] };
+    const { defineModule } = await import('../../src/tag/modules/_module.js');
+    const ext = defineModule({ name: 'probe', gvl: 45, start: () => ({ eids: () => [{ source: 'x.example', uids: [{ id: '1' }] }] }) });
+    const host = fakeHost({}, { ready: true, gppString: 'DBABBg~xx', gppSid: [8] });
+    ext.setup!(host);
+    expect(await ext.beforeCall!({ type: 'std' })).toEqual({});
+    host.state = { ready: true, gppString: 'DBABBg~xx', gppSid: [7] };
+    expect((await ext.beforeCall!({ type: 'std' }))?.eids).toHaveLength(1);
   });
 });
 

@@ -34,6 +34,33 @@ export interface ModuleDefinition {
 
 type Win = Record<string, any>;
 
+// GPP section ids 7–27 are the US sections, each with a `SaleOptOut` field (1 = opted out); 6 is uspv1 ('Y').
+const US_SECTIONS = 'usnat usca usva usco usut usct usfl usmt usor ustx usde usia usne usnh usnj ustn usmn usmd usin usky usri'.split(' ');
+
+/**
+ * Whether an applicable GPP US section says the user opted out of sale (asked with `__gpp('getField')`).
+ * A GPP API that throws counts as an opt-out; one that never answers keeps the promise pending, and the host's
+ * bound then drops the module's contribution: both fail closed.
+ */
+export function gppSaleOptOut(c: ConsentState, w: Win = window as unknown as Win): Promise<boolean> {
+  const gpp = w.__gpp;
+  const fields = (c.gppSid || []).map((sid) => (sid === 6 ? 'uspv1.OptOutSale' : US_SECTIONS[sid - 7] ? US_SECTIONS[sid - 7] + '.SaleOptOut' : '')).filter(Boolean);
+  if (typeof gpp !== 'function' || !fields.length) return Promise.resolve(false);
+  const ask = (field: string) =>
+    new Promise<boolean>((resolve) => {
+      try {
+        gpp('getField', (v: unknown, ok: boolean) => resolve(ok !== false && (v === 1 || v === 'Y')), field);
+      } catch {
+        resolve(true);
+      }
+    });
+  return Promise.all(fields.map(ask)).then((r) => r.includes(true));
+}
+
+/** The host's consent with the GPP sale opt-out filled in. */
+const consentOf = (h: TagHost): Promise<ConsentState> =>
+  h.consent!().then((c) => gppSaleOptOut(c).then((out) => ({ ...c, saleOptOut: c.saleOptOut || out })));
+
 /** The page's flag that disables a module: `window.sas_disable_<name> = true`. */
 export const flagName = (name: string): string => 'sas_disable_' + name;
 
@@ -84,14 +111,14 @@ export function defineModule(def: ModuleDefinition): TagExtension {
       off = !!why;
       if (why) return h.log(tag, 'off:', why);
       if (!h.consent) return h.warn(tag, 'off: the host gives no consent reader');
-      h.consent().then((c) => h.guard(() => sync(c), def.name));
+      consentOf(h).then((c) => h.guard(() => sync(c), def.name));
     },
     async beforeCall(call) {
       if (off || !host?.consent) return {};
       const h = host;
       // A window flag set after setup still stops the module.
       if (whyOff(def.name, h)) return {};
-      const c = await h.consent!();
+      const c = await consentOf(h);
       const r = h.guard(() => sync(c), def.name);
       if (!r) return {};
       const eids = await r.eids(call, c);
