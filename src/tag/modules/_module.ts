@@ -67,9 +67,9 @@ export const flagName = (name: string): string => 'sas_disable_' + name;
 /** Why a module is off (operator switch, window flag, `modules.<name>: false`), or undefined when it may run. */
 export function whyOff(name: string, host: TagHost, w: Win = window as unknown as Win): string | undefined {
   const ops = w.__sasop?.modules;
-  if (!Array.isArray(ops) || !ops.includes(name)) return 'not enabled by the operator for this network';
-  if (w[flagName(name)]) return `disabled by window.${flagName(name)}`;
-  if (host.options().modules?.[name] === false) return `disabled by setup({ modules: { ${name}: false } })`;
+  if (!Array.isArray(ops) || !ops.includes(name)) return 'not enabled by the operator';
+  if (w[flagName(name)]) return 'window.' + flagName(name);
+  if (host.options().modules?.[name] === false) return 'setup modules.' + name + ' false';
   return undefined;
 }
 
@@ -110,7 +110,7 @@ export function defineModule(def: ModuleDefinition): TagExtension {
       const why = whyOff(def.name, h);
       off = !!why;
       if (why) return h.log(tag, 'off:', why);
-      if (!h.consent) return h.warn(tag, 'off: the host gives no consent reader');
+      if (!h.consent) return h.warn(tag, 'off: no consent reader');
       consentOf(h).then((c) => h.guard(() => sync(c), def.name));
     },
     async beforeCall(call) {

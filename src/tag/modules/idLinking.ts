@@ -67,7 +67,7 @@ export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
     host.warn('idLinking: off: pd must be a string');
     return undefined;
   }
-  if (settings.partner !== undefined && settings.partner !== PARTNER) host.warn(`idLinking: partner is always ${PARTNER}; ignoring`, settings.partner);
+  if (settings.partner !== undefined && settings.partner !== PARTNER) host.warn('idLinking: partner is always 102');
   const base = typeof settings.url === 'string' && settings.url ? settings.url.replace(/\/+$/, '') : DEFAULT_URL;
   const refreshMs = (Number(settings.refreshInSeconds) > 0 ? Number(settings.refreshInSeconds) : REFRESH_SECONDS) * 1000;
   const ttlMs = (Number(settings.expiryDays) > 0 ? Number(settings.expiryDays) : EXPIRY_DAYS) * 864e5;
@@ -87,21 +87,21 @@ export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
 
   const request = (c: ConsentState, prev: CachedId | undefined): Promise<CachedId | undefined> => {
     const sig = consentParams(c);
-    const body: Record<string, unknown> = {
+    // Undefined fields drop out of the JSON.
+    const body = {
       partner: PARTNER,
-      v: 'eidkit',
       o: 'eidkit',
       top: 1,
       // Origin and path only: a query string may hold an email (identity-link's URL parameter).
       u: location.origin + location.pathname,
       gdpr: c.gdprApplies ? 1 : 0,
+      gdpr_consent: sig.gdpr_consent,
+      us_privacy: sig.us_privacy,
+      gpp_string: sig.gpp,
+      gpp_sid: sig.gpp_sid,
+      pd: pd || undefined,
+      s: prev?.sig,
     };
-    if (sig.gdpr_consent) body.gdpr_consent = sig.gdpr_consent;
-    if (sig.us_privacy) body.us_privacy = sig.us_privacy;
-    if (sig.gpp) body.gpp_string = sig.gpp;
-    if (sig.gpp_sid) body.gpp_sid = sig.gpp_sid;
-    if (pd) body.pd = pd;
-    if (prev?.sig) body.s = prev.sig;
     host.log('idLinking: requesting the id from', base);
     // text/plain keeps it a simple CORS request (no preflight round trip before the id).
     return fetch(`${base}/${PARTNER}.json`, {

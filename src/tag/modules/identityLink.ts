@@ -32,19 +32,18 @@ export interface IdentityLinkSettings {
 export function readSettings(s: Record<string, unknown>): IdentityLinkSettings | string {
   const { placementId, cssSelectors, detectionType = 'scrapeAndUrl', storageType = 'localStorage', urlParameter = 'email' } = s;
   if (typeof placementId !== 'number' || !Number.isFinite(placementId)) return 'placementId (number) is mandatory';
-  if (detectionType !== 'scrapeAndUrl' && detectionType !== 'scrape' && detectionType !== 'url')
-    return `detectionType must be scrapeAndUrl, scrape or url, not ${String(detectionType)}`;
-  if (storageType !== 'localStorage' && storageType !== 'cookie') return `storageType must be localStorage or cookie, not ${String(storageType)}`;
-  if (typeof urlParameter !== 'string' || !urlParameter) return 'urlParameter must be a non-empty string';
-  const selectors = cssSelectors === undefined ? ['input[type=text]', 'input[type=email]'] : cssSelectors;
-  if (!Array.isArray(selectors) || !selectors.length || selectors.some((x) => typeof x !== 'string' || !x))
-    return 'cssSelectors must be a non-empty array of strings';
+  if (!['scrapeAndUrl', 'scrape', 'url'].includes(detectionType as string)) return 'bad detectionType';
+  if (storageType !== 'localStorage' && storageType !== 'cookie') return 'bad storageType';
+  if (typeof urlParameter !== 'string' || !urlParameter) return 'bad urlParameter';
+  const selectors = cssSelectors ?? ['input[type=text]', 'input[type=email]'];
   try {
-    document.createDocumentFragment().querySelector(selectors.join(','));
+    // Only a non-empty array of non-empty strings; querySelector then throws on an invalid selector.
+    if (!Array.isArray(selectors) || !selectors.length || !selectors.every((x) => x && typeof x === 'string')) throw 0;
+    document.querySelector(selectors.join());
   } catch {
-    return 'cssSelectors holds an invalid selector';
+    return 'bad cssSelectors';
   }
-  return { placementId, cssSelectors: selectors as string[], detectionType, storageType, urlParameter };
+  return { placementId, cssSelectors: selectors as string[], detectionType: detectionType as IdentityLinkSettings['detectionType'], storageType, urlParameter };
 }
 
 /** Decodes the provider's stored envelope: Base64 (standard or URL-safe) of JSON `{ timestamp, version, envelope }`. */

@@ -54,7 +54,9 @@ describe('identityLink settings', () => {
     [{ storageType: 'indexedDB' }, 'storageType'],
     [{ urlParameter: '' }, 'urlParameter'],
     [{ cssSelectors: [] }, 'cssSelectors'],
-    [{ cssSelectors: ['input[[['] }, 'invalid selector'],
+    [{ cssSelectors: ['input[[['] }, 'cssSelectors'],
+    [{ cssSelectors: 'input' }, 'cssSelectors'],
+    [{ cssSelectors: [''] }, 'cssSelectors'],
   ])('refuses %j', (bad, why) => {
     expect(readSettings({ placementId: 1, ...bad })).toContain(why);
   });
