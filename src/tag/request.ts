@@ -51,20 +51,21 @@ export const MAX_GET_URL = 8000;
 export const CALL_PATHS: Record<CallType, string> = { std: '/ac', video: '/ac', generic: '/genericpost', onecall: '/call' };
 
 /** An id as given when it is a finite number or a non-empty string; digit strings become numbers. */
-function toId(v: unknown): number | string | undefined {
-  if (typeof v === 'string') v = /^\s*\d{1,15}\s*$/.test(v) ? +v : v.trim() || undefined;
-  return typeof v === 'string' || (typeof v === 'number' && isFinite(v)) ? v : undefined;
-}
+const toId = (v: unknown): number | string | undefined =>
+  typeof v === 'string' ? (/^\s*\d{1,15}\s*$/.test(v) ? +v : v.trim() || undefined) : typeof v === 'number' && isFinite(v) ? v : undefined;
 
 /** Keyword targeting as the `k=v;k2=v2` string the ad server reads; arrays become comma lists. */
 export function targetString(target: unknown): string | undefined {
-  if (typeof target === 'string' || !target || typeof target !== 'object') return (typeof target === 'string' && target) || undefined;
   const t = target as Record<string, unknown>;
   return (
-    Object.keys(t)
-      .filter((k) => t[k] != null && (typeof t[k] !== 'object' || Array.isArray(t[k])))
-      .map((k) => k + '=' + t[k])
-      .join(';') || undefined
+    (typeof t === 'string'
+      ? t
+      : t && typeof t === 'object'
+        ? Object.keys(t)
+            .filter((k) => t[k] != null && (typeof t[k] !== 'object' || Array.isArray(t[k])))
+            .map((k) => k + '=' + t[k])
+            .join(';')
+        : '') || undefined
   );
 }
 
@@ -122,10 +123,9 @@ export function buildRequest(type: CallType, options: unknown, ctx: CallContext)
 
   const body: Record<string, unknown> = { ...ctx.params, networkId: ctx.networkId, siteId, pageId };
   if (type === 'onecall') {
-    const list = Array.isArray(o.formats) ? o.formats : formatId === undefined ? [] : [{ id: formatId }];
-    body.formats = list
-      .map((f) => f && typeof f === 'object' && { id: toId(f.id), tagId: typeof f.tagId === 'string' ? f.tagId : undefined })
-      .filter((f) => f && f.id !== undefined);
+    body.formats = (Array.isArray(o.formats) ? o.formats : [{ id: formatId }])
+      .map((f) => ({ id: toId(f && f.id), tagId: f && typeof f.tagId === 'string' ? f.tagId : undefined }))
+      .filter((f) => f.id !== undefined);
   } else body.formatId = formatId;
   body.target = target || '';
   body.timestamp = ctx.now;

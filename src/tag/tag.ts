@@ -4,11 +4,11 @@
  * runs it for real.
  */
 import { decodeBase64Json, overlayEids, providerById, providerIdForSource, validateEids, type Eid, type Issue } from '../core/index.js';
-import type { CallType, SetupOptions, TagExtension, TagHost } from './extension.js';
+import type { CallType, SetupOptions, TagExtension } from './extension.js';
 import { createExtensionHost, drainRegistrations } from './host.js';
 import { createLogger, debugRequested, DEBUG_BUILD } from './log.js';
 import { drainQueue } from './queue.js';
-import { buildRequest, CALL_PATHS, type AdRequest, type CallOptions } from './request.js';
+import { buildRequest, type CallOptions } from './request.js';
 
 /** Replaced at build time with the package version. */
 declare const __SAS_VERSION__: string;
@@ -70,15 +70,8 @@ export function networkIdFromSrc(src: unknown): number | undefined {
   return m ? +m[1] : undefined;
 }
 
-/** The URL of the running tag script: `currentScript`, else the first script whose path looks like a tag. */
-export function findScriptSrc(doc: Document): string | undefined {
-  const s = doc.currentScript as HTMLScriptElement | null;
-  return s && s.src ? s.src : Array.from(doc.scripts, (x) => x.src).find((x) => networkIdFromSrc(x));
-}
-
-/** A positive integer network id from a number or digit string. */
-const toNetworkId = (v: unknown): number | undefined =>
-  (typeof v === 'number' || (typeof v === 'string' && /^\s*\d+\s*$/.test(v))) && +v > 0 && Number.isInteger(+v) ? +v : undefined;
+/** The URL of the running tag script (`document.currentScript`, which async scripts have while they run). */
+export const findScriptSrc = (doc: Document): string | undefined => (doc.currentScript as HTMLScriptElement | null)?.src;
 
 /**
  * Installs the tag on `win` (normally `window`): unless a tag is already there, defines the `sas` methods,
@@ -92,22 +85,21 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
 
   return guard(() => {
     if (!win.sas || typeof win.sas !== 'object') win.sas = {};
-    const sas = win.sas as SasApi & { _eidkit?: boolean };
-    // A second copy of the script changes nothing (domain-notes.md, command queue).
-    if (sas._eidkit) return log('tag already loaded; this copy does nothing'), sas;
+    const sas = win.sas as SasApi;
+    // A second copy of the script changes nothing (domain-notes.md, command queue); `version` marks a loaded tag.
+    if (sas.version) return log('tag already loaded'), sas;
 
-    const scriptNetworkId = networkIdFromSrc(scriptSrc);
-    let options: SetupOptions = {};
+    const options: SetupOptions = {};
     let domain: string | undefined;
     let uid: string | undefined;
     let pageEids: Eid[] = [];
     // The last module contribution: getEids() returns what the next call sends.
     let moduleEids: Eid[] = [];
-    let blocked = false;
+    let blocked: boolean | undefined;
 
-    const networkId = () => toNetworkId(options.networkid) ?? scriptNetworkId;
-    const tagHost: TagHost = { options: () => ({ ...options }), networkId, log, warn, guard };
-    const host = createExtensionHost(tagHost);
+    // setup({ networkid }) wins over the id in the script path (extended-ids.md §4).
+    const networkId = () => (+(options.networkid as number) > 0 ? Math.floor(+(options.networkid as number)) : networkIdFromSrc(scriptSrc));
+    const host = createExtensionHost({ options: () => ({ ...options }), networkId, log, warn, guard });
     const nextEids = () => (blocked ? [] : overlayEids(pageEids, moduleEids));
     const describe = (eids: Eid[]) =>
       eids.map((e) => {
@@ -115,84 +107,79 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
         // Provider names only in the debug build: the minified tag carries the sources, not the names.
         return `${e.source} (${id} ${DEBUG_BUILD ? providerById(id).name : id ? '' : 'Unknown'})`;
       });
-    const report = (what: string, issues: Issue[]) => {
-      issues.slice(0, MAX_ISSUES_SHOWN).forEach((i) => warn(`${what}: ${i.path}: ${i.message}; dropped`));
-      if (issues.length > MAX_ISSUES_SHOWN) warn(`${what}: ${issues.length - MAX_ISSUES_SHOWN} more problems`);
+    const report = (issues: Issue[]) => {
+      // 10,000 bad entries must not flood the console.
+      issues.slice(0, MAX_ISSUES_SHOWN).forEach((i) => warn(`${i.path}: ${i.message}; dropped`));
+      if (issues.length > MAX_ISSUES_SHOWN) warn(issues.length - MAX_ISSUES_SHOWN + ' more problems');
+    };
+    /** A copy of an object's own keys; a getter that throws loses that key only. */
+    const copyKeys = (from: unknown, to: Record<string, unknown>) => {
+      if (from && typeof from === 'object') for (const k of Object.keys(from)) guard(() => (to[k] = (from as Record<string, unknown>)[k]), k);
+      return to;
     };
 
     function setup(opts: unknown) {
-      if (!opts || typeof opts !== 'object') return warn('setup needs an options object', opts);
-      // Key by key: a getter that throws loses that key, not the whole setup.
-      for (const k of Object.keys(opts)) guard(() => (options[k] = (opts as SetupOptions)[k]), 'setup ' + k);
+      copyKeys(opts, options);
       if ('debug' in options) logger.on = options.debug === true || urlDebug || DEBUG_BUILD;
       const d = String(options.domain).trim().replace(/\/+$/, '');
       domain = /^(https?:)?\/\/[^/?#\s]+(\/[^?#\s]*)?$/i.test(d) ? d : undefined;
-      if (!domain) warn('setup: domain must be an http(s) URL like "https://ads.example.com"', options.domain);
+      if (!domain) warn('setup: domain must be an http(s) URL', options.domain);
       const u = options.uid;
-      uid = (typeof u === 'number' && isFinite(u)) || (typeof u === 'string' && u.trim()) ? String(u).trim() : undefined;
-      if (u != null && !uid) warn('setup: uid must be a non-empty string', u);
-      log('setup', { networkid: networkId(), domain, uid, extensions: host.list.map((e) => e.name) });
+      // Strings and numbers only: an object would be sent as "[object Object]".
+      uid = typeof u === 'string' || typeof u === 'number' ? String(u).trim() || undefined : undefined;
+      log('setup', { networkid: networkId(), domain, uid });
       host.setup();
     }
 
     function setEids(input: unknown) {
-      let data = input;
       if (typeof input === 'string') {
         const decoded = decodeBase64Json(input);
-        report('setEids', decoded.issues);
-        data = decoded.value;
+        report(decoded.issues);
+        input = decoded.value;
       }
       // A later setEids replaces what the page set before; null or undefined clear it (issue #2).
-      const { value, issues } = data == null ? { value: [], issues: [] } : validateEids(data);
-      report('setEids', issues);
+      const { value, issues } = input == null ? { value: [], issues: [] } : validateEids(input);
+      report(issues);
       pageEids = value;
       log('page eids', describe(value));
     }
 
-    function send(req: AdRequest): Promise<CallResult> {
-      const result = (r: Partial<CallResult>): CallResult => ({ ok: false, status: 0, url: req.url, eids: req.eids, ...r });
-      // Cookies go with the call: the ad server keeps its own `pid` user id there (extended-ids.md §2.3).
-      // A string body goes as text/plain, a CORS "simple" request: no preflight round trip before the ad call.
-      // No keepalive: its 64 KiB body cap would fail large POST bodies, and the page wants the response.
-      return new Promise<Response>((resolve) =>
-        resolve(win.fetch!(req.url, { method: req.method, body: req.body, credentials: 'include' })),
-      ).then(
-        (res) => res.text().then((response) => result({ ok: res.ok, status: res.status, response })),
-        (e: Error) => result({ error: String(e && e.message) }),
-      );
-    }
-
     function call(type: CallType, opts?: unknown): Promise<CallResult> {
       return new Promise<CallResult>((resolve) => {
-        const name = typeof type === 'string' ? type : 'call';
         const done = (r: CallResult) => {
-          if (!r.ok) warn(`${name} call failed:`, r.error || r.status);
+          if (!r.ok) warn('call failed:', r.error || r.status);
           resolve(r);
         };
         const fail = (error: string) => done({ ok: false, status: 0, url: '', eids: [], error });
-        const ok = guard(() => {
-          if (!Object.prototype.hasOwnProperty.call(CALL_PATHS, type)) return fail('unknown call type; use std, video, generic or onecall'), 1;
+        // Everything inside the guard: whatever goes wrong, the promise resolves (never an unhandled rejection).
+        const started = guard(() => {
+          const t = options.eidsTimeout;
+          // Snapshot now: the page may change its options object while extensions are consulted.
+          const snapshot = copyKeys(opts, {});
+          if (typeof type !== 'string' || !/^(std|video|generic|onecall)$/.test(type)) return fail('unknown call type; use std, video, generic or onecall'), 1;
           if (!domain) return fail('no ad server domain: call sas.setup({ domain }) first'), 1;
           const base = domain;
-          // Snapshot now: the page may change its options object while extensions are consulted.
-          const snapshot: Record<string, unknown> = {};
-          if (opts && typeof opts === 'object') for (const k of Object.keys(opts)) guard(() => (snapshot[k] = (opts as CallOptions)[k as keyof CallOptions]), 'call ' + k);
-          const t = options.eidsTimeout;
-          const timeout = typeof t === 'number' && t >= 0 ? Math.min(t, MAX_TIMEOUT) : DEFAULT_TIMEOUT;
-          host.collect(type, timeout, (c) => {
-            const sent = guard(() => {
-              moduleEids = c.eids;
-              blocked = c.blockEids;
-              const req = buildRequest(type, snapshot, { domain: base, networkId: networkId(), uid, eids: nextEids(), params: c.params, now: Date.now() });
-              if (req.dropped.length) warn(`${type}: left out eids of`, req.dropped, 'to keep the URL under 8000 characters');
-              log(`${type} call`, req.url, describe(req.eids));
-              return send(req).then(done), 1;
-            }, type);
-            if (!sent) fail('could not build the request');
+          host.collect(type, typeof t === 'number' && t >= 0 ? Math.min(t, MAX_TIMEOUT) : DEFAULT_TIMEOUT, (c) => {
+            moduleEids = c.eids;
+            blocked = c.blockEids;
+            const req = guard(() => buildRequest(type, snapshot, { domain: base, networkId: networkId(), uid, eids: nextEids(), params: c.params, now: Date.now() }), type);
+            if (!req) return fail('could not build the request');
+            if (req.dropped.length) warn('left out eids of', req.dropped, 'to keep the URL under 8000 characters');
+            log(type, req.url, describe(req.eids));
+            const result = (r: Partial<CallResult>): CallResult => ({ ok: false, status: 0, url: req.url, eids: req.eids, ...r });
+            // Cookies go with the call: the ad server keeps its own `pid` user id there (extended-ids.md §2.3).
+            // A string body goes as text/plain, a CORS "simple" request: no preflight round trip before the ad call.
+            // No keepalive: its 64 KiB body cap would fail large POST bodies, and the page wants the response.
+            new Promise<Response>((r) => r(win.fetch!(req.url, { method: req.method, body: req.body, credentials: 'include' })))
+              .then(
+                (res) => res.text().then((response) => result({ ok: res.ok, status: res.status, response })),
+                (e: Error) => result({ error: String(e && e.message) }),
+              )
+              .then(done);
           });
           return 1;
         }, 'call');
-        if (!ok) fail('failed');
+        if (!started) fail('failed');
       });
     }
 
@@ -204,7 +191,6 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
       getEids: () => guard(() => JSON.parse(JSON.stringify(nextEids())) as Eid[], 'getEids') || [],
       call,
     });
-    Object.defineProperty(sas, '_eidkit', { value: true });
     if (!Array.isArray(sas.cmd)) sas.cmd = [];
     builtins.forEach(host.register);
     drainRegistrations(win, host.register, guard);
@@ -213,7 +199,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
     Promise.resolve().then(() =>
       guard(() => {
         drainQueue(sas.cmd, (cmd) => (typeof cmd === 'function' ? guard(cmd as () => unknown, 'command') : warn('ignored a queued entry that is not a function', cmd)));
-        log(`v${VERSION} ready`, { networkid: networkId(), extensions: host.list.map((e) => e.name) });
+        log(`v${VERSION} ready`, host.list.map((e) => e.name));
       }, 'queue'),
     );
     return sas;
