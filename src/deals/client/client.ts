@@ -44,7 +44,7 @@ export interface DealApiClientOptions {
   retries?: number | RetryOptions;
   /** Receives one line per request, retry and token refresh; secrets are scrubbed first. */
   logger?: Logger;
-  /** Pages fetched at once when listing (default 8; 1 = follow `Link: next` one page at a time). */
+  /** Pages fetched at once when listing (default 10; 1 = follow `Link: next` one page at a time). */
   concurrency?: number;
   /** The local authentication budget (default 9 token requests per 5 minutes). */
   authBudget?: AuthBudget;
@@ -545,7 +545,7 @@ export class DealApiClient {
     this.#now = options.now ?? Date.now;
     this.#logger = options.logger;
     this.#grant = options.grant ?? 'password-realm';
-    this.concurrency = options.concurrency ?? 8;
+    this.concurrency = options.concurrency ?? 10;
     this.referenceChecks = options.referenceChecks ?? true;
     const retries = typeof options.retries === 'number' ? { maxRetries: options.retries } : (options.retries ?? {});
     const fetchImpl = options.fetch ?? globalThis.fetch;

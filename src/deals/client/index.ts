@@ -44,3 +44,4 @@ export {
   ConnectionError,
   type FieldIssue,
 } from './errors.js';
+export { fileTokenCache, loadConnectionConfig, defaultConfigPath, defaultTokenPath, ConfigError, CONFIG_ENV, type ConnectionConfig } from './config.js';

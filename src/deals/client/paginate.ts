@@ -32,7 +32,7 @@ export interface PageSource<T> {
 
 /** Paging behaviour of one listing. */
 export interface ListOptions {
-  /** Pages fetched at once once the total is known (default 8; 1 follows `Link: next` one page at a time). */
+  /** Pages fetched at once once the total is known (default 10; 1 follows `Link: next` one page at a time). */
   concurrency?: number;
   /** Called after each page with how many items were yielded so far and the total, when known. */
   onProgress?: (progress: { fetched: number; total?: number }) => void;
@@ -52,7 +52,7 @@ export class PagedList<T> implements AsyncIterable<T> {
 
   constructor(source: PageSource<T>, options: ListOptions = {}) {
     this.#source = source;
-    const c = options.concurrency ?? 8;
+    const c = options.concurrency ?? 10;
     if (!Number.isInteger(c) || c < 1) throw new TypeError(`concurrency must be a positive integer, got ${c}`);
     this.#concurrency = c;
     this.#onProgress = options.onProgress;

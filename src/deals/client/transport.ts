@@ -289,24 +289,28 @@ export class Transport {
 
     const controller = new AbortController();
     const signal = req.signal ? AbortSignal.any([req.signal, controller.signal]) : controller.signal;
-    // Raced as well as signalled: a user-supplied fetch that ignores the signal still cannot hang the call.
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const aborted = new Promise<never>((_, reject) => {
-      const fail = () => reject(signal.reason ?? new Error('aborted'));
-      timer = setTimeout(() => controller.abort(new Error('timeout')), this.#s.timeoutMs);
-      if (signal.aborted) fail();
-      else signal.addEventListener('abort', fail, { once: true });
-    });
-    aborted.catch(() => undefined);
-    const started = performance.now();
-    const details = { method: req.method, url: req.url.href, attempts, redact };
+    const timer = setTimeout(() => controller.abort(new Error('timeout')), this.#s.timeoutMs);
+    // Node's fetch honours the signal; any other fetch (a test double, an in-process handler) is also raced, so
+    // one that ignores the signal still cannot hang the call.
+    let aborted: Promise<never> | undefined;
+    if (this.#s.fetch !== globalThis.fetch) {
+      aborted = new Promise<never>((_, reject) => {
+        if (signal.aborted) reject(signal.reason);
+        else signal.addEventListener('abort', () => reject(signal.reason ?? new Error('aborted')), { once: true });
+      });
+      aborted.catch(() => undefined);
+    }
+    const debug = typeof this.#s.logger?.debug === 'function';
+    const started = debug ? performance.now() : 0;
     try {
-      const res = await Promise.race([this.#s.fetch(req.url, { method: req.method, headers, body, signal }), aborted]);
-      const parsed = await Promise.race([readBody(res), aborted]);
-      this.#log('debug', `${req.method} ${pathOf(req.url)} → ${res.status} (${Math.round(performance.now() - started)} ms)`);
+      const sent = this.#s.fetch(req.url, { method: req.method, headers, body, signal });
+      const res = aborted ? await Promise.race([sent, aborted]) : await sent;
+      const parsed = aborted ? await Promise.race([readBody(res), aborted]) : await readBody(res);
+      if (debug) this.#log('debug', `${req.method} ${pathOf(req.url)} → ${res.status} (${Math.round(performance.now() - started)} ms)`);
       return { status: res.status, statusText: res.statusText, headers: res.headers, body: parsed, attempts };
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason ?? err;
+      const details = { method: req.method, url: req.url.href, attempts, redact };
       if (controller.signal.aborted) {
         this.#log('debug', `${req.method} ${pathOf(req.url)} timed out after ${this.#s.timeoutMs} ms`);
         return new TimeoutError(`${req.method} ${pathOf(req.url)} timed out after ${this.#s.timeoutMs} ms`, { ...details, cause: err });
