@@ -5,8 +5,8 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import { validateEids } from '../core/index.js';
-import type { Eid, Issue } from '../core/index.js';
+import { isValidAtype, validateEids } from '../core/index.js';
+import type { Eid, Issue, Uid } from '../core/index.js';
 import { resolveLimits } from './limits.js';
 import type { AdCallLimits } from './limits.js';
 
@@ -119,6 +119,46 @@ export function decodeBase64JsonFast(text: string, path = 'eids'): { value: unkn
   }
 }
 
+const EID_KEYS = new Set(['source', 'uids', 'inserter', 'matcher', 'mm', 'ext']);
+const UID_KEYS = new Set(['id', 'atype', 'ext']);
+const isPlainJsonObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * True when eids fresh from JSON.parse are exactly what core's `validateEids` would return for them (every
+ * field valid, within the limits, no same-source eids, no repeated uid id, nothing to drop or trim), so the
+ * parser keeps them as they are instead of copying: the common case, and half the cost of a parse. Anything
+ * else, however small, answers false and goes through `validateEids`, which names the issues. A property test
+ * holds the two to agreement (test/adserver/parse.test.ts).
+ */
+export function isCanonicalEids(input: unknown, limits: Readonly<AdCallLimits>): input is Eid[] {
+  if (!Array.isArray(input) || input.length > limits.maxEids) return false;
+  const sources = new Set<string>();
+  for (const eid of input) {
+    if (!isPlainJsonObject(eid)) return false;
+    for (const k in eid) if (!EID_KEYS.has(k)) return false;
+    const { source, uids, inserter, matcher, mm, ext } = eid;
+    if (typeof source !== 'string' || !source || source.length > limits.maxIdLength || source.trim() !== source) return false;
+    const key = source.toLowerCase();
+    if (sources.has(key)) return false;
+    sources.add(key);
+    if (!Array.isArray(uids) || uids.length === 0 || uids.length > limits.maxUids) return false;
+    if (inserter !== undefined && (typeof inserter !== 'string' || !inserter)) return false;
+    if (matcher !== undefined && (typeof matcher !== 'string' || !matcher)) return false;
+    if (mm !== undefined && !(typeof mm === 'number' && Number.isInteger(mm) && mm >= 0)) return false;
+    if (ext !== undefined && !isPlainJsonObject(ext)) return false;
+    for (let i = 0; i < uids.length; i++) {
+      const uid: unknown = uids[i];
+      if (!isPlainJsonObject(uid)) return false;
+      for (const k in uid) if (!UID_KEYS.has(k)) return false;
+      if (typeof uid.id !== 'string' || !uid.id || uid.id.length > limits.maxIdLength) return false;
+      if (uid.atype !== undefined && !isValidAtype(uid.atype)) return false;
+      if (uid.ext !== undefined && !isPlainJsonObject(uid.ext)) return false;
+      for (let j = 0; j < i; j++) if ((uids[j] as Uid).id === uid.id) return false;
+    }
+  }
+  return true;
+}
+
 /** The endpoint named by a URL path's last segment (`/ac`, `/x/genericpost`, `/call/`). */
 export function endpointOf(pathname: string): AdCallEndpoint {
   const end = pathname.endsWith('/') ? pathname.length - 1 : pathname.length;
@@ -194,7 +234,12 @@ class Collector {
     const uid = this.text(path, v, this.limits.maxUserIdLength);
     if (uid !== undefined) this.call.uid = uid;
   }
-  eids(input: unknown): void {
+  /** Validates eids; `fresh` when this parser made them with JSON.parse, so they may be kept as they are. */
+  eids(input: unknown, fresh: boolean): void {
+    if (fresh && isCanonicalEids(input, this.limits)) {
+      this.call.eids = input;
+      return;
+    }
     const { value, issues } = validateEids(input, this.limits);
     this.call.eids = value;
     this.call.issues.push(...issues);
@@ -210,7 +255,7 @@ class Collector {
       this.call.issues.push(...issues.map((i) => ({ path: i.path, message: `${i.message}; all eids dropped` })));
       return;
     }
-    this.eids(value);
+    this.eids(value, true);
   }
   consent(gdpr: unknown, gdprConsent: unknown, gpp: unknown, gppSid: unknown, usPrivacy: unknown, names: string[]): void {
     const c = this.call.consent;
@@ -249,7 +294,9 @@ function parseQuery(search: string, col: Collector): Map<string, string> {
     if (amp < 0) amp = n;
     let eq = search.indexOf('=', i);
     if (eq < 0 || eq > amp) eq = amp;
-    const key = decodeComponent(search.slice(i, eq), true);
+    const rawKey = search.slice(i, eq);
+    // Keys are plain ASCII names: decode only one that is not found as it stands.
+    const key = QUERY_KEYS.has(rawKey) ? rawKey : decodeComponent(rawKey, true);
     if (key !== undefined && QUERY_KEYS.has(key) && !out.has(key)) {
       // In `eids` a `+` is standard Base64, never a form-encoded space.
       const value = decodeComponent(eq < amp ? search.slice(eq + 1, amp) : '', key !== 'eids');
@@ -324,10 +371,10 @@ function readBody(col: Collector, body: AdCallInput['body']): void {
     col.issue('body', 'must be a JSON object; body ignored');
     return;
   }
-  readBodyFields(col, data);
+  readBodyFields(col, data, data !== body);
 }
 
-function readBodyFields(col: Collector, b: Record<string, unknown>): void {
+function readBodyFields(col: Collector, b: Record<string, unknown>, fresh: boolean): void {
   const call = col.call;
   // A getter that throws (a framework's lazy body object) must not fail the call.
   const field = (k: string): unknown => {
@@ -359,7 +406,7 @@ function readBodyFields(col: Collector, b: Record<string, unknown>): void {
   const eids = field('eids');
   // The spec sends an array; a Base64 string (what `setEids` also accepts) is decoded rather than refused.
   if (typeof eids === 'string') col.eidsParam(eids);
-  else if (eids !== undefined && eids !== null) col.eids(eids);
+  else if (eids !== undefined && eids !== null) col.eids(eids, fresh);
 }
 
 function readFormats(col: Collector, formats: unknown): void {

@@ -195,7 +195,7 @@ export function validateEids(input: unknown, limits: EidLimits = {}): Result<Eid
   } catch {
     issues.push({ path: 'eids', message: 'eids could not be read' });
   }
-  return { value: mergeEids(kept), issues };
+  return { value: mergeBySource(kept, false), issues };
 }
 
 /**
@@ -203,12 +203,19 @@ export function validateEids(input: unknown, limits: EidLimits = {}): Result<Eid
  * The first occurrence wins: its source spelling, fields and uid order are kept.
  */
 export function mergeEids(eids: readonly Eid[]): Eid[] {
+  return mergeBySource(eids, true);
+}
+
+/** mergeEids' work; `copy: false` reuses the given objects, for EIDs validateEids has just built. */
+function mergeBySource(eids: readonly Eid[], copy: boolean): Eid[] {
   const bySource = new Map<string, Eid>();
   for (const eid of eids) {
     const key = eid.source.toLowerCase();
     const seen = bySource.get(key);
     if (!seen) {
-      bySource.set(key, { ...eid, uids: dedupeUids(eid.uids) });
+      const first = copy ? { ...eid } : eid;
+      first.uids = dedupeUids(eid.uids);
+      bySource.set(key, first);
       continue;
     }
     seen.uids = dedupeUids([...seen.uids, ...eid.uids]);

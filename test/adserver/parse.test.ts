@@ -2,8 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
-import { decodeBase64Json } from '../../src/core/index.js';
-import { decodeBase64JsonFast } from '../../src/adserver/parse.js';
+import { decodeBase64Json, validateEids } from '../../src/core/index.js';
+import { decodeBase64JsonFast, isCanonicalEids } from '../../src/adserver/parse.js';
 import { DEFAULT_LIMITS, parseAdCall, parseAdCallRequest, parseIncomingMessage, readCookie } from '../../src/adserver/index.js';
 import type { AdCall } from '../../src/adserver/index.js';
 import { EUID, ID5, UID2, UNKNOWN, b64, b64url, getCall } from './fixtures.js';
@@ -308,6 +308,69 @@ describe('decodeBase64JsonFast', () => {
     for (const text of [b64url([{ source: 'é€😀.example', uids: [{ id: 'ü' }] }]), Buffer.from([0xc3, 0x28]).toString('base64')]) {
       expect(decodeBase64JsonFast(text)).toEqual(decodeBase64Json(text));
     }
+  });
+});
+
+describe('isCanonicalEids (the no-copy fast path)', () => {
+  // Each field: usually absent or valid, sometimes one of the values core drops, trims or refuses.
+  const field = (valid: unknown[], invalid: unknown[]) =>
+    fc.oneof(
+      { weight: 8, arbitrary: fc.constant<unknown>(undefined) },
+      { weight: valid.length ? 8 : 0, arbitrary: fc.constantFrom<unknown>(...valid, undefined) },
+      { weight: 1, arbitrary: fc.constantFrom<unknown>(...invalid) },
+    );
+  const uid = fc
+    .record({
+      id: fc.oneof({ weight: 12, arbitrary: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'A') }, { weight: 1, arbitrary: fc.constantFrom('', 'x'.repeat(40), 7) }),
+      atype: field([1, 2, 3, 500, 571187], [4, 1.5, null, '1']),
+      ext: field([{}, { linkType: 2 }, { n: -0 }, { deep: { x: [1] } }], [null, [], 'x']),
+      extra: field([], [true]),
+    })
+    .map((u) => Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)));
+  const eid = fc
+    .record({
+      source: fc.oneof({ weight: 12, arbitrary: fc.constantFrom('id5-sync.com', 'uidapi.com', 'euid.eu', 'example.org', 'criteo.com', 'pubcid.org', 'yahoo.com') }, { weight: 1, arbitrary: fc.constantFrom('ID5-SYNC.com', ' uidapi.com', 'x.org ', '', 'x'.repeat(40)) }),
+      uids: fc.oneof({ weight: 12, arbitrary: fc.array(uid, { minLength: 1, maxLength: 3 }) }, { weight: 1, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(uid, { minLength: 4, maxLength: 4 }) }),
+      inserter: field(['ins.example'], ['', 5]),
+      matcher: field(['m.example'], [null]),
+      mm: field([0, 3, 5, 600], [-1, 1.5]),
+      ext: field([{ a: 1 }], [null, []]),
+      other: field([], ['dropped by core']),
+    })
+    .map((e) => Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined)));
+  const limits = { ...DEFAULT_LIMITS, maxEids: 4, maxUids: 3, maxIdLength: 30 };
+  // JSON text is what the wire carries: compare what would be forwarded.
+  const wire = (v: unknown) => JSON.parse(JSON.stringify(v));
+
+  test("answers true only when core's validateEids would return the same eids with no issue", () => {
+    let canonical = 0;
+    fc.assert(
+      // Mostly within maxEids (4), sometimes over it.
+      fc.property(fc.oneof({ weight: 8, arbitrary: fc.array(eid, { maxLength: 3 }) }, { weight: 1, arbitrary: fc.array(eid, { minLength: 5, maxLength: 5 }) }), (eids) => {
+        const text = JSON.stringify(eids);
+        const fast = JSON.parse(text);
+        if (!isCanonicalEids(fast, limits)) return;
+        if (eids.length) canonical++;
+        const core = validateEids(JSON.parse(text), limits);
+        expect(core.issues).toEqual([]);
+        expect(wire(core.value)).toEqual(wire(fast));
+      }),
+      { numRuns: 3000 },
+    );
+    expect(canonical).toBeGreaterThan(100); // the fast path is really taken, on non-empty input
+  });
+
+  test('takes the fast path for a typical GET ad call, and the parse result is the same either way', () => {
+    const eids = [ID5, UID2, EUID, UNKNOWN];
+    expect(isCanonicalEids(JSON.parse(JSON.stringify(eids)), DEFAULT_LIMITS)).toBe(true);
+    expect(getCall({ nwid: 1, eids: b64url(eids) }).eids).toEqual(validateEids(eids, DEFAULT_LIMITS).value);
+  });
+
+  test('a body object the caller passed is copied, never kept by reference', () => {
+    const body = { networkId: 1, eids: [structuredClone(ID5)] };
+    const call = parseAdCall({ url: '/genericpost', method: 'POST', body });
+    expect(call.eids).toEqual([ID5]);
+    expect(call.eids[0]).not.toBe(body.eids[0]);
   });
 });
 

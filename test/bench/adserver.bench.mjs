@@ -52,10 +52,10 @@ function time(fn, n) {
 const names = Object.keys(cases);
 const BASE = names[0];
 for (const fn of Object.values(cases)) time(fn, WARMUP);
+globalThis.gc?.(); // once, before measuring: a forced collection inside the rounds only adds outliers
 const perOp = Object.fromEntries(names.map((k) => [k, []]));
 const ratios = Object.fromEntries(names.map((k) => [k, []]));
 for (let r = 0; r < ROUNDS; r++) {
-  if (r % 10 === 0) globalThis.gc?.();
   // Alternate the order each round so neither side always runs first.
   const order = r % 2 ? [...names].reverse() : names;
   const t = {};
@@ -67,11 +67,17 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(`eids parameter: ${param.length} characters; ${ROUNDS} interleaved rounds of ${ITERATIONS} after a warm-up of ${WARMUP}`);
+// The machine's speed drifts between rounds (other processes), so each ratio is taken within a round, then
+// the median over rounds is reported; the ns/op column is only a rough scale.
 console.log(`  ${'case'.padEnd(40)} ${'ns/op'.padStart(7)}   ratio to baseline (median of per-round ratios)`);
 for (const name of names) {
   console.log(`  ${name.padEnd(40)} ${median(perOp[name]).toFixed(0).padStart(7)}   ${median(ratios[name]).toFixed(2)}x`);
 }
-const ratio = median(ratios['parseAdCall (GET /ac, 10 eids)']);
+const PARSE = 'parseAdCall (GET /ac, 10 eids)';
+const min = (xs) => Math.min(...xs);
+console.log(`  ratio of the fastest rounds (least disturbed by other processes): ${(min(perOp[PARSE]) / min(perOp[BASE])).toFixed(2)}x`);
+if (process.env.BENCH_DEBUG) for (let r = 0; r < ROUNDS; r++) console.log(r, perOp[BASE][r].toFixed(0), perOp[PARSE][r].toFixed(0), ratios[PARSE][r].toFixed(2));
+const ratio = median(ratios[PARSE]);
 console.log(`parse GET ad call / bare Base64 decode + JSON.parse = ${ratio.toFixed(2)}x (budget ${BUDGET}x): ${ratio <= BUDGET ? 'OK' : 'OVER BUDGET'}`);
 if (sink < 0) console.log(sink);
 process.exit(ratio <= BUDGET ? 0 : 1);
