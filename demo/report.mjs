@@ -1,7 +1,8 @@
-// The demo ad server's receiving side, built on eidkit/adserver (issue #4): parses each ad call, sets the `pid`
+// The demo ad server's receiving side, built on eidkit/adserver (issue #4): parses each ad call, mints the `pid`
 // cookie on a first visit, logs providers, keeps the report, expands reference envelopes, builds the bid
 // requests sent to three demo partners, and serves the live report (`/report`, `/report.json`, `/report.csv`).
-// demo/server.mjs routes its ad-call endpoints and these paths here. Run `npm run build` first (dist/node).
+// demo/server.mjs routes its ad-call endpoints and these paths here (WHATWG Request in, Response out).
+// Run `npm run build` first (dist/node).
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import {
@@ -14,7 +15,7 @@ import {
   logProviders,
   memoryLogSink,
   newPid,
-  parseIncomingMessage,
+  parseAdCallRequest,
   pidSetCookie,
   providerHits,
   sealReferenceEnvelope,
@@ -33,8 +34,7 @@ const DEMO_CAP = { item: 'deal:demo', max: 3, windowMs: 60_000 };
 /**
  * Creates the receiving side of the demo server.
  * Options: `envelopeKeys` (text `keyId:base64key,…`, default from EIDKIT_ENVELOPE_KEYS or a random demo key),
- * `alternativeIds` (network id → provider, default network 1234 uses ID5), `lastCalls` (default 20),
- * `log` (a function receiving one line per call; default console.log).
+ * `alternativeIds` (network id → provider, default network 1234 uses ID5), `lastCalls` (default 20).
  */
 export function createAdServerDemo(options = {}) {
   const keyText = options.envelopeKeys ?? process.env.EIDKIT_ENVELOPE_KEYS ?? `demo:${randomBytes(32).toString('base64')}`;
@@ -45,18 +45,17 @@ export function createAdServerDemo(options = {}) {
   const providerLog = memoryLogSink(1000);
   const capper = createFrequencyCapper({ alternativeIds: options.alternativeIds ?? { 1234: 'id5-sync.com' } });
   const keep = options.lastCalls ?? 20;
-  const log = options.log ?? ((line) => console.log(line));
   const lastCalls = [];
   let seq = 0;
 
-  /** Handles one ad call: parses it, sets `pid` when absent, records it. Returns the entry shown in the report. */
-  async function recordAdCall(req, res) {
-    const call = await parseIncomingMessage(req, { ip: req.socket?.remoteAddress });
-    if (!call.pid) {
-      // First visit: mint the service's own user id. Over plain http a Secure cookie would not be stored.
-      const https = req.socket?.encrypted === true;
-      res.setHeader('set-cookie', pidSetCookie(newPid(), { sameSite: https ? 'None' : 'Lax' }));
-    }
+  /**
+   * Handles one ad call: parses it and records it. Returns the parsed call, the entry shown in the report, and
+   * the `Set-Cookie` value to answer with on a first visit (no `pid` cookie yet), else undefined.
+   */
+  async function recordAdCall(request, { ip } = {}) {
+    const call = await parseAdCallRequest(request, { ip });
+    // Over plain http a Secure (SameSite=None) cookie would not be stored; the demo page shares the origin.
+    const setCookie = call.pid ? undefined : pidSetCookie(newPid(), { sameSite: request.url.startsWith('https:') ? 'None' : 'Lax' });
     const now = new Date();
     const record = logProviders(call, providerLog, now);
     report.add(call, now);
@@ -83,9 +82,7 @@ export function createAdServerDemo(options = {}) {
     };
     lastCalls.unshift(entry);
     if (lastCalls.length > keep) lastCalls.length = keep;
-    const names = entry.eids.map((e) => `${e.source} (${e.providerId} ${e.providerName})`).join(', ') || 'no eids';
-    log(`[adserver] ${call.endpoint} nwid=${entry.networkId ?? '-'} uid=${entry.uid ? 'yes' : 'no'} pid=${entry.pid ? 'yes' : 'no'}: ${names}${entry.issues.length ? `; ${entry.issues.length} issue(s)` : ''}`);
-    return { call, entry };
+    return { call, entry, setCookie };
   }
 
   /** The report state as JSON: the three dimensions per day and network, and the last calls. */
@@ -113,26 +110,18 @@ export function createAdServerDemo(options = {}) {
     };
   }
 
-  /** Serves `/report`, `/report.json`, `/report.csv` and `/report/sample-call.json`; returns false for other paths. */
-  async function handleReport(req, res) {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const send = (status, type, body) => {
-      res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
-      res.end(body);
-    };
+  /** Answers `/report`, `/report.json`, `/report.csv` and `/report/sample-call.json`; undefined for other paths. */
+  async function reportResponse(request) {
+    const path = new URL(request.url).pathname;
+    const headers = (type) => ({ 'content-type': type, 'cache-control': 'no-store' });
     if (path === '/report' || path === '/report.html') {
-      send(200, 'text/html; charset=utf-8', await readFile(new URL('./report.html', import.meta.url)));
-    } else if (path === '/report.json') {
-      send(200, 'application/json', JSON.stringify(reportJson()));
-    } else if (path === '/report.csv') {
-      send(200, 'text/csv; charset=utf-8', report.toCSV());
-    } else if (path === '/report/sample-call.json') {
-      send(200, 'application/json', JSON.stringify(sampleCall()));
-    } else {
-      return false;
+      return new Response(await readFile(new URL('./report.html', import.meta.url)), { headers: headers('text/html; charset=utf-8') });
     }
-    return true;
+    if (path === '/report.json') return new Response(JSON.stringify(reportJson()), { headers: headers('application/json') });
+    if (path === '/report.csv') return new Response(report.toCSV(), { headers: headers('text/csv; charset=utf-8') });
+    if (path === '/report/sample-call.json') return new Response(JSON.stringify(sampleCall()), { headers: headers('application/json') });
+    return undefined;
   }
 
-  return { recordAdCall, handleReport, reportJson, sampleCall, report, providerLog };
+  return { recordAdCall, reportResponse, reportJson, sampleCall, report, providerLog };
 }

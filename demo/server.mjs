@@ -1,13 +1,15 @@
 // The demo: a publisher page (demo/index.html) and a local ad server on loopback (hono + @hono/node-server).
-// Serves the tag at /tag/<network_id>/sas.js, answers the ad-call endpoints, and prints each call's decoded eids
-// with provider ids and names. Start it with `npm run demo` (builds first); PORT picks the port (default 8080).
+// Serves the tag at /tag/<network_id>/sas.js, answers the ad-call endpoints through eidkit/adserver (demo/report.mjs:
+// pid cookie, provider log, report, bid requests), prints each call's decoded eids with provider ids and names, and
+// serves the live report at /report (same data at /report.json and /report.csv). Start it with `npm run demo`
+// (builds first); PORT picks the port (default 8080).
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { decodeBase64Json, providerForSource, validateEids } from '../dist/node/core/index.js';
 import { handleModuleRoute } from './modules/routes.mjs';
+import { createAdServerDemo } from './report.mjs';
 import { tagScriptFor } from './tag-bundle.mjs';
 
 const HOST = '127.0.0.1';
@@ -24,48 +26,34 @@ function corsHeaders(request) {
   return origin ? { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Credentials': 'true', Vary: 'Origin' } : {};
 }
 
-/** Reads the eids an ad call carries: the Base64 `eids` parameter of a GET, or the `eids` array of a POST body. */
-async function readEids(kind, request) {
-  if (kind === 'get') {
-    const param = new URL(request.url).searchParams.get('eids');
-    if (param === null) return { value: [], issues: [], fields: Object.fromEntries(new URL(request.url).searchParams) };
-    const decoded = decodeBase64Json(param);
-    const checked = decoded.value === undefined ? { value: [], issues: [] } : validateEids(decoded.value);
-    return { value: checked.value, issues: [...decoded.issues, ...checked.issues], fields: Object.fromEntries(new URL(request.url).searchParams) };
-  }
-  let body;
-  try {
-    body = JSON.parse(await request.text());
-  } catch {
-    return { value: [], issues: [{ path: 'body', message: 'not JSON' }], fields: {} };
-  }
-  const checked = body?.eids === undefined ? { value: [], issues: [] } : validateEids(body.eids);
-  return { ...checked, fields: body };
-}
-
 /**
- * Answers one ad call (`kind`: 'get' for std/video, 'generic', 'onecall') with a JSON summary of what it carried,
- * and prints the decoded eids with their provider ids and names. The one place to swap for eidkit/adserver.
+ * Answers one ad call (`kind`: 'get' for std/video, 'generic', 'onecall') through eidkit/adserver: parses and
+ * records it in `adserver` (demo/report.mjs), sets the `pid` cookie on a first visit, prints the decoded eids
+ * with their provider ids and names, and answers with a JSON summary and the bid requests built for it.
  */
-export async function handleAdCall(kind, request) {
-  const { value: eids, issues, fields } = await readEids(kind, request);
-  const cookie = request.headers.get('cookie') ?? '';
-  const pid = /(?:^|;\s*)pid=([^;]+)/.exec(cookie)?.[1];
-  const providers = eids.map((e) => ({ source: e.source, provider: providerForSource(e.source), uids: e.uids.length }));
+export async function handleAdCall(kind, request, adserver, { ip } = {}) {
+  const { call, entry, setCookie } = await adserver.recordAdCall(request, { ip });
   const path = new URL(request.url).pathname;
-  print(`${request.method} ${path} (${kind}) network ${fields.nwid ?? fields.networkId ?? '?'}, pid ${pid ?? 'none'}, uid ${fields.uid ?? 'none'}`);
-  for (const p of providers) print(`  eid ${p.source} → provider ${p.provider.id} ${p.provider.name} (${p.uids} uid${p.uids === 1 ? '' : 's'})`);
-  if (!providers.length) print('  no eids');
-  for (const i of issues) print(`  dropped ${i.path}: ${i.message}`);
+  print(`${request.method} ${path} (${kind}) network ${call.networkId ?? '?'}, pid ${call.pid ?? 'none'}, uid ${call.uid ?? 'none'}`);
+  for (const e of entry.eids) print(`  eid ${e.source} → provider ${e.providerId} ${e.providerName} (${e.uids.length} uid${e.uids.length === 1 ? '' : 's'})`);
+  if (!entry.eids.length) print('  no eids');
+  for (const i of entry.issues) print(`  dropped ${i.path}: ${i.message}`);
   const headers = { ...corsHeaders(request), 'Cache-Control': 'no-store' };
   // The service keeps its own user id in a `pid` cookie (extended-ids.md §2.3).
-  if (!pid) headers['Set-Cookie'] = `pid=demo-${Math.random().toString(36).slice(2, 12)}; Path=/; Max-Age=31536000; SameSite=Lax`;
-  return Response.json({ kind, path, pid: pid ?? null, uid: fields.uid ?? null, eids, providers, issues }, { headers });
+  if (setCookie) headers['Set-Cookie'] = setCookie;
+  const providers = entry.eids.map((e) => ({ source: e.source, provider: { id: e.providerId, name: e.providerName }, uids: e.uids.length }));
+  return Response.json(
+    { kind, path, pid: call.pid ?? null, uid: call.uid ?? null, eids: call.eids, providers, issues: entry.issues, bidRequests: entry.bidRequests },
+    { headers },
+  );
 }
 
-/** The demo app: page, tag, ad calls. */
-export function createDemoApp() {
+/** The demo app: page, tag, ad calls, report. `adserver` keeps the report state (one per app). */
+export function createDemoApp(adserver = createAdServerDemo()) {
   const app = new Hono();
+  for (const path of ['/report', '/report.json', '/report.csv', '/report/sample-call.json']) {
+    app.get(path, async (c) => (await adserver.reportResponse(c.req.raw)) ?? c.notFound());
+  }
   app.get('/', async (c) => c.html(await readFile(new URL('index.html', here), 'utf8')));
   app.get('/tag/:nwid/:file', async (c) => {
     const { nwid, file } = c.req.param();
@@ -77,7 +65,7 @@ export function createDemoApp() {
     app.options(path, (c) =>
       c.body(null, 204, { ...corsHeaders(c.req.raw), 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type' }),
     );
-    app.on(kind === 'get' ? 'GET' : 'POST', path, (c) => handleAdCall(kind, c.req.raw));
+    app.on(kind === 'get' ? 'GET' : 'POST', path, (c) => handleAdCall(kind, c.req.raw, adserver, { ip: c.env?.incoming?.socket?.remoteAddress }));
   }
   return app;
 }
@@ -111,5 +99,5 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       console.log(`port ${process.env.PORT ?? 8080} is busy; using a free one`);
       return startDemo(0);
     })
-    .then(({ url }) => console.log(`eidkit demo: open ${url}  (debug logs: ${url}?sas_debug=1)`));
+    .then(({ url }) => console.log(`eidkit demo: open ${url}  (debug logs: ${url}?sas_debug=1; ad server report: ${url}report)`));
 }
