@@ -1,0 +1,130 @@
+// The receiving side end to end: the real built tag in Chromium sends ad calls to the demo server, which runs
+// them through eidkit/adserver; /report.json must count exactly those calls, per provider, uid and pid, and the
+// live report page must show them with the forwarded bid requests.
+import { expect, test, type Page } from '@playwright/test';
+// @ts-expect-error: plain JS demo server
+import { startDemo } from '../../demo/server.mjs';
+
+interface Row {
+  date: string;
+  networkId: number | null;
+  calls: number;
+  extendedIds: Array<{ providerId: number; providerName: string; calls: number }>;
+  callsWithoutEids: number;
+  hasUserUid: { with: number; without: number };
+  hasUserPid: { with: number; without: number };
+  userId: { uid: number; pid: number; none: number };
+}
+interface ReportJson {
+  rows: Row[];
+  lastCalls: Array<{ endpoint: string; eids: Array<{ source: string; providerId: number }>; bidRequests: Array<{ partner: { id: string }; request: { user?: { eids?: unknown[]; ext?: { eids?: unknown[] } } } }> }>;
+}
+
+let demo: { url: string; server: { close(cb: () => void): void; closeAllConnections(): void } };
+test.beforeEach(async () => {
+  demo = await startDemo(0, { quiet: true }); // a fresh server: the report starts empty
+});
+test.afterEach(async () => {
+  demo.server.closeAllConnections();
+  await new Promise<void>((r) => demo.server.close(() => r()));
+});
+
+const EIDS = [
+  { source: 'id5-sync.com', uids: [{ id: 'ID5*e2e', atype: 1, ext: { linkType: 2 } }] },
+  { source: 'uidapi.com', uids: [{ id: 'uid2-e2e', atype: 3 }] },
+  { source: 'euid.eu', uids: [{ id: 'euid-e2e', atype: 3 }] },
+  { source: 'hemsha256', uids: [{ id: 'a'.repeat(64), atype: 3 }] },
+  { source: 'partner.example', uids: [{ id: 'unknown-e2e' }] },
+];
+
+/** A bare publisher page: the documented snippet, the real tag from the demo server, nothing set up yet. */
+const PAGE = `<!doctype html><html><head><meta charset="utf-8">
+<script>window.sas = window.sas || {}; sas.cmd = sas.cmd || [];</script>
+<script async src="/tag/1234/sas.js"></script></head><body>e2e publisher page</body></html>`;
+
+/** Loads the page on the demo server's origin and sends `types` one after the other via sas.call. */
+async function sendCalls(page: Page, setup: Record<string, unknown>, eids: unknown, types: string[]) {
+  // Only the page's HTML is supplied here; the tag and every ad call go to the real demo server.
+  const url = new URL('e2e-publisher-page', demo.url).href;
+  await page.route(url, (route) => route.fulfill({ contentType: 'text/html', body: PAGE }));
+  await page.goto(url);
+  return page.evaluate(
+    ({ setup, eids, types }) =>
+      new Promise<Array<{ ok: boolean; status: number }>>((resolve) => {
+        const w = window as unknown as { sas: { cmd: Array<() => void>; setup(o: unknown): void; setEids(e: unknown): void; call(t: string, o: unknown): Promise<{ ok: boolean; status: number }> } };
+        w.sas.cmd.push(async () => {
+          w.sas.setup({ networkid: 1234, domain: location.origin, ...setup });
+          w.sas.setEids(eids);
+          const results = [];
+          for (const t of types) {
+            const options = t === 'onecall' ? { siteId: 7, pageId: 8, formats: [{ id: 9, tagId: 'top' }] } : { siteId: 7, pageId: 8, formatId: 9 };
+            results.push(await w.sas.call(t, options));
+          }
+          resolve(results);
+        });
+      }),
+    { setup, eids, types },
+  );
+}
+
+async function report(): Promise<ReportJson> {
+  return (await fetch(new URL('report.json', demo.url))).json() as Promise<ReportJson>;
+}
+
+test('report.json counts every call the tag made, with the right providers, uid and pid', async ({ page }) => {
+  const results = await sendCalls(page, { uid: 'publisher-user-42' }, EIDS, ['std', 'video', 'generic', 'onecall']);
+  expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+
+  const { rows, lastCalls } = await report();
+  expect(rows).toHaveLength(1);
+  const [row] = rows;
+  expect(row).toMatchObject({ networkId: 1234, calls: 4, callsWithoutEids: 0, hasUserUid: { with: 4, without: 0 } });
+  expect(row.extendedIds.map((p) => [p.providerId, p.calls])).toEqual([
+    [0, 4], // partner.example: Unknown
+    [2, 4], // ID5
+    [4, 4], // Unified ID 2.0, US source
+    [5, 4], // European Unified ID
+    [42, 4], // hemsha256
+  ]);
+  // The first call had no pid yet; its answer set the cookie, which the tag sends on the next calls.
+  expect(row.hasUserPid).toEqual({ with: 3, without: 1 });
+  expect(row.userId).toEqual({ uid: 4, pid: 0, none: 0 });
+  expect(lastCalls.map((c) => c.endpoint)).toEqual(['call', 'genericpost', 'ac', 'ac']);
+
+  // Every call is forwarded with all its eids: user.eids (OpenRTB 2.6), user.ext.eids (2.5), and the DMP's one provider.
+  const forwarded = Object.fromEntries(lastCalls[0].bidRequests.map((b) => [b.partner.id, b.request.user]));
+  expect(forwarded['dsp-ortb26']?.eids).toHaveLength(5);
+  expect(forwarded['dsp-ortb25']?.ext?.eids).toHaveLength(5);
+  expect(forwarded['dmp-uid2']?.eids).toEqual([EIDS[1]]);
+});
+
+test('calls without uid or eids are counted as such, per network', async ({ page }) => {
+  await sendCalls(page, {}, [], ['std', 'generic']);
+  await sendCalls(page, { networkid: 4321 }, [EIDS[0]], ['std']);
+  const { rows } = await report();
+  const byNetwork = Object.fromEntries(rows.map((r) => [String(r.networkId), r]));
+  expect(byNetwork['1234']).toMatchObject({ calls: 2, callsWithoutEids: 2, extendedIds: [], hasUserUid: { with: 0, without: 2 }, hasUserPid: { with: 1, without: 1 } });
+  expect(byNetwork['4321']).toMatchObject({ calls: 1, extendedIds: [{ providerId: 2, providerName: 'ID5', calls: 1 }], hasUserPid: { with: 1, without: 0 } });
+});
+
+test('the live report page shows the dimensions table, the chart and the last calls with their bid requests', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await sendCalls(page, { uid: 'u-1' }, EIDS.slice(0, 2), ['std']);
+  await page.goto(new URL('report', demo.url).href);
+  const row = page.locator('#dimensions tbody tr[data-network="1234"]');
+  await expect(row).toContainText('ID5 (2): 1');
+  await expect(row).toContainText('Unified ID 2.0 (4): 1');
+  // ID5, UID2, with uid, all calls (the only call had no pid yet: an empty bar is not drawn).
+  await expect(page.locator('#chart rect')).toHaveCount(4);
+  await expect(page.locator('#calls .call')).toHaveCount(1);
+  await expect(page.locator('#calls .call').first()).toContainText('id5-sync.com');
+  await page.locator('#calls details').first().locator('summary').click();
+  await expect(page.locator('#calls details pre').first()).toContainText('"eids"');
+
+  // The sample call carries a reference envelope: the page shows the ids it held.
+  await page.click('#sample');
+  await expect(page.locator('#calls .call')).toHaveCount(2);
+  await expect(page.locator('#calls .call').first()).toContainText('From the envelope: liveramp.com, uidapi.com, euid.eu, epsilon.com, yahoo.com');
+  expect(errors).toEqual([]);
+});
