@@ -23,7 +23,10 @@ export interface CallContribution {
 export interface TagExtension {
   /** Stable name, used in debug messages (and, for modules, the key under `setup({ modules })`). */
   name: string;
-  /** Runs when `sas.setup()` is called (or at once if setup already ran). Errors are guarded by the host. */
+  /**
+   * Runs once, at the first `sas.setup()` (or at once if setup already ran); read later settings through
+   * `host.options()`. Errors are guarded by the host.
+   */
   setup?(host: TagHost): void;
   /**
    * Runs before each ad call. The host waits for all extensions together at most `setup({ eidsTimeout })`
