@@ -12,10 +12,10 @@ import { providerHits } from './providers.js';
 /** What `eidkit decode --json` prints. */
 export interface DecodeOutput {
   /** How the input was read. */
-  input: 'url' | 'base64' | 'json';
+  input: 'url' | 'body' | 'base64' | 'json';
   /** True when the eids payload could be read (exit code 0). */
   decoded: boolean;
-  /** The ad call's other fields, for URL input. */
+  /** The ad call's other fields, for URL and POST body input. */
   call?: Omit<AdCall, 'eids' | 'issues'>;
   /** The valid eids, each with its provider. */
   eids: Array<{ source: string; providerId: number; providerName: string; uids: Eid['uids'] }>;
@@ -32,7 +32,8 @@ class DecodeError extends Error {
 const isUrlLike = (s: string) => /^(https?:\/\/|\/)/i.test(s);
 
 /**
- * Decodes an ad-call URL (its `eids` parameter), a Base64 eids string, or a JSON eids array.
+ * Decodes an ad-call URL (its `eids` parameter), a POST ad-call body (JSON object with `eids`), a Base64 eids
+ * string, or a JSON eids array.
  * `decoded` is false when there is no readable eids payload.
  */
 export function decodeInput(text: string): DecodeOutput {
@@ -42,15 +43,16 @@ export function decodeInput(text: string): DecodeOutput {
   let decoded: boolean;
   let call: DecodeOutput['call'];
   let kind: DecodeOutput['input'];
-  if (isUrlLike(input)) {
-    kind = 'url';
-    const parsed = parseAdCall({ url: input, method: 'GET' });
+  if (isUrlLike(input) || input.startsWith('{')) {
+    kind = input.startsWith('{') ? 'body' : 'url';
+    const parsed = kind === 'url' ? parseAdCall({ url: input, method: 'GET' }) : parseAdCall({ url: '/genericpost', method: 'POST', body: input });
     ({ eids, issues } = parsed);
     const { eids: _e, issues: _i, ...rest } = parsed;
     call = rest;
-    const hasParam = new URL(input, 'http://localhost').searchParams.has('eids');
-    if (!hasParam) issues = [...issues, { path: 'eids', message: 'the URL has no eids parameter' }];
-    decoded = hasParam && !issues.some((i) => i.path === 'eids' && /Base64|parameter longer|must be an array/.test(i.message));
+    const hasEids = kind === 'url' ? new URL(input, 'http://localhost').searchParams.has('eids') : /"eids"\s*:/.test(input);
+    if (!hasEids) issues = [...issues, { path: 'eids', message: kind === 'url' ? 'the URL has no eids parameter' : 'the body has no eids field' }];
+    const unreadable = issues.some((i) => i.path === 'body' || (i.path === 'eids' && /Base64|parameter longer|must be an array/.test(i.message)));
+    decoded = hasEids && !unreadable;
   } else {
     kind = input.startsWith('[') ? 'json' : 'base64';
     let value: unknown;
@@ -108,15 +110,15 @@ export function formatDecodeOutput(out: DecodeOutput): string {
 export function registerDecodeCommand(program: Command): void {
   program
     .command('decode')
-    .description('decode the eids of an ad call URL, a Base64 eids string or a JSON array ("-" reads stdin)')
-    .argument('<input>', 'ad call URL (https://…/ac?…eids=… or /ac?…), Base64 eids, JSON array, or - for stdin')
+    .description('decode the eids of an ad-call URL, a POST ad-call body, a Base64 eids string or a JSON array ("-" reads stdin)')
+    .argument('<input>', 'ad-call URL (https://…/ac?…eids=… or /ac?…), POST body JSON, Base64 eids, JSON array, or - for stdin')
     .option('--json', 'print machine-readable JSON')
     .action((inputArg: string, opts: { json?: boolean }) => {
       const text = inputArg === '-' ? readFileSync(0, 'utf8') : inputArg;
       const out = decodeInput(text);
       process.stdout.write(opts.json ? JSON.stringify(out, null, 2) + '\n' : formatDecodeOutput(out));
       if (!out.decoded) {
-        const why = out.issues.find((i) => i.path === 'eids')?.message ?? 'no eids could be read';
+        const why = out.issues.find((i) => i.path === 'eids' || i.path === 'body')?.message ?? 'no eids could be read';
         throw new DecodeError(`could not decode the eids: ${why}`);
       }
     });

@@ -124,7 +124,9 @@ function hostOf(url: string | undefined): string | undefined {
  * @example buildBidRequest(call, { id: 'dsp-a', openrtb: '2.5' }).user.ext.eids
  */
 export function buildBidRequest(call: AdCall, partner: DemandPartner & { openrtb: '2.5' }, options?: BidRequestOptions): OrtbBidRequest25;
+/** Builds an OpenRTB 2.6 bid request (eids in `user.eids`) for a partner not flagged 2.5. */
 export function buildBidRequest(call: AdCall, partner: DemandPartner & { openrtb?: '2.6' }, options?: BidRequestOptions): OrtbBidRequest26;
+/** Builds the bid request of the version the partner reads. */
 export function buildBidRequest(call: AdCall, partner: DemandPartner, options?: BidRequestOptions): OrtbBidRequest;
 export function buildBidRequest(call: AdCall, partner: DemandPartner, options: BidRequestOptions = {}): OrtbBidRequest {
   const v25 = partner.openrtb === '2.5';

@@ -64,6 +64,16 @@ describe('eidkit decode', () => {
     expect(noParam.stderr).toContain('the URL has no eids parameter');
   });
 
+  test('decodes a POST ad-call body read from stdin, and refuses a body that is not JSON', () => {
+    const body = JSON.stringify({ networkId: 1234, siteId: 5, formats: [{ id: 7, tagId: 'top' }], eids: eids.slice(0, 3) });
+    const r = run(['decode', '--json', '-'], body);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ input: 'body', decoded: true, call: { endpoint: 'genericpost', networkId: 1234 }, issues: [] });
+    const broken = run(['decode', '{"networkId": 1, "eids": ['], '');
+    expect(broken.status).toBe(3);
+    expect(broken.stderr).toContain('could not decode the eids: not valid JSON; body ignored');
+  });
+
   test('exits 2 when the input argument is missing', () => {
     expect(run(['decode']).status).toBe(2);
   });
