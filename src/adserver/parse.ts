@@ -562,6 +562,7 @@ export async function parseAdCallRequest(request: Request, options: ParseOptions
 /**
  * Parses an ad call from Node's `http.IncomingMessage` (node:http, express, fastify's `request.raw`).
  * Buffers at most `maxBodyBytes`; a larger body is read to its end and discarded so the socket can answer.
+ * When a body parser already consumed the stream (express.json(), body-parser), its `req.body` is used.
  * @example http.createServer(async (req, res) => { const call = await parseIncomingMessage(req, { ip: req.socket.remoteAddress }); … })
  */
 export async function parseIncomingMessage(req: IncomingMessage, options: ParseOptions = {}): Promise<AdCall> {
@@ -571,6 +572,11 @@ export async function parseIncomingMessage(req: IncomingMessage, options: ParseO
     url = new URL(req.url ?? '/', `http://${host}`).href;
   } catch {
     url = new URL(req.url ?? '/', 'http://localhost').href;
+  }
+  const parsed = (req as IncomingMessage & { body?: unknown }).body;
+  if (req.readableEnded && parsed !== undefined && (req.method ?? 'GET').toUpperCase() === 'POST') {
+    const body = typeof parsed === 'string' || parsed instanceof Uint8Array || (typeof parsed === 'object' && parsed !== null) ? parsed : null;
+    return parseAdCall({ url, method: 'POST', headers: req.headers, body: body as AdCallInput['body'] }, options);
   }
   return parseWithBody(url, req.method ?? 'GET', req.headers, req, options, true);
 }

@@ -132,6 +132,25 @@ describe('POST /genericpost and /call', () => {
   });
 });
 
+test('uses req.body when a body parser (express.json style) already read the stream', async () => {
+  let seen: AdCall | undefined;
+  const server = createServer(async (req, res) => {
+    // What express.json() does: read the stream, then hang the parsed object on req.body.
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    (req as typeof req & { body: unknown }).body = JSON.parse(Buffer.concat(chunks).toString());
+    seen = await parseIncomingMessage(req);
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/genericpost`, { method: 'POST', body: JSON.stringify({ networkId: 3, eids: [UID2] }) });
+  } finally {
+    server.close();
+  }
+  expect(seen).toMatchObject({ endpoint: 'genericpost', networkId: 3, eids: [UID2], issues: [] });
+});
+
 describe('malformed input never fails the call', () => {
   test('broken Base64 drops the eids and keeps the rest of the call', () => {
     const call = getCall({ nwid: 1234, siteid: 1, uid: 'u', eids: '%%%not*base64%%%' });
