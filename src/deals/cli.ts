@@ -325,17 +325,8 @@ export function registerDealsCommands(program: Command): void {
             formatIds: flags.formatIds,
             offset: flags.offset,
           };
-          const list = client.deals.list({ ...filters, concurrency: flags.concurrency, onProgress: progressReporter('deals', flags.progress) });
-          const limit: number = flags.limit ?? Infinity;
-          async function* limited() {
-            if (limit === 0) return;
-            let n = 0;
-            for await (const deal of list) {
-              yield deal as unknown as Record<string, unknown>;
-              if (++n >= limit) return;
-            }
-          }
-          await printRows(limited(), flags, DEAL_COLUMNS);
+          const list = client.deals.list({ ...filters, concurrency: flags.concurrency, limit: flags.limit, onProgress: progressReporter('deals', flags.progress) });
+          await printRows(list as AsyncIterable<unknown> as AsyncIterable<Record<string, unknown>>, flags, DEAL_COLUMNS);
         });
       }),
     );

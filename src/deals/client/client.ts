@@ -218,7 +218,7 @@ function dealQuery(filters: DealListFilters): URLSearchParams {
   const q = new URLSearchParams();
   for (const [key, value] of Object.entries(filters)) {
     if (value === undefined || value === null || key === 'offset' || key === 'pageSize') continue;
-    if (key === 'concurrency' || key === 'onProgress' || key === 'signal') continue;
+    if (key === 'concurrency' || key === 'onProgress' || key === 'signal' || key === 'limit') continue;
     if (Array.isArray(value)) q.set(key, value.join(','));
     else if (value instanceof Date) q.set(key, isoDate(value));
     else q.set(key, String(value));
@@ -267,7 +267,7 @@ export class DealsResource {
         fetchUrl: fetchPage,
         keyOf: (deal) => deal.id,
       },
-      { concurrency: options.concurrency ?? c.concurrency, onProgress: options.onProgress },
+      { concurrency: options.concurrency ?? c.concurrency, onProgress: options.onProgress, limit: options.limit },
     );
   }
 

@@ -34,6 +34,8 @@ export interface PageSource<T> {
 export interface ListOptions {
   /** Pages fetched at once once the total is known (default 10; 1 follows `Link: next` one page at a time). */
   concurrency?: number;
+  /** Stop after this many items; pages beyond them are never requested. */
+  limit?: number;
   /** Called after each page with how many items were yielded so far and the total, when known. */
   onProgress?: (progress: { fetched: number; total?: number }) => void;
 }
@@ -49,6 +51,7 @@ export class PagedList<T> implements AsyncIterable<T> {
   readonly #source: PageSource<T>;
   readonly #concurrency: number;
   readonly #onProgress?: ListOptions['onProgress'];
+  readonly #limit: number;
 
   constructor(source: PageSource<T>, options: ListOptions = {}) {
     this.#source = source;
@@ -56,6 +59,7 @@ export class PagedList<T> implements AsyncIterable<T> {
     if (!Number.isInteger(c) || c < 1) throw new TypeError(`concurrency must be a positive integer, got ${c}`);
     this.#concurrency = c;
     this.#onProgress = options.onProgress;
+    this.#limit = options.limit ?? Infinity;
   }
 
   /** The first page alone, with the total count when the service gives it. */
@@ -68,25 +72,30 @@ export class PagedList<T> implements AsyncIterable<T> {
     return (await this.firstPage()).total;
   }
 
-  /** Every page in order. */
-  async *pages(): AsyncGenerator<Page<T>, void, undefined> {
+  /** Every page in order (up to the list's `limit`). */
+  pages(): AsyncGenerator<Page<T>, void, undefined> {
+    return this.#pages(this.#limit);
+  }
+
+  async *#pages(limit: number): AsyncGenerator<Page<T>, void, undefined> {
     const src = this.#source;
+    const end = src.startOffset + limit;
     const first = await this.firstPage();
     yield first;
-    if (first.items.length === 0) return;
+    if (first.items.length === 0 || first.offset + first.items.length >= end) return;
     const total = first.total;
     if (total !== undefined && this.#concurrency > 1) {
       // The service may clamp the page size (spec 4.2: at most 100): the first page tells the real one.
       const step = first.items.length < src.pageSize && first.offset + first.items.length < total ? first.items.length : src.pageSize;
       const offsets: number[] = [];
-      for (let o = first.offset + first.items.length; o < total; o += step) offsets.push(o);
+      for (let o = first.offset + first.items.length; o < Math.min(total, end); o += step) offsets.push(o);
       yield* this.#window(offsets, step);
       return;
     }
     let page = first;
     for (;;) {
       const more = total !== undefined ? page.offset + page.items.length < total : page.nextUrl !== undefined || page.items.length >= src.pageSize;
-      if (!more || page.items.length === 0) return;
+      if (!more || page.items.length === 0 || page.offset + page.items.length >= end) return;
       page = page.nextUrl && src.fetchUrl ? await src.fetchUrl(page.nextUrl) : await src.fetchOffset(page.offset + page.items.length, src.pageSize);
       yield page;
     }
@@ -114,11 +123,16 @@ export class PagedList<T> implements AsyncIterable<T> {
     }
   }
 
-  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+  [Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    return this.#items(this.#limit);
+  }
+
+  async *#items(limit: number): AsyncGenerator<T, void, undefined> {
+    if (limit <= 0) return;
     const keyOf = this.#source.keyOf;
     const seen = keyOf ? new Set<unknown>() : undefined;
     let fetched = 0;
-    for await (const page of this.pages()) {
+    for await (const page of this.#pages(limit)) {
       for (const item of page.items) {
         if (seen) {
           const key = keyOf!(item);
@@ -127,6 +141,10 @@ export class PagedList<T> implements AsyncIterable<T> {
         }
         fetched++;
         yield item;
+        if (fetched >= limit) {
+          this.#onProgress?.({ fetched, total: page.total });
+          return;
+        }
       }
       this.#onProgress?.({ fetched, total: page.total });
     }
@@ -135,15 +153,11 @@ export class PagedList<T> implements AsyncIterable<T> {
   /** Collects up to `limit` items (a limit is required, so a huge listing is never loaded by accident). */
   async toArray(options: { limit: number }): Promise<T[]> {
     const limit = options?.limit;
-    if (typeof limit !== 'number' || !(limit >= 0) || !Number.isFinite(limit)) {
-      throw new TypeError('toArray needs { limit }: a finite, non-negative number of items');
+    if (typeof limit !== 'number' || !(limit >= 0) || Number.isNaN(limit)) {
+      throw new TypeError('toArray needs { limit }: a non-negative number of items (Infinity for all)');
     }
     const out: T[] = [];
-    if (limit === 0) return out;
-    for await (const item of this) {
-      out.push(item);
-      if (out.length >= limit) break;
-    }
+    for await (const item of this.#items(Math.min(limit, this.#limit))) out.push(item);
     return out;
   }
 }

@@ -137,3 +137,16 @@ describe('PagedList', () => {
     expect(links.last!.searchParams.get('offset')).toBe('900');
   });
 });
+
+describe('limits', () => {
+  test('a limit stops requesting pages: toArray({ limit: 120 }) fetches two pages, not every page', async () => {
+    const fake = dealsApi(5000);
+    const client = new DealApiClient(clientOptions(fake.api.fetch));
+    expect(await client.deals.list().toArray({ limit: 120 })).toHaveLength(120);
+    expect(fake.api.api()).toHaveLength(2);
+    const ids: number[] = [];
+    for await (const d of client.deals.list({ limit: 250, offset: 10 })) ids.push(d.id);
+    expect(ids).toEqual(Array.from({ length: 250 }, (_, i) => i + 11));
+    expect(fake.api.api()).toHaveLength(5);
+  });
+});
