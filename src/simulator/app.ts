@@ -69,12 +69,24 @@ export function makeDealId(companyId: number, id: number): string {
 }
 
 /** The read shape of a stored deal at time `now` (spec 2.6): computed and defaulted read-only fields. */
-export function toRead(d: StoredDeal, ref: ReferenceData, now: number): DealRead {
+/** The deal type (2.7) a stored deal reads as: guaranteed, direct (fixed price, one buyer) or private auction. */
+function dealTypeId(w: StoredDeal['write']): 1 | 2 | 3 {
+  return w.pricingModel === PricingModel.GuaranteedPrice ? 3 : w.pricingModel === PricingModel.FixedPrice && w.buyerIds.length === 1 ? 2 : 1;
+}
+
+/** The computed states list filters need, without building the whole read view. */
+function dealFacts(d: StoredDeal, now: number): { expiration: number | null; isArchived: boolean; isParentDeal: boolean } {
   const w = d.write;
   const end = w.endDate ? parseDealDate(w.endDate) : null;
   const expiration = w.expirationDate ? parseDealDate(w.expirationDate) : end;
-  const isArchived = end !== null && end < now - ARCHIVE_AFTER_MS;
-  const typeId = w.pricingModel === PricingModel.GuaranteedPrice ? 3 : w.pricingModel === PricingModel.FixedPrice && w.buyerIds.length === 1 ? 2 : 1;
+  return { expiration, isArchived: end !== null && end < now - ARCHIVE_AFTER_MS, isParentDeal: w.childrenDealIds.length > 0 };
+}
+
+/** The read shape (2.6) of a stored deal at time `now`: write fields plus computed read-only fields. */
+export function toRead(d: StoredDeal, ref: ReferenceData, now: number): DealRead {
+  const w = d.write;
+  const { expiration, isArchived, isParentDeal } = dealFacts(d, now);
+  const typeId = dealTypeId(w);
   const segmentCost = (expr: string, table: ReferenceData['audienceSegments']) => {
     const ids = expr.split(/[;,]/).map((t) => Number(t.replace(/^\s*NOT\s+/i, '').trim())).filter(Number.isInteger);
     return Math.max(0, ...ids.map((id) => table.find((s) => s.id === id)?.cpm ?? 0));
@@ -87,7 +99,7 @@ export function toRead(d: StoredDeal, ref: ReferenceData, now: number): DealRead
     updatedAt: d.updatedAt,
     expirationDateUtc: expiration === null ? null : new Date(expiration).toISOString(),
     isDisabledByRegulator: false,
-    isParentDeal: w.childrenDealIds.length > 0,
+    isParentDeal,
     isArchived,
     isEditable: !isArchived,
     isExclusive: w.buyerIds.length === 1 || w.dspIds.length === 1,
@@ -348,43 +360,51 @@ export function createApp(ctx: AppContext): Hono<Env> {
     const archived = v(checks.isArchived);
     const soon = v(checks.isSoonExpired);
     const parent = v(checks.isParentDeal);
-    const rows: DealRead[] = [];
+    // Filter and sort on cheap facts of the stored deal; the full read view (2.6) is built only for the page,
+    // so one page of a 10,000-deal company costs a sort, not 10,000 read views.
+    const sortKey = (d: StoredDeal): unknown => {
+      if (key === 'id' || key === 'dealId') return d[key];
+      if (key === 'createdAt' || key === 'updatedAt') return parseDealDate(d[key]);
+      if (key === 'typeId') return dealTypeId(d.write);
+      const x = (d.write as Record<string, unknown>)[key];
+      return x !== null && x !== undefined && key.endsWith('Date') ? parseDealDate(String(x)) : x;
+    };
+    const key = sortBy!;
+    const rows: Array<{ d: StoredDeal; k: unknown }> = [];
     for (const d of store.deals.values()) {
       if (d.companyId !== company) continue;
-      const r = read(d);
-      if (since !== undefined && !(Date.parse(r.updatedAt) > since || Date.parse(r.createdAt) > since)) continue;
-      if (archived !== undefined && r.isArchived !== archived) continue;
-      if (parent !== undefined && r.isParentDeal !== parent) continue;
+      const f = dealFacts(d, t);
+      if (since !== undefined && !(Date.parse(d.updatedAt) > since || Date.parse(d.createdAt) > since)) continue;
+      if (archived !== undefined && f.isArchived !== archived) continue;
+      if (parent !== undefined && f.isParentDeal !== parent) continue;
       if (soon !== undefined) {
-        const exp = r.expirationDateUtc ? Date.parse(r.expirationDateUtc) : null;
+        const exp = f.expiration;
         if ((exp !== null && exp >= t && exp <= t + SOON_MS) !== soon) continue;
       }
+      const w = d.write;
       // Legacy partner ids are today's DSP ids (spec 2.1); formats are impression types.
-      if (!intersects(r.buyerIds ?? [], v(checks.buyerIds))) continue;
-      if (!intersects(r.dspIds ?? [], v(checks.dspIds))) continue;
-      if (!intersects(r.dspIds ?? [], v(checks.partnerIds))) continue;
-      if (!intersects(r.impressionTypeIds ?? [], v(checks.formatIds))) continue;
-      if (!intersects(r.platformIds ?? [], v(checks.platformIds))) continue;
-      rows.push(r);
+      if (!intersects(w.buyerIds ?? [], v(checks.buyerIds))) continue;
+      if (!intersects(w.dspIds ?? [], v(checks.dspIds))) continue;
+      if (!intersects(w.dspIds ?? [], v(checks.partnerIds))) continue;
+      if (!intersects(w.impressionTypeIds ?? [], v(checks.formatIds))) continue;
+      if (!intersects(w.platformIds ?? [], v(checks.platformIds))) continue;
+      rows.push({ d, k: sortKey(d) });
     }
     const asc = v(checks.sortAsc) ?? true;
-    const key = sortBy!;
     rows.sort((a, b) => {
-      const x = (a as Record<string, unknown>)[key];
-      const y = (b as Record<string, unknown>)[key];
+      const x = a.k;
+      const y = b.k;
       let cmp = 0;
       if (x === null || x === undefined) cmp = y === null || y === undefined ? 0 : 1;
       else if (y === null || y === undefined) cmp = -1;
       else {
-        const xs = key.endsWith('Date') || key.endsWith('At') ? parseDealDate(String(x)) : x;
-        const ys = key.endsWith('Date') || key.endsWith('At') ? parseDealDate(String(y)) : y;
-        cmp = xs! < ys! ? -1 : xs! > ys! ? 1 : 0;
+        cmp = (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : 0;
         if (!asc) cmp = -cmp;
       }
-      return cmp !== 0 ? cmp : a.id - b.id;
+      return cmp !== 0 ? cmp : a.d.id - b.d.id;
     });
     const total = rows.length;
-    const page = rows.slice(offset, offset + limit);
+    const page = rows.slice(offset, offset + limit).map((r) => read(r.d));
     // RFC 5988 Link header: first / prev / next / last pages, keeping every other query parameter.
     const link = (rel: string, off: number) => {
       const u = new URL(c.req.url);
