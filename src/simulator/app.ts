@@ -370,16 +370,19 @@ export function createApp(ctx: AppContext): Hono<Env> {
       return x !== null && x !== undefined && key.endsWith('Date') ? parseDealDate(String(x)) : x;
     };
     const key = sortBy!;
+    const needFacts = archived !== undefined || parent !== undefined || soon !== undefined;
     const rows: Array<{ d: StoredDeal; k: unknown }> = [];
     for (const d of store.deals.values()) {
       if (d.companyId !== company) continue;
-      const f = dealFacts(d, t);
       if (since !== undefined && !(Date.parse(d.updatedAt) > since || Date.parse(d.createdAt) > since)) continue;
-      if (archived !== undefined && f.isArchived !== archived) continue;
-      if (parent !== undefined && f.isParentDeal !== parent) continue;
-      if (soon !== undefined) {
-        const exp = f.expiration;
-        if ((exp !== null && exp >= t && exp <= t + SOON_MS) !== soon) continue;
+      if (needFacts) {
+        const f = dealFacts(d, t);
+        if (archived !== undefined && f.isArchived !== archived) continue;
+        if (parent !== undefined && f.isParentDeal !== parent) continue;
+        if (soon !== undefined) {
+          const exp = f.expiration;
+          if ((exp !== null && exp >= t && exp <= t + SOON_MS) !== soon) continue;
+        }
       }
       const w = d.write;
       // Legacy partner ids are today's DSP ids (spec 2.1); formats are impression types.
