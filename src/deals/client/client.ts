@@ -184,7 +184,11 @@ export function mergeDeal<T extends Record<string, unknown>>(base: T, patch: Rec
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(patch)) {
     if (value === undefined) continue;
-    out[key] = isPlainObject(value) && isPlainObject(out[key]) ? mergeDeal(out[key] as Record<string, unknown>, value) : value;
+    // Own properties only, defined rather than assigned: a `__proto__` key in a patch (JSON.parse makes those)
+    // must become a plain field that validation then refuses, never a prototype change.
+    const current = Object.hasOwn(out, key) ? out[key] : undefined;
+    const next = isPlainObject(value) && isPlainObject(current) ? mergeDeal(current as Record<string, unknown>, value) : value;
+    Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
   }
   return out as T;
 }

@@ -71,3 +71,11 @@ test('mergeDeal: undefined leaves a field, null clears it, arrays replace, objec
   );
   expect(mergeDeal({ a: { x: 1, y: 2 }, b: [1, 2], c: 3 }, { a: { y: 5 }, b: [9], c: null, d: undefined })).toEqual({ a: { x: 1, y: 5 }, b: [9], c: null });
 });
+
+test('mergeDeal keeps a "__proto__" patch key as a plain field and never changes the prototype', () => {
+  const merged = mergeDeal({ name: 'n' }, JSON.parse('{"__proto__": {"polluted": true}, "x": 0}'));
+  expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
+  expect(Object.hasOwn(merged, '__proto__')).toBe(true);
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  expect(JSON.stringify(merged)).toBe('{"name":"n","__proto__":{"polluted":true},"x":0}');
+});
