@@ -31,6 +31,24 @@ class DecodeError extends Error {
 
 const isUrlLike = (s: string) => /^(https?:\/\/|\/)/i.test(s);
 
+/** Why an ad-call URL has no `eids` payload (first occurrence, as the parser reads it), or undefined when it has one. Never throws. */
+function urlWithoutEids(url: string): string | undefined {
+  const noHash = url.split('#')[0];
+  const q = noHash.indexOf('?');
+  const value = q >= 0 ? new URLSearchParams(noHash.slice(q + 1)).get('eids') : null;
+  return value === null ? 'the URL has no eids parameter' : value.trim() === '' ? 'the eids parameter is empty' : undefined;
+}
+
+/** Whether a POST body's JSON holds an `eids` value (not null or empty); false for text that is not JSON. */
+function bodyHasEids(body: string): boolean {
+  try {
+    const eids: unknown = (JSON.parse(body) as Record<string, unknown> | null)?.eids;
+    return eids !== undefined && eids !== null && eids !== '';
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Decodes an ad-call URL (its `eids` parameter), a POST ad-call body (JSON object with `eids`), a Base64 eids
  * string, or a JSON eids array.
@@ -49,9 +67,12 @@ export function decodeInput(text: string): DecodeOutput {
     ({ eids, issues } = parsed);
     const { eids: _e, issues: _i, ...rest } = parsed;
     call = rest;
-    const hasEids = kind === 'url' ? new URL(input, 'http://localhost').searchParams.has('eids') : /"eids"\s*:/.test(input);
-    if (!hasEids) issues = [...issues, { path: 'eids', message: kind === 'url' ? 'the URL has no eids parameter' : 'the body has no eids field' }];
-    const unreadable = issues.some((i) => i.path === 'body' || (i.path === 'eids' && /Base64|parameter longer|must be an array/.test(i.message)));
+    const missing = kind === 'url' ? urlWithoutEids(input) : bodyHasEids(input) ? undefined : 'the body has no eids field';
+    const hasEids = missing === undefined;
+    // A body that is not JSON already has its issue; "no eids field" would only add noise.
+    if (missing && !issues.some((i) => i.path === 'body')) issues = [...issues, { path: 'eids', message: missing }];
+    // Issues at `eids` itself (not `eids[2]…`) mean the whole payload was dropped, except a count cap that kept some.
+    const unreadable = issues.some((i) => i.path === 'body' || (i.path === 'eids' && !/^more than \d+ eids/.test(i.message)));
     decoded = hasEids && !unreadable;
   } else {
     kind = input.startsWith('[') ? 'json' : 'base64';

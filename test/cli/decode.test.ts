@@ -74,6 +74,32 @@ describe('eidkit decode', () => {
     expect(broken.stderr).toContain('could not decode the eids: not valid JSON; body ignored');
   });
 
+  test('exits 3, not 0, when the eids parameter is empty or its percent-encoding is broken', () => {
+    const empty = run(['decode', '/ac?nwid=1&eids=']);
+    expect(empty.status).toBe(3);
+    expect(empty.stderr).toContain('could not decode the eids: the eids parameter is empty');
+    const broken = run(['decode', '--json', '/ac?nwid=1&eids=%E0%A4%A']);
+    expect(broken.status).toBe(3);
+    expect(JSON.parse(broken.stdout)).toMatchObject({ decoded: false, issues: [{ path: 'eids', message: 'malformed percent-encoding; ignored' }] });
+  });
+
+  test('a URL the WHATWG parser refuses is still read as the ad server reads it, never an unexpected error', () => {
+    const r = run(['decode', `http://[bad/ac?nwid=1&eids=${b64url}`]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('3 eids');
+    expect(r.stderr).toBe('');
+  });
+
+  test('exits 3 for a body whose eids is null, and still 0 when a count cap dropped some eids', () => {
+    const nullEids = run(['decode', '{"networkId": 1, "eids": null}']);
+    expect(nullEids.status).toBe(3);
+    expect(nullEids.stderr).toContain('the body has no eids field');
+    const many = Array.from({ length: 70 }, (_, i) => ({ source: `s${i}.example`, uids: [{ id: 'x' }] }));
+    const capped = run(['decode', '--json', JSON.stringify({ networkId: 1, eids: many })]);
+    expect(capped.status).toBe(0);
+    expect(JSON.parse(capped.stdout)).toMatchObject({ decoded: true, issues: [{ path: 'eids', message: 'more than 64 eids: 6 dropped' }] });
+  });
+
   test('exits 2 when the input argument is missing', () => {
     expect(run(['decode']).status).toBe(2);
   });
