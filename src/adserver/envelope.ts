@@ -127,12 +127,15 @@ function toKey(keyId: string, key: string | Uint8Array): Buffer {
  * environment variable). Throws a TypeError naming the bad entry, never printing a key.
  */
 export function envelopeKeysFromText(text: string): Record<string, Buffer> {
-  const keys: Record<string, Buffer> = {};
+  // No prototype: a key id such as `__proto__` stays an ordinary own key instead of vanishing.
+  const keys = Object.create(null) as Record<string, Buffer>;
   for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
     const colon = part.indexOf(':');
     if (colon < 1) throw new TypeError('envelope keys must read keyId:base64key[,keyId:base64key]');
     const keyId = part.slice(0, colon);
-    keys[keyId] = toKey(keyId, part.slice(colon + 1));
+    const key = toKey(keyId, part.slice(colon + 1));
+    if (Object.hasOwn(keys, keyId)) throw new TypeError(`envelope key id "${keyId}" is given twice`);
+    keys[keyId] = key;
   }
   return keys;
 }

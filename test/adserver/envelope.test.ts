@@ -63,11 +63,35 @@ describe('envelope expansion', () => {
     expect(issues[0].path).toBe('eids[0].uids[0].id');
   });
 
-  test('a key id swapped into the envelope fails authentication', async () => {
-    const other = randomBytes(32);
-    const d = createReferenceEnvelopeDecryptor({ keys: { k1: key, k2: other }, now: () => NOW });
-    const swapped = seal().replace('ERv1.k1.', 'ERv1.k2.');
-    expect((await expandEnvelopes([envelopeEid(swapped)], d)).issues[0].message).toMatch(/authentication/);
+  test('the key id is authenticated: swapped for another id, even one holding the same key, it fails', async () => {
+    // The same key under both ids: only the additional authenticated data ("ERv1.<keyId>") can tell them apart.
+    const d = createReferenceEnvelopeDecryptor({ keys: { k1: key, k2: key, k3: randomBytes(32) }, now: () => NOW });
+    expect(await expandEnvelopes([envelopeEid(seal())], d)).toMatchObject({ issues: [] });
+    for (const id of ['k2', 'k3']) {
+      const swapped = seal().replace('ERv1.k1.', `ERv1.${id}.`);
+      expect((await expandEnvelopes([envelopeEid(swapped)], d)).issues[0].message).toMatch(/authentication/);
+    }
+  });
+
+  test('a truncated or altered authentication tag is refused', async () => {
+    const [prefix, keyId, iv, sealedText] = seal().split('.');
+    const sealed = Buffer.from(sealedText, 'base64url');
+    const shortTag = sealed.subarray(0, sealed.length - 4).toString('base64url');
+    const flipped = Buffer.from(sealed);
+    flipped[flipped.length - 1] ^= 1;
+    for (const s of [shortTag, flipped.toString('base64url')]) {
+      const { value, issues } = await expandEnvelopes([envelopeEid([prefix, keyId, iv, s].join('.'))], decryptor);
+      expect(value).toEqual([]);
+      expect(issues[0].message).toMatch(/authentication/);
+    }
+  });
+
+  test('a key id named like an Object.prototype property is an ordinary key id', async () => {
+    const keys = envelopeKeysFromText(`__proto__:${key.toString('base64')},constructor:${key.toString('base64')}`);
+    expect(Object.keys(keys).sort()).toEqual(['__proto__', 'constructor']);
+    const d = createReferenceEnvelopeDecryptor({ keys, now: () => NOW });
+    const e = sealReferenceEnvelope({ rampId: 'p' }, { keyId: '__proto__', key, iat: NOW / 1000 });
+    expect((await expandEnvelopes([envelopeEid(e)], d)).value).toEqual([{ source: 'liveramp.com', uids: [{ id: 'p', atype: 3 }] }]);
   });
 
   test('rotates keys: envelopes under old and new key ids both open', async () => {
@@ -86,6 +110,13 @@ describe('envelope expansion', () => {
       expect(String(e)).not.toContain('c2hvcnQ');
     }
     expect(() => envelopeKeysFromText('nokey')).toThrow(/keyId:base64key/);
+    const k = key.toString('base64');
+    expect(() => envelopeKeysFromText(`k1:${k},k1:${k}`)).toThrow('envelope key id "k1" is given twice');
+    try {
+      envelopeKeysFromText(`k1:${k},k1:${k}`);
+    } catch (e) {
+      expect(String(e)).not.toContain(k);
+    }
   });
 
   test('a throwing or slow decryptor yields an issue and the call goes on', async () => {
