@@ -5,6 +5,41 @@ import { buildBidRequest, eidsForPartner, parseAdCall } from '../../src/adserver
 import type { AdCall } from '../../src/adserver/index.js';
 import { EUID, HEM, ID5, RAMP, UID2, UNKNOWN, b64url } from './fixtures.js';
 
+/**
+ * Type-checks JSON values as object literals against the published iab-openrtb types, in a virtual file next to
+ * this one (so `iab-openrtb` resolves from node_modules). Object literals get excess-property checks at every
+ * depth, so this checks what buildBidRequest really returns at run time, not only its declared type.
+ * Returns the compiler's diagnostics.
+ */
+function checkLiterals(values: Array<{ type: 'BidRequest26' | 'BidRequest25' | 'Eids'; value: unknown }>): string[] {
+  const file = fileURLToPath(new URL('./openrtb.runtime.virtual.ts', import.meta.url));
+  const source = [
+    "import type { BidRequest as BidRequest26Spec, EID, UID, User } from 'iab-openrtb/v26';",
+    "import type { BidRequest as BidRequest25 } from 'iab-openrtb/v25';",
+    // The same widening as openrtb.typecheck.ts: AdCOM allows vendor atype and mm values >= 500.
+    "type Eid = Omit<EID, 'uids' | 'mm'> & { uids: Array<Omit<UID, 'atype'> & { atype?: number }>; mm?: number };",
+    "type Eids = Eid[];",
+    "type BidRequest26 = Omit<BidRequest26Spec, 'user'> & { user?: Omit<User, 'eids'> & { eids?: Eids } };",
+    ...values.map((v, i) => `export const v${i}: ${v.type} = ${JSON.stringify(v.value)};`),
+  ].join('\n');
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: [],
+    skipLibCheck: true,
+  };
+  const host = ts.createCompilerHost(options);
+  const { getSourceFile, fileExists, readFile } = host;
+  host.fileExists = (f) => f === file || fileExists(f);
+  host.readFile = (f) => (f === file ? source : readFile(f));
+  host.getSourceFile = (f, lang, ...rest) => (f === file ? ts.createSourceFile(f, source, lang) : getSourceFile(f, lang, ...rest));
+  const program = ts.createProgram([file], options, host);
+  return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+}
+
 const received = [ID5, UNKNOWN, UID2, HEM, EUID];
 function sampleCall(): AdCall {
   const q = new URLSearchParams({
@@ -101,5 +136,28 @@ describe('OpenRTB forwarding', () => {
     });
     const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(diagnostics).toEqual([]);
+  }, 60_000);
+
+  test('the requests built at run time, as JSON, fit the published iab-openrtb 2.6 and 2.5 types key for key', () => {
+    const call = sampleCall();
+    const extraEids = [{ ...RAMP, inserter: 'ads.example' }];
+    const r25 = buildBidRequest(call, { id: 'legacy', openrtb: '2.5' }, { extraEids, test: true });
+    const built = [
+      { type: 'BidRequest26' as const, value: buildBidRequest(call, { id: 'dsp' }, { extraEids, test: true }) },
+      { type: 'BidRequest26' as const, value: buildBidRequest(call, { id: 'dmp', kind: 'dmp', preferredProvider: 4 }) },
+      { type: 'BidRequest26' as const, value: buildBidRequest(parseAdCall({ url: '/call', body: { networkId: 1, formats: [{ id: 1, tagId: 'top' }] } }), { id: 'dsp' }) },
+      { type: 'BidRequest25' as const, value: r25 },
+      // 2.5 types user.ext as a free record: check the eids placed in it against the 2.6 EID type.
+      { type: 'Eids' as const, value: r25.user?.ext?.eids },
+    ];
+    expect(built[0].value.user?.eids).toHaveLength(received.length + 1);
+    expect(checkLiterals(built)).toEqual([]);
+    // Control: the check does see a key the published type lacks, nested or not, and a wrong placement.
+    const bad = JSON.parse(JSON.stringify(built[0].value));
+    bad.user.eids[0].uids[0].bogus = 1;
+    bad.regs.ext = { gdpr: 1 };
+    bad.imp[0].formatId = 2;
+    expect(checkLiterals([{ type: 'BidRequest26', value: bad }]).join('\n')).toMatch(/bogus[\s\S]*formatId|formatId[\s\S]*bogus/);
+    expect(checkLiterals([{ type: 'BidRequest25', value: { id: '1', imp: [], user: { eids: [] } } }])).not.toEqual([]);
   }, 60_000);
 });
