@@ -128,6 +128,9 @@ export interface FrequencyCapper {
 export function resolveAlternativeIds(config: AlternativeIdConfig = {}): Map<number, Provider> {
   const out = new Map<number, Provider>();
   for (const [network, ref] of Object.entries(config)) {
+    // Only canonical network ids: '01234' or ' 1234' would otherwise land on network 1234 as a second provider,
+    // silently replacing the first (extended-ids.md §8: one provider per network).
+    if (!/^[1-9]\d{0,9}$/.test(network)) throw new TypeError(`alternativeIds: "${network}" is not a network id`);
     const provider = typeof ref === 'number' ? providerById(ref) : providerForSource(ref);
     if (provider.id === 0) throw new TypeError(`alternativeIds[${network}]: "${String(ref)}" is not a registered provider`);
     out.set(Number(network), provider);

@@ -31,6 +31,16 @@ describe('capping user precedence', () => {
     expect(() => resolveAlternativeIds({ 1: 0 })).toThrow(/not a registered provider/);
     expect(resolveAlternativeIds({ 1: 4 }).get(1)?.source).toBe('uidapi.com');
   });
+
+  test('one provider per network: a second spelling of the same network id is refused, not a silent second provider', () => {
+    expect(() => resolveAlternativeIds({ 1234: 'id5-sync.com', '01234': 'uidapi.com' })).toThrow('alternativeIds: "01234" is not a network id');
+    expect(() => resolveAlternativeIds({ ' 1234': 'id5-sync.com' })).toThrow(/not a network id/);
+    expect(() => createFrequencyCapper({ alternativeIds: { abc: 'id5-sync.com' } as unknown as Record<number, string> })).toThrow(/not a network id/);
+    expect([...resolveAlternativeIds({ 1234: 'id5-sync.com', 99: 2 }).entries()].map(([n, p]) => [n, p.id])).toEqual([
+      [99, 2],
+      [1234, 2],
+    ]);
+  });
 });
 
 describe('frequency capper', () => {
