@@ -121,6 +121,25 @@ export function decodeBase64JsonFast(text: string, path = 'eids'): { value: unkn
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Deepest `ext` nesting the no-copy path keeps; deeper ones go through core (which drops what cannot be serialized). */
+const MAX_EXT_DEPTH = 32;
+
+/**
+ * True when a value from JSON.parse nests at most `depth` objects and arrays. JSON.parse accepts nesting far
+ * deeper than JSON.stringify can write back (a 60 KB body of `{"a":{"a":…}}` overflows the stack), so keeping
+ * such an ext unchecked would make the call impossible to log or forward.
+ */
+function shallowJson(v: unknown, depth: number): boolean {
+  if (typeof v !== 'object' || v === null) return true;
+  if (depth === 0) return false;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!shallowJson(v[i], depth - 1)) return false;
+    return true;
+  }
+  for (const k in v) if (!shallowJson((v as Record<string, unknown>)[k], depth - 1)) return false;
+  return true;
+}
+
 /**
  * True when eids fresh from JSON.parse are exactly what core's `validateEids` would return for them (every
  * field valid, within the limits, no same-source eids, no repeated uid id, nothing to drop or trim), so the
@@ -148,7 +167,7 @@ export function isCanonicalEids(input: unknown, limits: Readonly<AdCallLimits>):
     if (inserter !== undefined && (typeof inserter !== 'string' || !inserter)) return false;
     if (matcher !== undefined && (typeof matcher !== 'string' || !matcher)) return false;
     if (mm !== undefined && !(typeof mm === 'number' && Number.isInteger(mm) && mm >= 0)) return false;
-    if (ext !== undefined && !isObject(ext)) return false;
+    if (ext !== undefined && (!isObject(ext) || !shallowJson(ext, MAX_EXT_DEPTH))) return false;
     for (let i = 0; i < uids.length; i++) {
       const uid: unknown = uids[i];
       if (!isObject(uid)) return false;
@@ -156,7 +175,7 @@ export function isCanonicalEids(input: unknown, limits: Readonly<AdCallLimits>):
       const id = uid.id;
       if (typeof id !== 'string' || !id || id.length > limits.maxIdLength) return false;
       if (uid.atype !== undefined && !isValidAtype(uid.atype)) return false;
-      if (uid.ext !== undefined && !isObject(uid.ext)) return false;
+      if (uid.ext !== undefined && (!isObject(uid.ext) || !shallowJson(uid.ext, MAX_EXT_DEPTH))) return false;
       for (let j = 0; j < i; j++) if ((uids[j] as Uid).id === id) return false;
     }
   }

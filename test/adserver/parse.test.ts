@@ -268,6 +268,16 @@ describe('malformed input never fails the call', () => {
     expect(paths(call)).toEqual(['nwid', 'siteid', 'fmtid', 'uid', 'cookie.pid']);
   });
 
+  test('an ext nested deeper than JSON.stringify can write back is dropped with an issue, so the call stays serializable', () => {
+    const deep = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+    const body = `{"networkId":1,"eids":[{"source":"id5-sync.com","uids":[{"id":"x","ext":${deep(40_000)}},{"id":"y","ext":${deep(3)}}]}]}`;
+    expect(Buffer.byteLength(body)).toBeLessThan(DEFAULT_LIMITS.maxBodyBytes);
+    const call = parseAdCall({ url: '/genericpost', method: 'POST', body });
+    expect(() => JSON.stringify(call)).not.toThrow();
+    expect(call.eids).toEqual([{ source: 'id5-sync.com', uids: [{ id: 'y', ext: JSON.parse(deep(3)) }] }]);
+    expect(call.issues).toContainEqual({ path: 'eids[0].uids[0].ext', message: 'ext must be a plain JSON object' });
+  });
+
   test('a body whose getters throw yields issues, not an exception', () => {
     const body = {
       networkId: 3,
