@@ -76,7 +76,9 @@ export function startDemo(port = Number(process.env.PORT ?? 8080), { quiet = fal
   const app = createDemoApp().fetch;
   const honoListener = getRequestListener(app);
   // The provider-module demo routes (issue #5) answer plain node:http requests first; hono gets the rest.
-  const server = createServer(async (req, res) => {
+  // Node refuses request heads over 16 KiB with a bare 431 before any handler runs; the ad-call library has its
+  // own, documented caps (a 16,384-character `eids` parameter among them), so let those be what applies.
+  const server = createServer({ maxHeaderSize: 64 * 1024 }, async (req, res) => {
     try {
       if (await handleModuleRoute(req, res)) return;
     } catch (e) {
