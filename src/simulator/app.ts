@@ -184,7 +184,12 @@ export function createApp(ctx: AppContext): Hono<Env> {
 
   api.use('*', bodyLimit({
     maxSize: ctx.maxBodyBytes,
-    onError: (c) => c.json({ message: `The request body is larger than ${ctx.maxBodyBytes} bytes`, code: 'PAYLOAD_TOO_LARGE' }, 413),
+    onError: (c) => {
+      // The body is refused unread: over HTTP, the rest of it would still arrive on this connection, so close it
+      // rather than let a kept-alive socket break the caller's next request ("other side closed").
+      c.header('Connection', 'close');
+      return c.json({ message: `The request body is larger than ${ctx.maxBodyBytes} bytes`, code: 'PAYLOAD_TOO_LARGE' }, 413);
+    },
   }));
 
   api.get('/openapi.json', (c) => c.json(ctx.openapi() as object));

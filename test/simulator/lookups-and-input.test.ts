@@ -103,6 +103,15 @@ describe.each(['in-process', 'http'] as const)('bad input (%s)', (kind) => {
     await refused(kind, (call, id) => call(`/deals/${id}`, { method: 'PUT', raw: huge }), 413);
   });
 
+  test('after a 413 the next requests are answered (the unread body never breaks a kept-alive connection)', async () => {
+    const { call } = await setup(kind);
+    const huge = JSON.stringify(dealBody({ name: 'x'.repeat(2 * 1024 * 1024) }));
+    for (let round = 0; round < 3; round++) {
+      expect((await call('/deals', { method: 'POST', raw: huge })).status).toBe(413);
+      for (let i = 0; i < 4; i++) expect((await call('/deals', { method: 'POST', raw: '{}' })).status).toBe(400);
+    }
+  });
+
   test('a JSON value that is not an object, and rule violations, get 400 with every field', async () => {
     await refused(kind, (call) => call('/deals', { method: 'POST', raw: '[1,2]' }), 400, '');
     await refused(kind, (call) => call('/deals', { method: 'POST', body: dealBody({ dspIds: [1], cityIds: [1001], viewabilityTargetingPercentage: 120 }) }), 400, 'viewabilityTargetingPercentage');
