@@ -63,11 +63,19 @@ export const DEMO_USERS: readonly SimulatorUser[] = [
 
 /** Reads and checks a users file; throws an Error naming the bad entry (never echoing a password or secret). */
 export function loadUsersFile(path: string): SimulatorUser[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read users file ${path}: ${(err as NodeJS.ErrnoException).code ?? 'read error'}`);
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(text);
   } catch (err) {
-    throw new Error(`cannot read users file ${path}: ${(err as Error).message}`, { cause: err });
+    // JSON.parse's message quotes the text around the error, which may be a password: give the position only.
+    const at = /position (\d+)/.exec((err as Error).message)?.[1];
+    throw new Error(`users file ${path} is not valid JSON${at === undefined ? '' : ` (at position ${at})`}`);
   }
   return parseUsers(raw, `users file ${path}`);
 }

@@ -185,4 +185,26 @@ describe('eidkit simulate', () => {
       child.kill('SIGTERM');
     }
   });
+
+  test('a users file that is not valid JSON, or not valid users, is refused without echoing any secret', async () => {
+    const run = (file: string) =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, [cli, 'simulate', '--port', '0', '--users', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d));
+        child.stderr.on('data', (d: Buffer) => (out += d));
+        child.once('close', (code) => resolve({ code, out }));
+      });
+    const broken = join(dir(), 'broken-users.json');
+    // An unquoted password: JSON.parse's message quotes the text around the error.
+    writeFileSync(broken, '[{"username":"ana@corp.test","password":pwSecretValue1,"clientId":"corp","clientSecret":"csSecretValue2","kind":"company","companyId":9}]');
+    const bad = join(dir(), 'bad-users.json');
+    writeFileSync(bad, JSON.stringify([{ username: 'ana@corp.test', password: 'pwSecretValue1', clientId: 'corp', clientSecret: 'csSecretValue2', kind: 'company', companyId: 'nine' }]));
+    for (const file of [broken, bad]) {
+      const r = await run(file);
+      expect(r.code).not.toBe(0);
+      expect(r.out).toMatch(/users file/);
+      expect(r.out).not.toMatch(/pwSecr|csSecr/);
+    }
+  });
 });
