@@ -6,16 +6,25 @@ export const REDACTED = '[REDACTED]';
 /** A set of secret strings, and a function that scrubs them (and anything shaped like a bearer token) from text. */
 export class Redactor {
   #secrets = new Set<string>();
+  /** The known spellings, longest first. */
+  #ordered: string[] = [];
 
-  /** Remembers a secret; strings shorter than 4 characters are ignored (they would scrub ordinary words). */
+  /**
+   * Remembers a secret, in every spelling a service may echo it back: as is, form-encoded (the token request body),
+   * percent-encoded and JSON-escaped. Strings shorter than 4 characters are ignored (they would scrub ordinary words).
+   */
   add(secret: string | undefined): void {
-    if (typeof secret === 'string' && secret.length >= 4) this.#secrets.add(secret);
+    if (typeof secret !== 'string' || secret.length < 4) return;
+    const spellings = [secret, new URLSearchParams({ s: secret }).toString().slice(2), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
+    for (const s of spellings) this.#secrets.add(s);
+    // Longest first, so no spelling is half-replaced by a shorter one it contains.
+    this.#ordered = [...this.#secrets].sort((a, b) => b.length - a.length);
   }
 
   /** Replaces every known secret, and the value of any `Bearer` credential, with `[REDACTED]`. */
   readonly redact = (text: string): string => {
     let out = String(text);
-    for (const s of this.#secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
+    for (const s of this.#ordered) if (out.includes(s)) out = out.split(s).join(REDACTED);
     return out.replace(/(Bearer\s+)(?!\[REDACTED\])[^\s"',]+/gi, `$1${REDACTED}`);
   };
 

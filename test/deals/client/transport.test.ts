@@ -185,4 +185,26 @@ describe('redaction', () => {
     }
     expect(lines.length).toBeGreaterThan(2);
   });
+
+  test('secrets with special characters are scrubbed in their form-encoded and JSON-escaped spellings too', async () => {
+    const password = 'p@ss wörd&x=1"\\/+%';
+    const clientSecret = 'sec ret+/=?"\\é';
+    // An identity provider that echoes the form it received (and a JSON dump of it) in its error.
+    const echoing = fakeApi((req) => {
+      if (!req.url.pathname.endsWith('/oauth/token')) return PASS();
+      const form = Object.fromEntries(new URLSearchParams(req.body));
+      return json({ error: 'server_error', message: `bad request: ${req.body} ${JSON.stringify(form)} ${encodeURIComponent(password)}` }, 500);
+    });
+    const lines: string[] = [];
+    const logger = { debug: (m: string) => lines.push(m), info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
+    const options = clientOptions(echoing.fetch);
+    const client = new DealApiClient({ ...options, credentials: { ...options.credentials, password, clientSecret }, logger, retries: { maxRetries: 0 } });
+    const err = await caught(client.deals.get(7));
+    expect(err).toBeInstanceOf(ServerError);
+    expect(err.message).toContain('[REDACTED]');
+    const spellings = [password, clientSecret].flatMap((s) => [s, encodeURIComponent(s), new URLSearchParams({ s }).toString().slice(2), JSON.stringify(s).slice(1, -1)]);
+    for (const out of [err.message, err.stack, inspect(err, { depth: 5 }), JSON.stringify(err), ...lines]) {
+      for (const spelling of spellings) expect(out).not.toContain(spelling);
+    }
+  });
 });
