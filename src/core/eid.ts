@@ -54,13 +54,19 @@ export interface EidLimits {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * Declared only by the browser tag's build (rollup.config.mjs folds its `typeof` guard to true): the tag leaves
+ * out the ad server's speed-ups (copyFlat, the single-uid dedupe shortcut), which give the same results, and
+ * words a few issues more tersely (the tag prints each as `path: message; dropped`).
+ */
+declare const __SAS_TAG__: unknown;
+const TAG = typeof __SAS_TAG__ !== 'undefined';
+const FAST = !TAG;
+
 /** A JSON-safe deep copy of a plain object (rejects cycles, functions, getters that throw). */
 function copyExt(v: unknown): Record<string, unknown> | undefined {
-  if (!isObject(v)) return undefined;
   try {
-    const flat = copyFlat(v);
-    if (flat) return flat;
-    const copy = JSON.parse(JSON.stringify(v)) as unknown;
+    const copy = isObject(v) ? (FAST && copyFlat(v)) || (JSON.parse(JSON.stringify(v)) as unknown) : 0;
     return isObject(copy) ? copy : undefined;
   } catch {
     return undefined;
@@ -87,80 +93,72 @@ function copyFlat(v: Record<string, unknown>): Record<string, unknown> | undefin
 
 /** AdCOM atype: 1, 2, 3 or vendor-specific ≥ 500. */
 export const isValidAtype = (v: unknown): v is number =>
-  typeof v === 'number' && Number.isInteger(v) && (v === 1 || v === 2 || v === 3 || v >= 500);
+  Number.isInteger(v) && (((v as number) > 0 && (v as number) < 4) || (v as number) >= 500);
+
+/**
+ * Records one issue and returns undefined, so `return bad(…)` drops the entry. A `field` goes on the path and
+ * starts the message: bad(issues, 'eids[0]', 'source', 'must be …') is `eids[0].source`: `source must be …`.
+ */
+function bad(issues: Issue[], path: string, field: string, message: string): undefined {
+  issues.push(field ? { path: path + '.' + field, message: field + ' ' + message } : { path, message });
+  return undefined;
+}
+
+/** The problem with a string field, if any: not a string, empty, or longer than `max`. */
+const badString = (v: unknown, max: number): string | undefined =>
+  typeof v !== 'string' || !v ? 'must be a non-empty string' : !TAG && v.length > max ? `is longer than ${max} characters` : undefined;
+
+/**
+ * Validates the first `max` of `items` with `one` (at path `path[i]`); the rest are dropped with one issue. With
+ * `unreadable`, an item that throws while read (a getter, a Proxy) is dropped with that message; otherwise it throws on.
+ */
+function each<T>(items: unknown[], max: number, path: string, what: string, issues: Issue[], one: (raw: unknown, path: string) => T | undefined, unreadable?: string): T[] {
+  const kept: T[] = [];
+  const len = items.length;
+  const n = Math.min(len, max);
+  for (let i = 0; i < n; i++) {
+    const p = `${path}[${i}]`;
+    try {
+      const v = one(items[i], p);
+      if (v) kept.push(v);
+    } catch (e) {
+      if (!unreadable) throw e;
+      bad(issues, p, '', unreadable);
+    }
+  }
+  if (len > n) bad(issues, path, '', `more than ${max} ${what}` + (TAG ? '' : `: ${len - n} dropped`));
+  return kept;
+}
 
 function validateUid(raw: unknown, path: string, limits: Required<EidLimits>, issues: Issue[]): Uid | undefined {
-  if (!isObject(raw)) {
-    issues.push({ path, message: 'uid must be an object' });
-    return undefined;
-  }
+  if (!isObject(raw)) return bad(issues, path, '', TAG ? 'not an object' : 'uid must be an object');
   const { id, atype, ext } = raw;
-  if (typeof id !== 'string' || id.length === 0) {
-    issues.push({ path: path + '.id', message: 'id must be a non-empty string' });
-    return undefined;
-  }
-  if (id.length > limits.maxIdLength) {
-    issues.push({ path: path + '.id', message: `id is longer than ${limits.maxIdLength} characters` });
-    return undefined;
-  }
-  const uid: Uid = { id };
-  if (atype !== undefined) {
-    if (!isValidAtype(atype)) {
-      issues.push({ path: path + '.atype', message: 'atype must be an integer 1, 2, 3 or >= 500' });
-      return undefined;
-    }
-    uid.atype = atype;
-  }
-  if (ext !== undefined) {
-    const copy = copyExt(ext);
-    if (!copy) {
-      issues.push({ path: path + '.ext', message: 'ext must be a plain JSON object' });
-      return undefined;
-    }
-    uid.ext = copy;
-  }
+  const problem = badString(id, limits.maxIdLength);
+  if (problem) return bad(issues, path, 'id', problem);
+  const uid: Uid = { id: id as string };
+  // Each optional field is set, then checked: an invalid one drops the whole uid.
+  if (atype !== undefined && !isValidAtype((uid.atype = atype as number))) return bad(issues, path, 'atype', TAG ? 'must be 1, 2, 3 or >= 500' : 'must be an integer 1, 2, 3 or >= 500');
+  if (ext !== undefined && !(uid.ext = copyExt(ext))) return bad(issues, path, 'ext', TAG ? 'must be an object' : 'must be a plain JSON object');
   return uid;
 }
 
 function validateOne(raw: unknown, path: string, limits: Required<EidLimits>, issues: Issue[]): Eid | undefined {
-  if (!isObject(raw)) {
-    issues.push({ path, message: 'eid must be an object' });
-    return undefined;
-  }
+  if (!isObject(raw)) return bad(issues, path, '', TAG ? 'not an object' : 'eid must be an object');
   const { source, uids, inserter, matcher, mm, ext } = raw;
-  if (typeof source !== 'string' || source.trim().length === 0) {
-    issues.push({ path: path + '.source', message: 'source must be a non-empty string' });
-    return undefined;
-  }
-  if (source.length > limits.maxIdLength) {
-    issues.push({ path: path + '.source', message: `source is longer than ${limits.maxIdLength} characters` });
-    return undefined;
-  }
-  if (!Array.isArray(uids) || uids.length === 0) {
-    issues.push({ path: path + '.uids', message: 'uids must be a non-empty array' });
-    return undefined;
-  }
-  const kept: Uid[] = [];
-  const n = Math.min(uids.length, limits.maxUids);
-  for (let i = 0; i < n; i++) {
-    const uid = validateUid(uids[i], `${path}.uids[${i}]`, limits, issues);
-    if (uid) kept.push(uid);
-  }
-  if (uids.length > n) {
-    issues.push({ path: path + '.uids', message: `more than ${limits.maxUids} uids: ${uids.length - n} dropped` });
-  }
-  if (kept.length === 0) {
-    issues.push({ path, message: `eid "${source}" has no valid uid and is dropped` });
-    return undefined;
-  }
-  const eid: Eid = { source: source.trim(), uids: kept };
+  // A source of spaces only is as empty as ''.
+  const problem = badString(typeof source === 'string' && !source.trim() ? '' : source, limits.maxIdLength);
+  if (problem) return bad(issues, path, 'source', problem);
+  if (!Array.isArray(uids) || !uids.length) return bad(issues, path, 'uids', 'must be a non-empty array');
+  const kept = each(uids, limits.maxUids, path + '.uids', 'uids', issues, (u, p) => validateUid(u, p, limits, issues));
+  if (!kept.length) return bad(issues, path, '', TAG ? 'no valid uid' : `eid "${source}" has no valid uid and is dropped`);
+  const eid: Eid = { source: (source as string).trim(), uids: kept };
   if (typeof inserter === 'string' && inserter) eid.inserter = inserter;
   if (typeof matcher === 'string' && matcher) eid.matcher = matcher;
-  if (typeof mm === 'number' && Number.isInteger(mm) && mm >= 0) eid.mm = mm;
+  if (Number.isInteger(mm) && (mm as number) >= 0) eid.mm = mm as number;
   if (ext !== undefined) {
     const copy = copyExt(ext);
     if (copy) eid.ext = copy;
-    else issues.push({ path: path + '.ext', message: 'ext must be a plain JSON object; ext dropped' });
+    else bad(issues, path, 'ext', TAG ? 'must be an object' : 'must be a plain JSON object; ext dropped');
   }
   return eid;
 }
@@ -173,27 +171,12 @@ function validateOne(raw: unknown, path: string, limits: Required<EidLimits>, is
 export function validateEids(input: unknown, limits: EidLimits = {}): Result<Eid[]> {
   const lim: Required<EidLimits> = { maxEids: 1000, maxUids: 100, maxIdLength: 4096, ...limits };
   const issues: Issue[] = [];
-  const kept: Eid[] = [];
+  let kept: Eid[] = [];
   try {
-    if (!Array.isArray(input)) {
-      issues.push({ path: 'eids', message: 'eids must be an array' });
-      return { value: [], issues };
-    }
-    const n = Math.min(input.length, lim.maxEids);
-    for (let i = 0; i < n; i++) {
-      let eid: Eid | undefined;
-      try {
-        eid = validateOne(input[i], `eids[${i}]`, lim, issues);
-      } catch {
-        issues.push({ path: `eids[${i}]`, message: 'eid could not be read' });
-      }
-      if (eid) kept.push(eid);
-    }
-    if (input.length > n) {
-      issues.push({ path: 'eids', message: `more than ${lim.maxEids} eids: ${input.length - n} dropped` });
-    }
+    if (!Array.isArray(input)) bad(issues, 'eids', '', 'eids must be an array');
+    else kept = each(input, lim.maxEids, 'eids', 'eids', issues, (e, path) => validateOne(e, path, lim, issues), TAG ? 'unreadable' : 'eid could not be read');
   } catch {
-    issues.push({ path: 'eids', message: 'eids could not be read' });
+    bad(issues, 'eids', '', TAG ? 'unreadable' : 'eids could not be read');
   }
   return { value: mergeBySource(kept, false), issues };
 }
@@ -224,7 +207,7 @@ function mergeBySource(eids: readonly Eid[], copy: boolean): Eid[] {
 }
 
 function dedupeUids(uids: readonly Uid[]): Uid[] {
-  if (uids.length < 2) return uids.slice();
+  if (FAST && uids.length < 2) return uids.slice();
   const ids = new Set<string>();
   return uids.filter((u) => !ids.has(u.id) && !!ids.add(u.id));
 }

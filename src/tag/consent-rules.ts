@@ -43,7 +43,7 @@ export function consentParams(c: ConsentState): Record<string, string> {
   if (c.gdprApplies !== undefined) p.gdpr = c.gdprApplies ? '1' : '0';
   if (c.tcString) p.gdpr_consent = c.tcString;
   if (c.gppString) p.gpp = c.gppString;
-  if (c.gppSid && c.gppSid.length) p.gpp_sid = c.gppSid.join(',');
+  if (c.gppSid?.length) p.gpp_sid = c.gppSid.join();
   if (c.usPrivacy) p.us_privacy = c.usPrivacy;
   return p;
 }

@@ -6,6 +6,7 @@
  */
 import type { ConsentState, TagExtension, TagHost } from './extension.js';
 import { consentParams, hasLegalBasis } from './consent-rules.js';
+import { DEBUG_BUILD } from './log.js';
 
 type Cmp = (...args: any[]) => unknown;
 type Win = Record<string, any>;
@@ -18,106 +19,80 @@ export interface ConsentReader {
 /** Creates a reader over `w`'s consent platforms; it attaches to each platform the first time it sees it. */
 export function createConsentReader(w: Win): ConsentReader {
   const s: ConsentState = { ready: true };
-  const started: Record<string, 1> = {};
-  const waiting = new Set<string>();
+  // Per platform API name: 1 while its first answer is awaited, 2 once it has answered.
+  const seen: Record<string, number> = {};
   let wakers: Array<() => void> = [];
   let gaveUp = false;
 
   const settle = () => {
-    s.ready = waiting.size === 0;
-    if (s.ready) {
+    if ((s.ready = !Object.values(seen).includes(1))) {
       gaveUp = false;
       wakers.forEach((f) => f());
       wakers = [];
     }
   };
-  const answered = (key: string) => {
-    waiting.delete(key);
+  const answer = (name: string, fields: Partial<ConsentState>) => {
+    Object.assign(s, fields);
+    seen[name] = 2;
     settle();
   };
-  // Each platform call is guarded: a CMP that throws counts as one that never answers (fail closed).
-  const call = (key: string, fn: () => void) => {
-    waiting.add(key);
-    s.ready = false;
-    try {
-      fn();
-    } catch {
-      /* stays waiting: no answer, no consent */
-    }
-  };
-  const api = (name: string): Cmp | undefined => (typeof w[name] === 'function' ? w[name] : undefined);
-
-  const attach = () => {
-    const tcf = api('__tcfapi');
-    if (tcf && !started.t) {
-      started.t = 1;
-      call('t', () =>
-        tcf('addEventListener', 2, (d: any, ok: boolean) => {
-          // 'cmpuishown' means the user has not decided yet: keep waiting for the decision.
-          if (!ok || !d || (d.eventStatus !== 'tcloaded' && d.eventStatus !== 'useractioncomplete')) return;
-          s.gdprApplies = d.gdprApplies !== false;
-          s.tcString = typeof d.tcString === 'string' && d.tcString ? d.tcString : undefined;
-          s.purposes = d.purpose?.consents;
-          s.purposeLI = d.purpose?.legitimateInterests;
-          s.vendors = d.vendor?.consents;
-          s.vendorLI = d.vendor?.legitimateInterests;
-          answered('t');
-        }),
-      );
-    }
-    const gpp = api('__gpp');
-    if (gpp && !started.g) {
-      started.g = 1;
-      call('g', () =>
-        gpp('addEventListener', (evt: any, ok: boolean) => {
-          const p = evt?.pingData;
-          // GPP 1.1 says `signalStatus: 'ready'`; 1.0 CMPs have no signalStatus and answer with the string.
-          if (ok === false || !p || (p.signalStatus ? p.signalStatus !== 'ready' : typeof p.gppString !== 'string')) return;
-          s.gppString = p.gppString || undefined;
-          const sids = (Array.isArray(p.applicableSections) ? p.applicableSections : []).filter((n: unknown) => typeof n === 'number' && n > 0);
-          s.gppSid = sids.length ? sids : undefined;
-          // The EU TCF section applies but no TCF API answers: GDPR applies with no readable consent.
-          if (sids.includes(2) && !api('__tcfapi')) s.gdprApplies = true;
-          // The US sections' sale opt-out only matters to provider modules: they read it (modules/_module.ts).
-          answered('g');
-        }),
-      );
-    }
-    const usp = api('__uspapi');
-    if (usp) {
-      // US Privacy has no change events: ask again on every read.
-      const first = !started.u;
-      started.u = 1;
-      const ask = () =>
-        usp('getUSPData', 1, (d: any, ok: boolean) => {
-          if (ok !== false && d && typeof d.uspString === 'string') s.usPrivacy = d.uspString;
-          answered('u');
-        });
-      if (first) call('u', ask);
-      else
-        try {
-          ask();
-        } catch {
-          /* keep the last answer */
-        }
+  /**
+   * Calls platform `name` with `args` the first time it is on the page (every time with `again`). A platform that
+   * throws on its first call counts as one that never answers (fail closed); a later failure keeps the last answer.
+   */
+  const ask = (name: string, again: boolean, ...args: unknown[]) => {
+    if (typeof w[name] === 'function' && (again || !seen[name])) {
+      seen[name] ||= 1;
+      try {
+        (w[name] as Cmp)(...args);
+      } catch {
+        /* no answer */
+      }
     }
   };
 
   return {
     read(boundMs) {
-      attach();
+      // 'cmpuishown' means the user has not decided yet: keep waiting for the decision.
+      ask('__tcfapi', false, 'addEventListener', 2, (d: any, ok: boolean) => {
+        if (!ok || !d || !/^(tcloaded|useractioncomplete)$/.test(d.eventStatus)) return;
+        const p = d.purpose || {};
+        const v = d.vendor || {};
+        answer('__tcfapi', {
+          gdprApplies: d.gdprApplies !== false,
+          tcString: d.tcString,
+          purposes: p.consents,
+          purposeLI: p.legitimateInterests,
+          vendors: v.consents,
+          vendorLI: v.legitimateInterests,
+        });
+      });
+      ask('__gpp', false, 'addEventListener', (evt: any, ok: boolean) => {
+        const p = evt && evt.pingData;
+        // GPP 1.1 says `signalStatus: 'ready'`; 1.0 CMPs have no signalStatus and answer with the string.
+        if (ok === false || !p || (p.signalStatus ? p.signalStatus !== 'ready' : typeof p.gppString !== 'string')) return;
+        const sids: number[] = [].concat(p.applicableSections || []).filter((n: number) => n > 0);
+        // The EU TCF section applies but no TCF API answers: GDPR applies with no readable consent.
+        // The US sections' sale opt-out only matters to provider modules: they read it (modules/_module.ts).
+        if (sids.includes(2) && !w.__tcfapi) s.gdprApplies = true;
+        answer('__gpp', { gppString: p.gppString, gppSid: sids });
+      });
+      // US Privacy has no change events: ask again on every read.
+      ask('__uspapi', true, 'getUSPData', 1, (d: any, ok: boolean) =>
+        answer('__uspapi', ok !== false && d && typeof d.uspString === 'string' ? { usPrivacy: d.uspString } : {}),
+      );
       settle();
-      const snapshot = () => ({ ...s });
-      if (s.ready || gaveUp) return Promise.resolve(snapshot());
       return new Promise((resolve) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
         const done = () => {
           clearTimeout(timer);
-          resolve(snapshot());
+          resolve({ ...s });
         };
-        const timer = setTimeout(() => {
+        if (s.ready || gaveUp) return done();
+        // A wait that runs out makes later reads answer at once until every platform has answered.
+        timer = setTimeout(() => {
           gaveUp = true;
-          wakers = wakers.filter((f) => f !== done);
-          resolve(snapshot());
+          done();
         }, boundMs);
         wakers.push(done);
       });
@@ -133,7 +108,7 @@ let reader: ConsentReader | undefined;
  */
 export function readConsent(host?: TagHost): Promise<ConsentState> {
   reader ||= createConsentReader(window as unknown as Win);
-  const t = Number(host?.options().eidsTimeout);
+  const t = +(host?.options().eidsTimeout as number);
   return reader.read(Math.max(0, (t >= 0 ? t : 300) - 40));
 }
 
@@ -155,8 +130,9 @@ export function createConsentExtension(): TagExtension {
     },
     beforeCall: () =>
       readConsent(host).then((c) => {
-        if (!hasLegalBasis(c)) host?.log('consent: no legal basis to send eids on this call');
-        return { params: consentParams(c), blockEids: !hasLegalBasis(c) };
+        const blockEids = !hasLegalBasis(c);
+        if (blockEids) host?.log(DEBUG_BUILD ? 'consent: no legal basis to send eids on this call' : 'consent: no legal basis for eids');
+        return { params: consentParams(c), blockEids };
       }),
   };
 }

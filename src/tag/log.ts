@@ -31,19 +31,19 @@ export function createLogger(out: Console | undefined, on: boolean): Logger {
       // No console, or one replaced by the page that throws: logging is best effort.
     }
   };
-  const report = (label: string | undefined) => (e: unknown) => logger.warn((label || 'command') + ' failed:', e);
   const logger: Logger = {
     on: on || DEBUG_BUILD,
     log: print('log'),
     warn: print('warn'),
     guard(fn, label) {
+      const fail = (e: unknown) => logger.warn((label || 'command') + ' failed:', e);
       try {
-        const r = fn();
+        const r = fn() as { then?: unknown };
         // An async command that rejects would surface as an unhandled rejection (a `pageerror`): catch it too.
-        if (r && typeof (r as unknown as PromiseLike<unknown>).then === "function") (r as unknown as PromiseLike<unknown>).then(undefined, report(label));
-        return r;
+        if (r && typeof r.then === 'function') (r as PromiseLike<unknown>).then(undefined, fail);
+        return r as ReturnType<typeof fn>;
       } catch (e) {
-        report(label)(e);
+        fail(e);
       }
     },
   };

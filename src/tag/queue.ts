@@ -18,12 +18,8 @@ export function drainQueue(queue: CommandQueue, run: (cmd: unknown) => void): Co
     count++;
     run(cmd);
   };
-  // Index loop over the live array: a command may push more commands before `push` is replaced.
-  for (let i = 0; i < queue.length; i++) exec(queue[i]);
-  queue.length = 0;
-  queue.push = (...cmds: unknown[]) => {
-    cmds.forEach(exec);
-    return count;
-  };
+  // Commands pushed while the queue drains land at its end (`push` is still the array's own) and run in turn.
+  while (queue.length) exec(queue.shift());
+  queue.push = (...cmds: unknown[]) => (cmds.forEach(exec), count);
   return queue;
 }

@@ -69,29 +69,20 @@ export function targetString(target: unknown): string | undefined {
   );
 }
 
-/** UTF-8 length of a string. */
-const bytes = (s: string) => unescape(encodeURIComponent(s)).length;
-
 /**
  * Chooses the eids that fit in `budget` Base64 characters, leaving out whole EIDs: unknown sources first, then
  * the largest (issue #2). Returns the kept EIDs in their original order and the sources left out, in the order they went.
  */
 export function fitEids(eids: Eid[], budget: number): { kept: Eid[]; dropped: string[] } {
-  const sizes = eids.map((e) => bytes(JSON.stringify(e)) + 1);
-  const order = eids
+  // UTF-8 bytes of each item of the JSON array, plus its separator (a comma, or the closing bracket).
+  const sizes = eids.map((e) => unescape(encodeURIComponent(JSON.stringify(e))).length + 1);
+  // The array's bytes are exact ('[' + items): unpadded Base64 of n bytes is ceil(4n / 3) characters.
+  let total = sizes.reduce((s, n) => s + n, 1);
+  const out = eids
     .map((_, i) => i)
-    .sort((a, b) => +isKnownSource(eids[a].source) - +isKnownSource(eids[b].source) || sizes[b] - sizes[a]);
-  const out = new Set<number>();
-  // Array bytes = 1 + Σ(item + 1 separator); Base64 adds a third. Estimate first, then confirm by encoding.
-  let total = 1 + sizes.reduce((s, n) => s + n, 0);
-  let kept = eids;
-  for (const i of order) {
-    if ((total * 4) / 3 <= budget && encodeEids(kept).length <= budget) break;
-    out.add(i);
-    total -= sizes[i];
-    kept = eids.filter((_, j) => !out.has(j));
-  }
-  return { kept, dropped: [...out].map((i) => eids[i].source) };
+    .sort((a, b) => +isKnownSource(eids[a].source) - +isKnownSource(eids[b].source) || sizes[b] - sizes[a])
+    .filter((i) => total * 4 > budget * 3 && ((total -= sizes[i]), true));
+  return { kept: eids.filter((_, i) => !out.includes(i)), dropped: out.map((i) => eids[i].source) };
 }
 
 /**
@@ -100,36 +91,34 @@ export function fitEids(eids: Eid[], budget: number): { kept: Eid[]; dropped: st
  */
 export function buildRequest(type: CallType, options: unknown, ctx: CallContext): AdRequest {
   const o = (options && typeof options === 'object' ? options : {}) as Record<string, unknown>;
-  const siteId = toId(o.siteId);
-  const pageId = toId(o.pageId);
   const formatId = toId(o.formatId);
   const target = targetString(o.target);
   const url = ctx.domain + CALL_PATHS[type];
+  const get = type === 'std' || type === 'video';
+  // Extension params first, then the call's own fields, which win on a name clash; `eids` only from ctx.eids.
+  const fields: Record<string, unknown> = { ...ctx.params, eids: undefined };
+  const values = [ctx.networkId, toId(o.siteId), toId(o.pageId), formatId, get ? target : target || '', ctx.now, ctx.uid];
+  (get ? 'nwid siteid pgid fmtid tgt tmstp uid' : 'networkId siteId pageId formatId target timestamp uid').split(' ').forEach((k, i) => (fields[k] = values[i]));
   let eids = ctx.eids;
   let dropped: string[] = [];
 
-  if (type === 'std' || type === 'video') {
-    // Extension params first, then the call's own parameters, which win on a name clash.
-    const q: Record<string, unknown> = { ...ctx.params, nwid: ctx.networkId, siteid: siteId, pgid: pageId, fmtid: formatId, tgt: target, tmstp: ctx.now, uid: ctx.uid };
-    delete q.eids;
-    const base = url + '?' + Object.keys(q)
-      .filter((k) => q[k] != null && q[k] !== '')
-      .map((k) => encodeURIComponent(k) + '=' + encodeURIComponent(q[k] as string))
+  if (get) {
+    const base = url + '?' + Object.keys(fields)
+      .filter((k) => fields[k] != null)
+      .map((k) => encodeURIComponent(k) + '=' + encodeURIComponent(fields[k] as string))
       .join('&');
     ({ kept: eids, dropped } = fitEids(eids, MAX_GET_URL - 1 - base.length - 6));
     // With no eids the parameter is absent, not empty (issue #2).
     return { method: 'GET', url: eids.length ? base + '&eids=' + encodeEids(eids) : base, eids, dropped };
   }
 
-  const body: Record<string, unknown> = { ...ctx.params, networkId: ctx.networkId, siteId, pageId };
   if (type === 'onecall') {
-    body.formats = (Array.isArray(o.formats) ? o.formats : [{ id: formatId }])
+    fields.formatId = undefined;
+    fields.formats = (Array.isArray(o.formats) ? o.formats : [{ id: formatId }])
       .map((f) => ({ id: toId(f && f.id), tagId: f && typeof f.tagId === 'string' ? f.tagId : undefined }))
       .filter((f) => f.id !== undefined);
-  } else body.formatId = formatId;
-  body.target = target || '';
-  body.timestamp = ctx.now;
-  body.uid = ctx.uid;
-  body.eids = eids.length ? eids : undefined;
-  return { method: 'POST', url, body: JSON.stringify(body), eids, dropped };
+  }
+  // JSON.stringify leaves out the undefined fields (uid, eids when there are none).
+  fields.eids = eids.length ? eids : undefined;
+  return { method: 'POST', url, body: JSON.stringify(fields), eids, dropped };
 }

@@ -3,12 +3,12 @@
  * `installTag` builds it on a given window so unit tests run it in happy-dom; `index.ts` is the only file that
  * runs it for real.
  */
-import { decodeBase64Json, overlayEids, providerById, providerIdForSource, validateEids, type Eid, type Issue } from '../core/index.js';
-import type { CallType, SetupOptions, TagExtension } from './extension.js';
-import { createExtensionHost, drainRegistrations } from './host.js';
+import type { CallType, SetupOptions, TagExtension, TagHost } from './extension.js';
 import { createLogger, debugRequested, DEBUG_BUILD } from './log.js';
 import { drainQueue } from './queue.js';
-import { buildRequest, type CallOptions } from './request.js';
+import { collect, drainRegistrations } from './host.js';
+import { buildRequest, CALL_PATHS, type CallOptions } from './request.js';
+import { overlayEids, providerById, providerIdForSource, validateEids, type Eid } from '../core/index.js';
 
 /** Replaced at build time with the package version. */
 declare const __SAS_VERSION__: string;
@@ -59,8 +59,6 @@ export interface TagWindow {
 
 /** Default wait for extensions before an ad call (ms). */
 const DEFAULT_TIMEOUT = 300;
-/** Cap on `eidsTimeout`: no setting may hold an ad call for long. */
-const MAX_TIMEOUT = 3000;
 /** Problems printed per input: 10,000 bad entries must not flood the console. */
 const MAX_ISSUES_SHOWN = 20;
 
@@ -87,7 +85,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
     if (!win.sas || typeof win.sas !== 'object') win.sas = {};
     const sas = win.sas as SasApi;
     // A second copy of the script changes nothing (domain-notes.md, command queue); `version` marks a loaded tag.
-    if (sas.version) return log('tag already loaded'), sas;
+    if (sas.version) return DEBUG_BUILD && log('tag already loaded'), sas;
 
     const options: SetupOptions = {};
     let domain: string | undefined;
@@ -98,8 +96,23 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
     let blocked: boolean | undefined;
 
     // setup({ networkid }) wins over the id in the script path (extended-ids.md §4).
-    const networkId = () => (+(options.networkid as number) > 0 ? Math.floor(+(options.networkid as number)) : networkIdFromSrc(scriptSrc));
-    const host = createExtensionHost({ options: () => ({ ...options }), networkId, log, warn, guard });
+    const networkId = () => {
+      const n = +(options.networkid as number);
+      return n > 0 ? Math.floor(n) : networkIdFromSrc(scriptSrc);
+    };
+    // The host side of the extension contract (extension.ts): the API extensions get, the registered extensions,
+    // and whether setup ran (each extension's setup runs once, at the first sas.setup() or at once after it).
+    const host: TagHost = { options: () => ({ ...options }), networkId, log, warn, guard };
+    const extensions: TagExtension[] = [];
+    let setupDone = false;
+    const runSetup = (ext: TagExtension) => ext.setup && guard(() => ext.setup!(host), ext.name + '.setup');
+    /** Adds an extension; a second one with the same name is ignored (a second copy of an add-on script). */
+    const register = (ext: unknown) => {
+      const e = ext as TagExtension;
+      if (!e || typeof e.name !== 'string' || extensions.some((x) => x.name === e.name)) return DEBUG_BUILD && warn('extension ignored', e);
+      extensions.push(e);
+      if (setupDone) runSetup(e);
+    };
     const nextEids = () => (blocked ? [] : overlayEids(pageEids, moduleEids));
     const describe = (eids: Eid[]) =>
       eids.map((e) => {
@@ -107,80 +120,85 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
         // Provider names only in the debug build: the minified tag carries the sources, not the names.
         return `${e.source} (${id} ${DEBUG_BUILD ? providerById(id).name : id ? '' : 'Unknown'})`;
       });
-    const report = (issues: Issue[]) => {
-      // 10,000 bad entries must not flood the console.
-      issues.slice(0, MAX_ISSUES_SHOWN).forEach((i) => warn(`${i.path}: ${i.message}; dropped`));
-      if (issues.length > MAX_ISSUES_SHOWN) warn(issues.length - MAX_ISSUES_SHOWN + ' more problems');
-    };
-    /** A copy of an object's own keys; a getter that throws loses that key only. */
-    const copyKeys = (from: unknown, to: Record<string, unknown>) => {
-      if (from && typeof from === 'object') for (const k of Object.keys(from)) guard(() => (to[k] = (from as Record<string, unknown>)[k]), k);
-      return to;
-    };
+    /** A copy of an object's own keys (a getter that throws fails that one command, inside its guard). */
+    const copyKeys = (from: unknown, to: Record<string, unknown>) => Object.assign(to, typeof from === 'object' && from);
 
     function setup(opts: unknown) {
       copyKeys(opts, options);
       if ('debug' in options) logger.on = options.debug === true || urlDebug || DEBUG_BUILD;
       const d = String(options.domain).trim().replace(/\/+$/, '');
-      domain = /^(https?:)?\/\/[^/?#\s]+(\/[^?#\s]*)?$/i.test(d) ? d : undefined;
-      if (!domain) warn('setup: domain must be an http(s) URL', options.domain);
+      // A host, then an optional path (the host part stops at the first `/`).
+      domain = /^(https?:)?\/\/[^/?#\s]+[^?#\s]*$/i.test(d) ? d : undefined;
+      if (!domain) warn(DEBUG_BUILD ? 'setup: domain must be an http(s) URL' : 'domain must be an http(s) URL', options.domain);
       const u = options.uid;
       // Strings and numbers only: an object would be sent as "[object Object]".
       uid = typeof u === 'string' || typeof u === 'number' ? String(u).trim() || undefined : undefined;
-      log('setup', { networkid: networkId(), domain, uid });
-      host.setup();
+      if (DEBUG_BUILD) log('setup', { networkid: networkId(), domain, uid });
+      if (!setupDone) extensions.forEach(runSetup);
+      setupDone = true;
     }
 
     function setEids(input: unknown) {
       if (typeof input === 'string') {
-        const decoded = decodeBase64Json(input);
-        report(decoded.issues);
-        input = decoded.value;
+        // Standard or URL-safe Base64, padded or not: atob's forgiving decode takes both once the URL-safe
+        // characters are mapped back. Not Base64 (or not JSON): no eids, and the page is told why.
+        let json: string | undefined;
+        try {
+          json = decodeURIComponent(escape(atob(input.replace(/-/g, '+').replace(/_/g, '/'))));
+          input = JSON.parse(json);
+        } catch {
+          input = warn(json == null ? 'eids: not valid Base64' : DEBUG_BUILD ? 'eids: Base64 does not hold valid JSON' : 'eids: not JSON');
+        }
       }
       // A later setEids replaces what the page set before; null or undefined clear it (issue #2).
-      const { value, issues } = input == null ? { value: [], issues: [] } : validateEids(input);
-      report(issues);
+      const { value, issues } = validateEids(input == null ? [] : input);
+      // 10,000 bad entries must not flood the console.
+      issues.slice(0, MAX_ISSUES_SHOWN).forEach((i) => warn(`${i.path}: ${i.message}; dropped`));
+      if (DEBUG_BUILD && issues.length > MAX_ISSUES_SHOWN) warn(issues.length - MAX_ISSUES_SHOWN + ' more problems');
       pageEids = value;
       log('page eids', describe(value));
     }
 
-    function call(type: CallType, opts?: unknown): Promise<CallResult> {
-      return new Promise<CallResult>((resolve) => {
-        const done = (r: CallResult) => {
-          if (!r.ok) warn('call failed:', r.error || r.status);
-          resolve(r);
-        };
-        const fail = (error: string) => done({ ok: false, status: 0, url: '', eids: [], error });
-        // Everything inside the guard: whatever goes wrong, the promise resolves (never an unhandled rejection).
-        const started = guard(() => {
-          const t = options.eidsTimeout;
-          // Snapshot now: the page may change its options object while extensions are consulted.
-          const snapshot = copyKeys(opts, {});
-          if (typeof type !== 'string' || !/^(std|video|generic|onecall)$/.test(type)) return fail('unknown call type; use std, video, generic or onecall'), 1;
-          if (!domain) return fail('no ad server domain: call sas.setup({ domain }) first'), 1;
-          const base = domain;
-          host.collect(type, typeof t === 'number' && t >= 0 ? Math.min(t, MAX_TIMEOUT) : DEFAULT_TIMEOUT, (c) => {
-            moduleEids = c.eids;
-            blocked = c.blockEids;
-            const req = guard(() => buildRequest(type, snapshot, { domain: base, networkId: networkId(), uid, eids: nextEids(), params: c.params, now: Date.now() }), type);
-            if (!req) return fail('could not build the request');
-            if (req.dropped.length) warn('left out eids of', req.dropped, 'to keep the URL under 8000 characters');
-            log(type, req.url, describe(req.eids));
-            const result = (r: Partial<CallResult>): CallResult => ({ ok: false, status: 0, url: req.url, eids: req.eids, ...r });
-            // Cookies go with the call: the ad server keeps its own `pid` user id there (extended-ids.md §2.3).
-            // A string body goes as text/plain, a CORS "simple" request: no preflight round trip before the ad call.
-            // No keepalive: its 64 KiB body cap would fail large POST bodies, and the page wants the response.
-            new Promise<Response>((r) => r(win.fetch!(req.url, { method: req.method, body: req.body, credentials: 'include' })))
-              .then(
-                (res) => res.text().then((response) => result({ ok: res.ok, status: res.status, response })),
-                (e: Error) => result({ error: String(e && e.message) }),
-              )
-              .then(done);
-          });
-          return 1;
-        }, 'call');
-        if (!started) fail('failed');
-      });
+    /**
+     * One ad call. Never rejects: whatever goes wrong (bad arguments, the request, the network) becomes `error`.
+     * Everything up to the fetch runs synchronously when no extension is async (no delay before the ad call).
+     */
+    async function call(type: CallType, opts?: unknown): Promise<CallResult> {
+      const r: Partial<CallResult> = {};
+      try {
+        const t = options.eidsTimeout;
+        // Snapshot now: the page may change its options object while extensions are consulted.
+        const snapshot = copyKeys(opts, {});
+        const base = domain;
+        if (!CALL_PATHS.hasOwnProperty(type as string)) throw Error(DEBUG_BUILD ? 'unknown call type; use std, video, generic or onecall' : 'unknown call type');
+        if (!base) throw Error(DEBUG_BUILD ? 'no ad server domain: call sas.setup({ domain }) first' : 'no domain set');
+        const res = await new Promise<Response>((resolve) =>
+          collect(extensions, host, type, typeof t === 'number' && t >= 0 ? t : DEFAULT_TIMEOUT, (c) =>
+            // The executor runs at once (so does the fetch) and turns a throw into a rejection of this call.
+            resolve(
+              new Promise((sent) => {
+                moduleEids = c.eids;
+                blocked = c.blockEids;
+                const req = buildRequest(type, snapshot, { domain: base, networkId: networkId(), uid, eids: nextEids(), params: c.params, now: Date.now() });
+                if (req.dropped.length) warn('left out eids of', req.dropped, DEBUG_BUILD ? 'to keep the URL under 8000 characters' : '(URL over 8000)');
+                log(type, (r.url = req.url), DEBUG_BUILD ? describe((r.eids = req.eids)) : (r.eids = req.eids));
+                // Cookies go with the call: the ad server keeps its own `pid` user id there (extended-ids.md §2.3).
+                // A string body goes as text/plain, a CORS "simple" request: no preflight round trip before the ad call.
+                // No keepalive: its 64 KiB body cap would fail large POST bodies, and the page wants the response.
+                sent(win.fetch!(req.url, { method: req.method, body: req.body, credentials: 'include' }));
+              }),
+            ),
+          ),
+        );
+        r.response = await res.text();
+        r.status = res.status;
+        r.ok = res.ok;
+      } catch (e) {
+        r.error = String(e && (e as Error).message);
+      }
+      const result: CallResult = { ok: false, status: 0, url: '', eids: [], ...r };
+      if (!result.ok) warn('call failed:', result.error || result.status);
+      return result;
     }
 
     Object.assign(sas, {
@@ -188,20 +206,20 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
       setup: (o: unknown) => void guard(() => setup(o), 'setup'),
       setEids: (e: unknown) => void guard(() => setEids(e), 'setEids'),
       // A JSON copy: the page can never change the tag's state through what it is given.
-      getEids: () => guard(() => JSON.parse(JSON.stringify(nextEids())) as Eid[], 'getEids') || [],
+      getEids: () => guard(() => JSON.parse(JSON.stringify(nextEids())) as Eid[], DEBUG_BUILD ? 'getEids' : '') || [],
       call,
     });
     if (!Array.isArray(sas.cmd)) sas.cmd = [];
-    builtins.forEach(host.register);
-    drainRegistrations(win, host.register, guard);
+    builtins.forEach(register);
+    drainRegistrations(win, register, guard);
     // Run the queue once this script's synchronous part is over, so add-ons concatenated after the core have
     // registered before the first queued ad call consults them.
     Promise.resolve().then(() =>
       guard(() => {
-        drainQueue(sas.cmd, (cmd) => (typeof cmd === 'function' ? guard(cmd as () => unknown, 'command') : warn('ignored a queued entry that is not a function', cmd)));
-        log(`v${VERSION} ready`, host.list.map((e) => e.name));
-      }, 'queue'),
+        drainQueue(sas.cmd, (cmd) => (typeof cmd === 'function' ? guard(cmd as () => unknown, 'command') : warn(DEBUG_BUILD ? 'ignored a queued entry that is not a function' : 'not a function', cmd)));
+        if (DEBUG_BUILD) log(`v${VERSION} ready`, extensions.map((e) => e.name));
+      }, DEBUG_BUILD ? 'queue' : ''),
     );
     return sas;
-  }, 'install');
+  }, DEBUG_BUILD ? 'install' : '');
 }
