@@ -109,7 +109,8 @@ let reader: ConsentReader | undefined;
 export function readConsent(host?: TagHost): Promise<ConsentState> {
   reader ||= createConsentReader(window as unknown as Win);
   const t = +(host?.options().eidsTimeout as number);
-  return reader.read(Math.max(0, (t >= 0 ? t : 300) - 40));
+  // 40 ms before the host's bound (a negative wait is no wait: setTimeout treats it as 0).
+  return reader.read((t >= 0 ? t : 300) - 40);
 }
 
 /** Forgets the reader (tests only: each test page gets fresh platforms). */

@@ -147,7 +147,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
           json = decodeURIComponent(escape(atob(input.replace(/-/g, '+').replace(/_/g, '/'))));
           input = JSON.parse(json);
         } catch {
-          input = warn(json == null ? 'eids: not valid Base64' : DEBUG_BUILD ? 'eids: Base64 does not hold valid JSON' : 'eids: not JSON');
+          input = warn(!DEBUG_BUILD ? 'eids: not valid Base64 JSON' : json == null ? 'eids: not valid Base64' : 'eids: Base64 does not hold valid JSON');
         }
       }
       // A later setEids replaces what the page set before; null or undefined clear it (issue #2).
