@@ -1,6 +1,6 @@
 // Composes the per-network tag script (extended-ids.md §4: the feature is enabled per network by the operator):
 // the operator switches, the core, then the add-on script of every module enabled for that network — one
-// response, no extra request. A network with no modules gets the core alone (plus an empty switch list).
+// response, no extra request. A network with no modules gets the core alone.
 import { readFileSync } from 'node:fs';
 
 const root = new URL('../../', import.meta.url);
@@ -19,6 +19,9 @@ export function enabledModules(networkId) {
 export function composeTag(networkId, { debug = false, core } = {}) {
   const ext = debug ? '.debug.js' : '.js';
   const modules = enabledModules(networkId);
+  // No module enabled: no switch line either (a module that finds no `window.__sasop` counts as not enabled), so the
+  // network gets the built core byte for byte.
+  if (modules.length === 0) return core ?? readFileSync(new URL(`dist/sas${ext}`, root), 'utf8');
   const prelude = `window.__sasop=${JSON.stringify({ modules })};`;
   // Every module on: the full build shares its helpers between modules, so it is smaller than core + add-ons.
   if (!core && ALL.every((m) => modules.includes(m))) return prelude + '\n' + readFileSync(new URL(`dist/sas.full${ext}`, root), 'utf8');

@@ -4,7 +4,7 @@
  * and puts the signals on every ad call. A missing platform costs nothing; a silent one holds a call at most
  * the bound, and once a wait has run out later calls do not wait again until it answers.
  */
-import type { ConsentState, TagExtension, TagHost } from './extension.js';
+import { MAX_TIMEOUT, type ConsentState, type TagExtension, type TagHost } from './extension.js';
 import { consentParams, hasLegalBasis } from './consent-rules.js';
 import { DEBUG_BUILD } from './log.js';
 
@@ -110,7 +110,7 @@ export function readConsent(host?: TagHost): Promise<ConsentState> {
   reader ||= createConsentReader(window as unknown as Win);
   const t = +(host?.options().eidsTimeout as number);
   // 40 ms before the host's bound (a negative wait is no wait: setTimeout treats it as 0).
-  return reader.read((t >= 0 ? t : 300) - 40);
+  return reader.read((t >= 0 ? Math.min(t, MAX_TIMEOUT) : 300) - 40);
 }
 
 /** Forgets the reader (tests only: each test page gets fresh platforms). */

@@ -43,7 +43,7 @@ export interface SetupOptions {
   /** The publisher's own user id, sent as `uid`. */
   uid?: string;
   debug?: boolean;
-  /** Longest wait, in ms, for extensions before an ad call goes out. Default 300. */
+  /** Longest wait, in ms, for extensions before an ad call goes out. Default 300, at most {@link MAX_TIMEOUT}. */
   eidsTimeout?: number;
   /** Provider module settings, by module name. */
   modules?: Record<string, unknown>;
@@ -106,3 +106,6 @@ export interface OperatorSwitches {
 
 /** What add-on scripts push onto `window.__sasx`. */
 export type ExtensionRegistration = (register: (ext: TagExtension) => void) => void;
+
+/** Ceiling of `eidsTimeout`, in ms: no page setting can hold an ad call longer than this. */
+export const MAX_TIMEOUT = 3000;

@@ -3,7 +3,7 @@
  * `installTag` builds it on a given window so unit tests run it in happy-dom; `index.ts` is the only file that
  * runs it for real.
  */
-import type { CallType, SetupOptions, TagExtension, TagHost } from './extension.js';
+import { MAX_TIMEOUT, type CallType, type SetupOptions, type TagExtension, type TagHost } from './extension.js';
 import { createLogger, debugRequested, DEBUG_BUILD } from './log.js';
 import { drainQueue } from './queue.js';
 import { collect, drainRegistrations } from './host.js';
@@ -173,7 +173,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
         if (!CALL_PATHS.hasOwnProperty(type as string)) throw Error(DEBUG_BUILD ? 'unknown call type; use std, video, generic or onecall' : 'unknown call type');
         if (!base) throw Error(DEBUG_BUILD ? 'no ad server domain: call sas.setup({ domain }) first' : 'no domain set');
         const res = await new Promise<Response>((resolve) =>
-          collect(extensions, host, type, typeof t === 'number' && t >= 0 ? t : DEFAULT_TIMEOUT, (c) =>
+          collect(extensions, host, type, typeof t === 'number' && t >= 0 ? Math.min(t, MAX_TIMEOUT) : DEFAULT_TIMEOUT, (c) =>
             // The executor runs at once (so does the fetch) and turns a throw into a rejection of this call.
             resolve(
               new Promise((sent) => {

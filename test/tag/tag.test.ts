@@ -304,6 +304,19 @@ describe('extensions', () => {
     expect(warnings().join('\n')).toMatch(/no answer in 60 ms from.*slow/);
   });
 
+  test('caps eidsTimeout at 3,000 ms: no page setting holds an ad call longer', async () => {
+    const never: TagExtension = { name: 'never', beforeCall: () => new Promise(() => {}) };
+    const { sas, sent, warnings } = await loadedTag({ extensions: [never] });
+    sas.setup({ eidsTimeout: 60_000 });
+    const t0 = Date.now();
+    await sas.call('std', {});
+    const waited = Date.now() - t0;
+    expect(waited).toBeGreaterThanOrEqual(2_950);
+    expect(waited).toBeLessThan(4_500);
+    expect(sent).toHaveLength(1);
+    expect(warnings().join('\n')).toMatch(/no answer in 3000 ms from.*never/);
+  });
+
   test('an extension that throws, rejects or returns garbage does not stop the call', async () => {
     const exts: TagExtension[] = [
       {
