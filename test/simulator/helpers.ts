@@ -6,6 +6,7 @@ import {
   type DealApiSimulatorOptions,
   type SimulatorUser,
 } from '../../src/simulator/index.js';
+import { validDeal } from '../deals/fixtures.js';
 
 export const COMPANY = DEMO_USERS[0];
 export const OTHER_COMPANY = DEMO_USERS[1];
@@ -53,17 +54,4 @@ export function api(f: Fetcher, token: string) {
 }
 
 /** A valid deal body. */
-export function dealBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name: 'Premium FR display',
-    isActive: true,
-    beginDate: null,
-    endDate: null,
-    currency: 'EUR',
-    pricingModel: 1,
-    price: 2.5,
-    buyerIds: [101],
-    countryCodes: ['FR'],
-    ...overrides,
-  };
-}
+export const dealBody = validDeal;

@@ -1,22 +1,12 @@
 /** Helpers to run the client against the real simulator, in-process (its fetch) or over HTTP on loopback. */
 import { createDealApiSimulator, IN_PROCESS_ORIGIN, type DealApiSimulatorOptions } from '../../../src/simulator/index.js';
 import { DealApiClient, type DealApiClientOptions } from '../../../src/deals/index.js';
+import { validDeal } from '../fixtures.js';
 
 export type Transport = 'in-process' | 'http';
 
 /** A valid fixed-price deal (spec 2.2 shape) targeting one buyer and one country. */
-export const VALID_DEAL = {
-  name: 'Spring sale',
-  isActive: true,
-  beginDate: null,
-  endDate: null,
-  currency: 'EUR',
-  pricingModel: 1,
-  price: 2.5,
-  minCompanyVendorCost: 0.1,
-  buyerIds: [101],
-  countryCodes: ['FR'],
-};
+export const VALID_DEAL = validDeal({ name: 'Spring sale', minCompanyVendorCost: 0.1 });
 
 export async function startSimulator(
   transport: Transport,

@@ -7,22 +7,10 @@ import {
   type DealValidationContext,
   type DealIssue,
 } from '../../../src/deals/rules/index.js';
+import { validDeal } from '../fixtures.js';
 
-/** A valid private-auction deal every test starts from. */
-function deal(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    name: 'Premium FR display',
-    isActive: true,
-    beginDate: null,
-    endDate: null,
-    currency: 'EUR',
-    pricingModel: 1,
-    price: 2.5,
-    buyerIds: [101],
-    countryCodes: ['FR'],
-    ...overrides,
-  };
-}
+/** A valid deal every test starts from. */
+const deal = validDeal;
 
 const create: DealValidationContext = { mode: 'create' };
 const paths = (issues: DealIssue[]) => issues.map((i) => i.path);
