@@ -60,6 +60,22 @@ describe('fitEids and the GET URL limit', () => {
     }
   });
 
+  test('holds the 8,000-character limit to the character: every eid size around the boundary', () => {
+    const base = buildRequest('std', {}, ctx([])).url.length;
+    let longest = 0;
+    // One character at a time across the sizes whose URL lands around 8,000 (a coarser step can miss an off-by-a-few budget).
+    for (let n = 5900; n < 6100; n++) {
+      const r = buildRequest('std', {}, ctx([eid('criteo.com', n)]));
+      expect(r.url.length).toBeLessThan(MAX_GET_URL);
+      // The URL the eid would make: `&eids=` and unpadded Base64 (ceil(4 bytes / 3) characters) of the JSON array.
+      const full = base + 6 + Math.ceil((JSON.stringify([eid('criteo.com', n)]).length * 4) / 3);
+      if (r.dropped.length) expect(full).toBeGreaterThanOrEqual(MAX_GET_URL);
+      else expect(r.url.length).toBe(full), (longest = Math.max(longest, r.url.length));
+    }
+    // The loop really reached the boundary (unpadded Base64 lengths skip 4k + 1, so 7,999 itself may not occur).
+    expect(longest).toBeGreaterThanOrEqual(MAX_GET_URL - 2);
+  });
+
   test('drops every eid when even one does not fit, but the call still goes', () => {
     const r = buildRequest('std', {}, ctx([eid('criteo.com', 9000)]));
     expect(r.eids).toEqual([]);
