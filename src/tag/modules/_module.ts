@@ -20,6 +20,11 @@ export interface ModuleContext {
   settings: Record<string, unknown>;
   /** The consent it started under (it allows the module). */
   consent: ConsentState;
+  /**
+   * Asks again, now: true while consent (and the switches) still allow the module. A module that writes storage
+   * outside an ad call checks it first: consent withdrawn between two calls must stop the write, not only the next call.
+   */
+  allowed(): Promise<boolean>;
 }
 
 /** One provider module. */
@@ -96,7 +101,12 @@ export function defineModule(def: ModuleDefinition): TagExtension {
     if (!started) {
       started = true;
       const settings = host.options().modules?.[def.name];
-      run = def.start({ host, consent: c, settings: settings && typeof settings === 'object' ? (settings as Record<string, unknown>) : {} });
+      const h = host;
+      // Still allowed when a fresh read of consent keeps this very run going (sync stops it when withdrawn).
+      const allowed = (): Promise<boolean> =>
+        whyOff(def.name, h) ? Promise.resolve(false) : consentOf(h).then((now) => !!mine && h.guard(() => sync(now)) === mine, () => false);
+      let mine: ModuleRun | undefined;
+      run = mine = def.start({ host, consent: c, allowed, settings: settings && typeof settings === 'object' ? (settings as Record<string, unknown>) : {} });
       if (run) host.log(tag, 'started');
     }
     return run;

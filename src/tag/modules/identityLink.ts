@@ -97,8 +97,9 @@ export function startIdentityLink(ctx: ModuleContext): ModuleRun | undefined {
   const consider = (raw: unknown) => {
     const email = normaliseEmail(raw);
     if (!email) return;
-    pending = sha256Hex(email).then((h) => {
-      if (!live || h === hash) return;
+    pending = sha256Hex(email).then(async (h) => {
+      // Consent is asked again before every write: withdrawn since the last ad call means no storage and no id.
+      if (!live || h === hash || !(await ctx.allowed())) return;
       hash = h;
       saveItem(cfg.storageType, HASH_KEY, h, HASH_TTL_MS);
       host.log('identityLink: found an email; its SHA-256 is kept and sent');

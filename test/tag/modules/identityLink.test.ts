@@ -162,6 +162,21 @@ describe('identityLink storage', () => {
     expect(storageSnapshot()).toEqual(before);
   });
 
+  test('consent withdrawn between two ad calls: an email typed after that is neither stored nor sent', async () => {
+    const host = setupWith({ placementId: 1 }, gdprState([1, 2], [45, 97]));
+    expect((await callOnce(ext, host)).eids).toEqual([]);
+    // The user withdraws LiveRamp's consent in the CMP; no ad call has run since.
+    host.state = gdprState([1, 2], [45]);
+    document.body.insertAdjacentHTML('beforeend', '<input type="email" id="late">');
+    const input = document.getElementById('late') as HTMLInputElement;
+    input.value = EMAIL;
+    input.dispatchEvent(new Event('change', { bubbles: true }));
+    await tick(20);
+    expect(localStorage.getItem(HASH_KEY)).toBeNull();
+    expect(document.cookie).not.toContain(HASH_KEY);
+    expect(await ext.beforeCall!({ type: 'std' })).toEqual({});
+  });
+
   test('with purpose 1 and LiveRamp consent it runs', async () => {
     history.replaceState(null, '', '/page?email=' + encodeURIComponent(EMAIL));
     const out = await callOnce(ext, setupWith({ placementId: 1 }, gdprState([1, 2], [45, 97])));
