@@ -111,7 +111,7 @@ export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
       headers: { 'Content-Type': 'text/plain' },
     })
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error('HTTP ' + r.status))))
-      .then((json) => {
+      .then(async (json) => {
         const got = parseResponse(json);
         if (!got) throw new Error('no id in the answer');
         const entry: CachedId = {
@@ -122,7 +122,9 @@ export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
           gdpr: sig.gdpr_consent || '',
           refreshAt: Date.now() + (got.maxAgeSec ? got.maxAgeSec * 1000 : refreshMs),
         };
-        if (live) saveItem('localStorage', CACHE_KEY, JSON.stringify(entry), ttlMs);
+        // Consent may have been withdrawn while the request was out: then nothing is stored or sent.
+        if (!live || !(await ctx.allowed())) return undefined;
+        saveItem('localStorage', CACHE_KEY, JSON.stringify(entry), ttlMs);
         return entry;
       })
       .catch((e: unknown) => {

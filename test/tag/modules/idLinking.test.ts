@@ -153,6 +153,20 @@ describe('idLinking', () => {
     expect(storageSnapshot().local).toEqual({});
   });
 
+  test('consent withdrawn while the request is out: the answer is neither stored nor sent', async () => {
+    const ext = make();
+    const host = hostWith({}, gdprState([1, 2], [45, 131]));
+    ext.setup!(host);
+    await tick(0);
+    const pending = ext.beforeCall!({ type: 'std' });
+    // The user withdraws ID5's consent before the provider answers.
+    host.state = gdprState([1, 2], [45]);
+    expect((await pending)?.eids ?? []).toEqual([]);
+    await tick();
+    expect(requests).toHaveLength(1);
+    expect(storageSnapshot().local).toEqual({});
+  });
+
   test('an opt-out of sale: no request, no id', async () => {
     expect(await callOnce(make(), hostWith({}, { ready: true, usPrivacy: '1YYN', saleOptOut: true }))).toEqual({});
     expect(requests).toHaveLength(0);
