@@ -9,7 +9,7 @@ import type { Eid } from '../../core/index.js';
 import type { ConsentState } from '../extension.js';
 import { consentParams } from '../consent-rules.js';
 import { defineModule, registerExtension, type ModuleContext, type ModuleRun } from './_module.js';
-import { loadItem, saveItem } from './_storage.js';
+import { loadItem, removeItem, saveItem } from './_storage.js';
 
 /** The service's partner number at the provider (extended-ids.md §4: it cannot change). */
 export const PARTNER = 102;
@@ -149,6 +149,8 @@ export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
     },
     stop() {
       live = false;
+      // Consent withdrawn: the cached id goes too, not just its use.
+      removeItem('localStorage', CACHE_KEY);
     },
   };
 }

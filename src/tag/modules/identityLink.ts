@@ -10,7 +10,7 @@ import type { Eid } from '../../core/index.js';
 import { defineModule, registerExtension, type ModuleContext, type ModuleRun } from './_module.js';
 import { normaliseEmail } from './_email.js';
 import { sha256Hex } from './_sha256.js';
-import { loadItem, readCookie, readLocal, saveItem, type StorageType } from './_storage.js';
+import { loadItem, readCookie, readLocal, removeItem, saveItem, type StorageType } from './_storage.js';
 
 /** Where the module keeps the email hash. */
 export const HASH_KEY = '_sas_hem';
@@ -148,6 +148,8 @@ export function startIdentityLink(ctx: ModuleContext): ModuleRun | undefined {
     },
     stop() {
       live = false;
+      // Consent withdrawn: the stored hash goes too, not just its use.
+      removeItem(cfg.storageType, HASH_KEY);
       observer?.disconnect();
       document.removeEventListener('change', onInput, true);
       document.removeEventListener('focusout', onInput, true);

@@ -167,6 +167,16 @@ describe('idLinking', () => {
     expect(storageSnapshot().local).toEqual({});
   });
 
+  test('consent withdrawn after an id was cached: the cached id is deleted, not only left unsent', async () => {
+    const ext = make();
+    const host = hostWith({}, gdprState([1, 2], [45, 131]));
+    expect((await callOnce(ext, host)).eids).toHaveLength(1);
+    expect(localStorage.getItem(CACHE_KEY)).not.toBeNull();
+    host.state = gdprState([1, 2], [45]);
+    expect(await ext.beforeCall!({ type: 'std' })).toEqual({});
+    expect(localStorage.getItem(CACHE_KEY)).toBeNull();
+  });
+
   test('an opt-out of sale: no request, no id', async () => {
     expect(await callOnce(make(), hostWith({}, { ready: true, usPrivacy: '1YYN', saleOptOut: true }))).toEqual({});
     expect(requests).toHaveLength(0);

@@ -177,6 +177,16 @@ describe('identityLink storage', () => {
     expect(await ext.beforeCall!({ type: 'std' })).toEqual({});
   });
 
+  test('consent withdrawn after a hash was stored: the stored hash is deleted when the module stops', async () => {
+    history.replaceState(null, '', '/page?email=' + encodeURIComponent(EMAIL));
+    const host = setupWith({ placementId: 1 }, gdprState([1, 2], [45, 97]));
+    expect((await callOnce(ext, host)).eids?.[0].uids[0].id).toBe(HASH);
+    expect(localStorage.getItem(HASH_KEY)).not.toBeNull();
+    host.state = gdprState([1, 2], [45]);
+    expect(await ext.beforeCall!({ type: 'std' })).toEqual({});
+    expect(localStorage.getItem(HASH_KEY)).toBeNull();
+  });
+
   test('with purpose 1 and LiveRamp consent it runs', async () => {
     history.replaceState(null, '', '/page?email=' + encodeURIComponent(EMAIL));
     const out = await callOnce(ext, setupWith({ placementId: 1 }, gdprState([1, 2], [45, 97])));
