@@ -1,19 +1,9 @@
 // A real TCF v2.2 CMP for the demo and the e2e tests, built from npm @iabtcf/core + @iabtcf/cmpapi (not a
 // hand-written stub). It has no UI: `window.demoCmp` plays the user's choice.
 import { CmpApi } from '@iabtcf/cmpapi';
-import { GVL, TCModel, TCString } from '@iabtcf/core';
-import { vendorList } from './gvl.mjs';
+import { CMP_ID, CMP_VERSION, encodeTcString as encode } from './tc-string.mjs';
 
-const api = new CmpApi(10, 1, true);
-const encode = (purposes, vendors) => {
-  const m = new TCModel(new GVL(vendorList));
-  m.cmpId = 10;
-  m.cmpVersion = 1;
-  m.isServiceSpecific = true;
-  m.purposeConsents.set(purposes);
-  m.vendorConsents.set(vendors);
-  return TCString.encode(m);
-};
+const api = new CmpApi(CMP_ID, CMP_VERSION, true);
 
 window.demoCmp = {
   /** The user accepts these purposes and vendors. */

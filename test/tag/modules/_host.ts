@@ -1,9 +1,8 @@
 // Test helpers: a host like the tag core's, with consent under the test's control, and TC strings built with
 // the real @iabtcf/core from the demo's small vendor list.
-import { GVL, TCModel, TCString } from '@iabtcf/core';
 import type { ConsentState, SetupOptions, TagExtension, TagHost } from '../../../src/tag/extension.js';
-// @ts-expect-error: plain JS data module shared with the demo
-import { vendorList } from '../../../demo/modules/gvl.mjs';
+// @ts-expect-error: plain JS helper shared with the demo CMP
+import { encodeTcString } from '../../../demo/modules/tc-string.mjs';
 
 /** A host with fixed options; `consent` is what `host.consent()` resolves to (change it between calls). */
 export function fakeHost(options: SetupOptions = {}, consent: ConsentState | null = { ready: true }) {
@@ -36,16 +35,7 @@ export async function callOnce(ext: TagExtension, host: TagHost) {
 }
 
 /** An encoded TC string with the given purpose and vendor consents. */
-export function tcString(purposes: number[], vendors: number[], vendorLI: number[] = []): string {
-  const m = new TCModel(new GVL(vendorList));
-  m.cmpId = 10;
-  m.cmpVersion = 1;
-  m.isServiceSpecific = true;
-  m.purposeConsents.set(purposes);
-  m.vendorConsents.set(vendors);
-  m.vendorLegitimateInterests.set(vendorLI);
-  return TCString.encode(m);
-}
+export const tcString: (purposes: number[], vendors: number[], vendorLI?: number[]) => string = encodeTcString;
 
 /** A GDPR consent state as the reader produces it from a CMP. */
 export function gdprState(purposes: number[], vendors: number[]): ConsentState {

@@ -1,0 +1,23 @@
+// Encodes TCF v2.2 consent strings with npm @iabtcf/core, for the demo CMP (cmp-entry.mjs) and the unit tests.
+import { GVL, TCModel, TCString } from '@iabtcf/core';
+import { vendorList } from './gvl.mjs';
+
+/** The CMP id the demo's CMP registers with (`new CmpApi(CMP_ID, CMP_VERSION, true)`). */
+export const CMP_ID = 10;
+/** The demo CMP's version. */
+export const CMP_VERSION = 1;
+
+/**
+ * A service-specific TC string with consent for `purposes` and `vendors`, and legitimate interest for `vendorLI`.
+ * @example encodeTcString([1, 2], [45, 131])
+ */
+export function encodeTcString(purposes, vendors, vendorLI = []) {
+  const m = new TCModel(new GVL(vendorList));
+  m.cmpId = CMP_ID;
+  m.cmpVersion = CMP_VERSION;
+  m.isServiceSpecific = true;
+  m.purposeConsents.set(purposes);
+  m.vendorConsents.set(vendors);
+  m.vendorLegitimateInterests.set(vendorLI);
+  return TCString.encode(m);
+}
