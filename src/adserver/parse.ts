@@ -5,7 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import { isValidAtype, validateEids } from '../core/index.js';
+import { isObject, isValidAtype, validateEids } from '../core/index.js';
 import type { Eid, Issue, Uid } from '../core/index.js';
 import { resolveLimits } from './limits.js';
 import type { AdCallLimits } from './limits.js';
@@ -119,7 +119,6 @@ export function decodeBase64JsonFast(text: string, path = 'eids'): { value: unkn
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Deepest `ext` nesting the no-copy path keeps; deeper ones go through core (which drops what cannot be serialized). */
 const MAX_EXT_DEPTH = 32;

@@ -51,7 +51,8 @@ export interface EidLimits {
   maxIdLength?: number;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
+/** True for a non-null, non-array object: the shape JSON objects (EIDs, UIDs, `ext`) must have. */
+export const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
