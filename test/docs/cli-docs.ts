@@ -23,28 +23,33 @@ export interface CliSpec {
 }
 
 /**
- * The `eidkit` program exactly as the binary builds it: src/cli/index.ts is imported with commander's parse
- * intercepted, so the tree is the one every part registers, with no list kept here to drift.
+ * The `eidkit` program exactly as the binary builds it, so the tree is the one every part registers, with no list
+ * kept here to drift: src/cli/index.ts's `createProgram()` or `program` export when it has one, else the program
+ * it parses on import, with commander's parse intercepted.
  */
 export async function loadCliProgram(): Promise<Command> {
   const proto = Command.prototype;
   const { parse, parseAsync } = proto;
-  let program: Command | undefined;
+  let parsed: Command | undefined;
   proto.parse = function (this: Command) {
-    program ??= this;
+    parsed ??= this;
     return this;
   };
   proto.parseAsync = async function (this: Command) {
-    program ??= this;
+    parsed ??= this;
     return this;
   };
+  let entry: { createProgram?: () => Command; program?: unknown };
   try {
-    await import('../../src/cli/index.js');
+    entry = await import('../../src/cli/index.js');
   } finally {
     proto.parse = parse;
     proto.parseAsync = parseAsync;
   }
-  if (!program) throw new Error('src/cli/index.ts did not parse a commander program on import');
+  const program = typeof entry.createProgram === 'function'
+    ? entry.createProgram()
+    : entry.program instanceof Command ? entry.program : parsed;
+  if (!program) throw new Error('src/cli/index.ts neither exports createProgram() or program nor parses a commander program on import');
   return program;
 }
 

@@ -1,10 +1,8 @@
 /** The project's Markdown as the docs checks see it: which files, their headings' anchors, links and code blocks. */
-import MarkdownIt from 'markdown-it';
+import MarkdownIt, { type Token } from 'markdown-it';
 import GithubSlugger from 'github-slugger';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-
-type Token = ReturnType<MarkdownIt['parse']>[number];
 
 const md = new MarkdownIt({ html: true });
 
@@ -64,8 +62,8 @@ export function linksOf(doc: MarkdownDoc): MarkdownLink[] {
     const line = (token.map?.[0] ?? 0) + 1;
     if (token.type === 'html_block') fromHtml(token.content, line);
     for (const child of token.children ?? []) {
-      if (child.type === 'link_open') links.push({ target: child.attrGet('href') ?? '', line });
-      else if (child.type === 'image') links.push({ target: child.attrGet('src') ?? '', line });
+      if (child.type === 'link_open') links.push({ target: String(child.attrGet('href') ?? ''), line });
+      else if (child.type === 'image') links.push({ target: String(child.attrGet('src') ?? ''), line });
       else if (child.type === 'html_inline') fromHtml(child.content, line);
     }
   }
