@@ -1,7 +1,10 @@
-/** Relative links in the docs that point nowhere: a missing file, a file outside the repository, a missing heading. */
+/**
+ * Relative links in the docs that point nowhere: a missing file, a file outside the repository, a missing heading,
+ * a reference link without its definition.
+ */
 import { existsSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { anchorsOf, linksOf, markdownFiles, readMarkdown, type MarkdownDoc } from './markdown.js';
+import { anchorsOf, linksOf, markdownFiles, readMarkdown, undefinedReferencesOf, type MarkdownDoc } from './markdown.js';
 
 /** A link that points nowhere. */
 export interface BrokenLink {
@@ -32,6 +35,9 @@ export function brokenLinks(root: string): BrokenLink[] {
       if (!target || EXTERNAL.test(target)) continue;
       const reason = checkTarget(root, file, target, load);
       if (reason) broken.push({ at: `${file}:${line}`, target, reason });
+    }
+    for (const { target, line } of undefinedReferencesOf(load(file))) {
+      broken.push({ at: `${file}:${line}`, target, reason: `no link definition ${target}: … in ${file}` });
     }
   }
   return broken;

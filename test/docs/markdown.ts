@@ -70,6 +70,24 @@ export function linksOf(doc: MarkdownDoc): MarkdownLink[] {
   return links;
 }
 
+/**
+ * Reference links whose label has no definition (`[text][label]`, `[label][]` with no `[label]: target`): Markdown
+ * prints them as plain text, so a reader sees brackets instead of a link.
+ */
+export function undefinedReferencesOf(doc: MarkdownDoc): MarkdownLink[] {
+  const found: MarkdownLink[] = [];
+  for (const token of doc.tokens) {
+    for (const child of token.children ?? []) {
+      if (child.type !== 'text') continue;
+      // Not after a word or `]`, so `arr[0][1]` in prose is no reference.
+      for (const m of child.content.matchAll(/(?<![\w\]])\[([^\]]+)\]\[([^\]]*)\]/g)) {
+        found.push({ target: `[${m[2] || m[1]}]`, line: (token.map?.[0] ?? 0) + 1 });
+      }
+    }
+  }
+  return found;
+}
+
 /** A fenced code block: its language (first word of the info string), text and the 1-based line of its first line. */
 export interface CodeBlock {
   lang: string;
