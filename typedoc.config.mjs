@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join, relative } from 'node:path';
+import { Converter } from 'typedoc';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
@@ -29,9 +30,25 @@ export function apiEntryPoints(dir = root) {
   });
 }
 
+/**
+ * TypeDoc plugin (this file is also in its `plugin` list): names each module by its import specifier
+ * (`eidkit/adserver`) instead of its folder (`adserver`), so the reference reads the way users import it.
+ * @param {import('typedoc').Application} app
+ */
+export function load(app) {
+  app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context) => {
+    const names = new Map(apiEntryPoints().map((e) => [e.file, e.name]));
+    for (const module of context.project.children ?? []) {
+      const name = names.get(module.sources?.[0]?.fullFileName ?? '');
+      if (name) module.name = name;
+    }
+  });
+}
+
 /** @type {Partial<import('typedoc').TypeDocOptions>} */
 export default {
   name: 'eidkit',
+  plugin: [fileURLToPath(import.meta.url)],
   entryPoints: apiEntryPoints().map((e) => e.file),
   tsconfig: join(root, 'tsconfig.json'),
   out: join(root, 'docs/api'),

@@ -2,6 +2,7 @@
  * `eidkit/adserver`: the receiving side of ad calls (issue #4, extended-ids.md §1, §2.2, §2.3, §4, §8).
  * Parse ad calls, log providers, report, forward eids to demand partners in OpenRTB, cap frequency by an
  * alternative id, and expand identity envelopes.
+ * @packageDocumentation
  */
 export type { AdCallLimits } from './limits.js';
 export { DEFAULT_LIMITS, resolveLimits } from './limits.js';

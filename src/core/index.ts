@@ -1,6 +1,7 @@
 /**
  * eidkit core: isomorphic and pure (no DOM, no `node:*`, no side effects).
  * Shared by the browser tag and the Node side.
+ * @packageDocumentation
  */
 export type { Eid, Uid, Issue, Result, EidLimits } from './eid.js';
 export { validateEids, mergeEids, overlayEids, isValidAtype, isObject } from './eid.js';

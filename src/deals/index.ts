@@ -1,6 +1,7 @@
 /**
  * `eidkit/deals`: the deal management API — shared rules (schemas, validateDeal) and the client.
  * Spec: ../shared/spec/deal-api.md.
+ * @packageDocumentation
  */
 export * from './rules/index.js';
 export * from './client/index.js';

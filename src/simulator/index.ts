@@ -5,6 +5,7 @@
  * const sim = createDealApiSimulator();
  * const res = await sim.fetch('/oauth/token', { method: 'POST', body: new URLSearchParams({ ... }) });
  * const { url, close } = await sim.listen({ port: 0 });
+ * @packageDocumentation
  */
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
