@@ -33,6 +33,6 @@ describe('eidkit commands in the docs', () => {
       expect.stringMatching(/^README\.md:36: unknown subcommand "frobnicate" of eidkit \(/),
       'README.md:40: unknown flag --prot of eidkit simulate',
     ]);
-    expect(problems[1].command).toBe('npx eidkit decode --jsn x');
+    expect(problems[1].command).toBe('npx eidkit@0.1.0 decode --jsn x');
   });
 });

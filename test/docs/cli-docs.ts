@@ -208,7 +208,7 @@ function eidkitInvocations(tokens: ShellToken[]): string[][][] {
     let i = 0;
     while (i < positions.length && /^[A-Za-z_]\w*=/.test(positions[i][0])) i++; // FOO=bar eidkit …
     if (positions[i]?.[0] === 'npx') for (i++; i < positions.length && positions[i][0].startsWith('-'); i++);
-    return positions[i]?.[0] === 'eidkit' ? [positions.slice(i + 1)] : [];
+    return /^eidkit(@\S+)?$/.test(positions[i]?.[0] ?? '') ? [positions.slice(i + 1)] : []; // also `npx eidkit@0.1.0`
   });
 }
 
