@@ -58,4 +58,9 @@ export default {
   // Types an entry point uses but does not export still get a page, rather than a dangling name.
   validation: { notExported: false, invalidLink: true, notDocumented: false },
   treatWarningsAsErrors: false,
+  // Source links point into the checkout (pages sit in docs/api/<kind>/; {path} is relative to src/),
+  // not at a hosting service: a clone without a GitHub remote (CI, a fork, a tarball) still gets working links
+  // and no "git remote not valid" warning.
+  disableGit: true,
+  sourceLinkTemplate: '../../../src/{path}#L{line}',
 };
