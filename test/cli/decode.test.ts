@@ -11,7 +11,8 @@ const eids = [
   { source: 'id5-sync.com', uids: [{ id: 'ID5*abc', atype: 1, ext: { linkType: 2 } }] },
   { source: 'uidapi.com', uids: [{ id: 'uid2-token', atype: 3 }] },
   { source: 'example.org', uids: [{ id: 'x1' }] },
-  { source: 'hemsha256', uids: [{ id: 'f'.repeat(64), atype: 9 }] },
+  { source: 'hemsha256', uids: [{ id: 'f'.repeat(64), atype: 9 }, { id: 'e'.repeat(64), atype: '3' }] },
+  { source: 'pubcid.org', uids: [{ id: '' }] },
 ];
 const b64url = Buffer.from(JSON.stringify(eids)).toString('base64url');
 
@@ -27,9 +28,10 @@ describe('eidkit decode', () => {
     expect(r.stdout).toMatch(/id5-sync\.com\s+2\s+ID5/);
     expect(r.stdout).toMatch(/uidapi\.com\s+4\s+Unified ID 2\.0/);
     expect(r.stdout).toMatch(/example\.org\s+0\s+Unknown/);
-    expect(r.stdout).toContain('eids[3].uids[0].atype: atype must be an integer 1, 2, 3 or >= 500');
-    expect(r.stdout).toContain('2 issues');
-    expect(r.stdout).toContain('eids[3]: eid "hemsha256" has no valid uid and is dropped');
+    expect(r.stdout).toContain('eids[3].uids[0].atype: atype 9 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent');
+    expect(r.stdout).toContain('eids[3].uids[1].atype: atype must be an integer; atype dropped, uid kept');
+    expect(r.stdout).toContain('eids[4]: eid "pubcid.org" has no valid uid and is dropped');
+    expect(r.stdout).toContain('4 issues');
   });
 
   test('decodes a standard Base64 string with --json', () => {
@@ -46,7 +48,7 @@ describe('eidkit decode', () => {
   test('reads the input from stdin with -', () => {
     const r = run(['decode', '-'], b64url + '\n');
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('3 eids');
+    expect(r.stdout).toContain('4 eids');
   });
 
   test('exits 3 with a clear message for input that is not Base64', () => {
@@ -86,7 +88,7 @@ describe('eidkit decode', () => {
   test('a URL the WHATWG parser refuses is still read as the ad server reads it, never an unexpected error', () => {
     const r = run(['decode', `http://[bad/ac?nwid=1&eids=${b64url}`]);
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('3 eids');
+    expect(r.stdout).toContain('4 eids');
     expect(r.stderr).toBe('');
   });
 
