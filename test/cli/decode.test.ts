@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // Spawns the real built binary (`npm run build` first; `npm test` builds before the suites run).
@@ -104,5 +106,42 @@ describe('eidkit decode', () => {
 
   test('exits 2 when the input argument is missing', () => {
     expect(run(['decode']).status).toBe(2);
+  });
+});
+
+describe('eidkit decode --post-body', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'eidkit-decode-'));
+  const file = (name: string, body: unknown) => {
+    const path = join(dir, name);
+    writeFileSync(path, typeof body === 'string' ? body : JSON.stringify(body));
+    return path;
+  };
+  const device = { source: 'video-ids.example', uids: [{ id: 'dev-4', atype: 4 }] };
+
+  test("reads the video plugin's OpenRTB body from a file: user.eids, atype 4 kept", () => {
+    const r = run(['decode', '--json', '--post-body', file('video.json', { imp: [{ id: '1', tagid: '44' }], site: { publisher: { id: '1234' } }, user: { eids: [device, eids[0]] } })]);
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.call).toMatchObject({ endpoint: 'genericpost', networkId: 1234, formats: [{ id: 44, tagId: '44', impId: '1' }] });
+    expect(out.eids.map((e: { source: string; uids: unknown[] }) => [e.source, e.uids])).toEqual([
+      ['video-ids.example', [{ id: 'dev-4', atype: 4 }]],
+      ['id5-sync.com', eids[0].uids],
+    ]);
+  });
+
+  test("reads the Prebid adapter's /prebid/v1 body from stdin", () => {
+    const body = { networkId: 1234, siteId: 1, pageId: 2, units: [{ bidId: 'b1', adUnitCode: 'top', formatId: 3 }], eids: [eids[1]] };
+    const r = run(['decode', '--post-body', '-'], JSON.stringify(body));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('endpoint: prebid');
+    expect(r.stdout).toMatch(/uidapi\.com\s+4\s+Unified ID 2\.0/);
+  });
+
+  test('reads OpenRTB 2.5 user.ext.eids, and exits 3 for a body without eids or one that is not JSON', () => {
+    expect(run(['decode', '--post-body', file('25.json', { user: { ext: { eids: [eids[0]] } } })]).status).toBe(0);
+    const none = run(['decode', '--post-body', file('none.json', { imp: [{ id: '1' }] })]);
+    expect(none.status).toBe(3);
+    expect(none.stderr).toContain('the body has no eids field');
+    expect(run(['decode', '--post-body', file('bad.json', 'eids=abc')]).status).toBe(3);
   });
 });
