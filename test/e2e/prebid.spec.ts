@@ -5,6 +5,8 @@ import { expect, test, type Page, type Request } from '@playwright/test';
 // @ts-expect-error: plain JS demo helpers
 import { demoDeal } from '../../demo/prebid/routes.mjs';
 import { useFreshDemo } from './support/demo.js';
+// @ts-expect-error: plain JS demo helpers
+import { prebidNpmBundle } from '../../demo/prebid/npm-bundle.mjs';
 
 interface Eid {
   source: string;
@@ -23,6 +25,12 @@ interface Winner {
 
 const demo = useFreshDemo(); // a fresh server per test: the report starts empty
 
+// Bundling Prebid from its npm modules takes seconds (more on a loaded machine): do it once, before any page waits.
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  await prebidNpmBundle();
+});
+
 const deal = demoDeal() as { dealId: string; price: number };
 
 /** Opens the page, waits for the auction to be rendered; returns the ad-server requests, winners and page errors. */
@@ -39,7 +47,7 @@ async function auction(page: Page, query: string) {
     else if (path.startsWith('/prebid/v1/')) beacons.push(r);
   });
   await page.goto(new URL('prebid/page.html' + query, demo().url).href);
-  await page.waitForFunction(() => (window as unknown as { demoDone?: unknown }).demoDone, null, { timeout: 20_000 });
+  await page.waitForFunction(() => (window as unknown as { demoDone?: unknown }).demoDone, null, { timeout: 45_000 });
   const winners = (await page.evaluate(() => (window as unknown as { demoDone: unknown }).demoDone)) as Winner[];
   const prebidEids = (await page.evaluate(() => (window as unknown as { pbjs: { getUserIdsAsEids(): unknown } }).pbjs.getUserIdsAsEids())) as Eid[];
   return { calls, beacons, winners, prebidEids, errors };
@@ -59,6 +67,7 @@ for (const [form, query] of [
   ['Prebid built from npm modules with eidkit/prebid', '?cmp=consent&build=npm'],
 ] as const) {
   test(`with ${form}, one request carries the three ad units and exactly Prebid's eids; the deal bid wins and renders`, async ({ page }) => {
+    test.setTimeout(90_000);
     const { calls, beacons, winners, prebidEids, errors } = await auction(page, query);
     expect(calls).toHaveLength(1);
     const body = JSON.parse(calls[0].postData()!);
