@@ -129,3 +129,19 @@ test('with the real TCF CMP refusing consent, no eids reach the ad server and no
   expect(report.rows[0].callsWithoutEids).toBe(1);
   expect(errors).toEqual([]);
 });
+
+test('from a page on another origin, the credentialed cross-origin request is answered and the deal still wins', async ({ page }) => {
+  // localhost and 127.0.0.1 are two origins of the same demo server.
+  const adServer = new URL(demo().url).origin;
+  const pageUrl = new URL(demo().url);
+  pageUrl.hostname = 'localhost';
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const call = page.waitForRequest((r) => r.url() === adServer + '/prebid/v1');
+  await page.goto(new URL('prebid/page.html?domain=' + encodeURIComponent(adServer), pageUrl).href);
+  await page.waitForFunction(() => (window as unknown as { demoDone?: unknown }).demoDone, null, { timeout: 45_000 });
+  expect(JSON.parse((await call).postData()!).units).toHaveLength(3);
+  await expect(creative(page, 'top')).toContainText(deal.dealId);
+  expect(errors).toEqual([]);
+});
+
