@@ -4,6 +4,8 @@
 // - dist/modules/<name>.js  one add-on IIFE per provider module (src/tag/modules/<name>.ts, issue #5),
 //                      concatenated after the core in the per-network script when the operator enables it
 // - dist/sas.full.js   the core with every module (src/tag/full.ts, when present), for the full-tag size budget
+// - dist/prebid/eidkit-adapter.js  the standalone Prebid.js bid adapter (src/prebid/standalone.ts, issue #17),
+//                      and dist/prebid/index.js, the `eidkit/prebid` ES module for publishers who build Prebid from npm
 import typescript from '@rollup/plugin-typescript';
 import terser from '@rollup/plugin-terser';
 import { nodeResolve } from '@rollup/plugin-node-resolve';
@@ -92,6 +94,22 @@ if (existsSync(moduleDir)) {
 
 if (existsSync('src/tag/full.ts')) {
   builds.push(...pair('src/tag/full.ts', 'dist/sas.full.js', 'dist/sas.full.debug.js', { banner }));
+}
+
+// The Prebid.js adapter: its own sources and tsconfig (it shares nothing with the tag, to stay small).
+const prebidTs = () =>
+  typescript({
+    tsconfig: 'src/prebid/tsconfig.json',
+    compilerOptions: { noEmit: false, declaration: false, emitDeclarationOnly: false, outDir: abs('dist/prebid'), rootDir: abs('src/prebid'), module: 'esnext', moduleResolution: 'bundler' },
+    filterRoot: abs('.'),
+    include: ['src/prebid/**/*.ts'],
+  });
+if (existsSync('src/prebid/standalone.ts')) {
+  builds.push(
+    { input: 'src/prebid/standalone.ts', onwarn, output: { file: 'dist/prebid/eidkit-adapter.js', format: 'iife', strict: false, banner, plugins: [minify()] }, plugins: [prebidTs()] },
+    { input: 'src/prebid/standalone.ts', onwarn, output: { file: 'dist/prebid/eidkit-adapter.debug.js', format: 'iife', banner }, plugins: [prebidTs()] },
+    { input: 'src/prebid/index.ts', onwarn, output: { file: 'dist/prebid/index.js', format: 'es', banner }, plugins: [prebidTs()] },
+  );
 }
 
 export default builds;

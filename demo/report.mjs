@@ -16,6 +16,7 @@ import {
   memoryLogSink,
   newPid,
   parseAdCallRequest,
+  parseDmpConfig,
   pidSetCookie,
   providerHits,
   sealReferenceEnvelope,
@@ -27,6 +28,12 @@ export const DEMO_PARTNERS = [
   { id: 'dsp-ortb25', openrtb: '2.5' },
   { id: 'dmp-uid2', kind: 'dmp', preferredProvider: 'uidapi.com' },
 ];
+
+/** The operator's DMPs and each one's preferred provider (extended-ids.md §8): the report's Has DMP Id count. */
+export const DEMO_DMPS = parseDmpConfig([
+  { dmp: 'dmp-uid2', source: 'uidapi.com' },
+  { dmp: 'dmp-sharedid', source: 'pubcid.org' },
+]);
 
 /** One demo frequency cap, shown per call: 3 impressions per user per minute. */
 const DEMO_CAP = { item: 'deal:demo', max: 3, windowMs: 60_000 };
@@ -41,7 +48,7 @@ export function createAdServerDemo(options = {}) {
   const keys = envelopeKeysFromText(keyText);
   const [keyId] = Object.keys(keys);
   const decryptor = createReferenceEnvelopeDecryptor({ keys });
-  const report = createReport();
+  const report = createReport({ dmps: DEMO_DMPS });
   const providerLog = memoryLogSink(1000);
   const capper = createFrequencyCapper({ alternativeIds: options.alternativeIds ?? { 1234: 'id5-sync.com' } });
   const keep = options.lastCalls ?? 20;

@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { handleModuleRoute } from './modules/routes.mjs';
+import { mountPrebidDemo } from './prebid/routes.mjs';
 import { createAdServerDemo } from './report.mjs';
 import { tagScriptFor } from './tag-bundle.mjs';
 
@@ -55,6 +56,8 @@ export function createDemoApp(adserver = createAdServerDemo()) {
     app.get(path, async (c) => (await adserver.reportResponse(c.req.raw)) ?? c.notFound());
   }
   app.get('/', async (c) => c.html(await readFile(new URL('index.html', here), 'utf8')));
+  // Header bidding (issue #17): /prebid/page.html, Prebid.js, the adapter, and the POST /prebid/v1 ad server.
+  mountPrebidDemo(app, adserver, { print: (m) => print(m) });
   app.get('/tag/:nwid/:file', async (c) => {
     const { nwid, file } = c.req.param();
     if (!/^\d{1,12}$/.test(nwid) || (file !== 'sas.js' && file !== 'sas.debug.js')) return c.notFound();

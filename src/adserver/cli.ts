@@ -39,13 +39,17 @@ function urlWithoutEids(url: string): string | undefined {
   return value === null ? 'the URL has no eids parameter' : value.trim() === '' ? 'the eids parameter is empty' : undefined;
 }
 
-/** Whether a POST body's JSON holds an `eids` value (not null or empty); false for text that is not JSON. */
-function bodyHasEids(body: string): boolean {
+/**
+ * Whether a POST body's JSON holds eids in any place the parser reads (`eids`, OpenRTB `user.eids`,
+ * `user.ext.eids`), and whether it is the Prebid adapter's (`units`). Both false for text that is not JSON.
+ */
+function bodyShape(body: string): { hasEids: boolean; prebid: boolean } {
   try {
-    const eids: unknown = (JSON.parse(body) as Record<string, unknown> | null)?.eids;
-    return eids !== undefined && eids !== null && eids !== '';
+    const b = JSON.parse(body) as { eids?: unknown; units?: unknown; user?: { eids?: unknown; ext?: { eids?: unknown } } } | null;
+    const eids = b?.eids ?? b?.user?.eids ?? b?.user?.ext?.eids;
+    return { hasEids: eids !== undefined && eids !== null && eids !== '', prebid: Array.isArray(b?.units) };
   } catch {
-    return false;
+    return { hasEids: false, prebid: false };
   }
 }
 
@@ -63,16 +67,17 @@ export function decodeInput(text: string): DecodeOutput {
   let kind: DecodeOutput['input'];
   if (isUrlLike(input) || input.startsWith('{')) {
     kind = input.startsWith('{') ? 'body' : 'url';
-    const parsed = kind === 'url' ? parseAdCall({ url: input, method: 'GET' }) : parseAdCall({ url: '/genericpost', method: 'POST', body: input });
+    const shape = kind === 'body' ? bodyShape(input) : undefined;
+    const parsed = !shape ? parseAdCall({ url: input, method: 'GET' }) : parseAdCall({ url: shape.prebid ? '/prebid/v1' : '/genericpost', method: 'POST', body: input });
     ({ eids, issues } = parsed);
     const { eids: _e, issues: _i, ...rest } = parsed;
     call = rest;
-    const missing = kind === 'url' ? urlWithoutEids(input) : bodyHasEids(input) ? undefined : 'the body has no eids field';
+    const missing = !shape ? urlWithoutEids(input) : shape.hasEids ? undefined : 'the body has no eids field';
     const hasEids = missing === undefined;
     // A body that is not JSON already has its issue; "no eids field" would only add noise.
     if (missing && !issues.some((i) => i.path === 'body')) issues = [...issues, { path: 'eids', message: missing }];
     // Issues at `eids` itself (not `eids[2]…`) mean the whole payload was dropped, except a count cap that kept some.
-    const unreadable = issues.some((i) => i.path === 'body' || (i.path === 'eids' && !/^more than \d+ eids/.test(i.message)));
+    const unreadable = issues.some((i) => i.path === 'body' || (/^(user\.(ext\.)?)?eids$/.test(i.path) && !/^more than \d+ eids/.test(i.message)));
     decoded = hasEids && !unreadable;
   } else {
     kind = input.startsWith('[') ? 'json' : 'base64';
@@ -131,11 +136,15 @@ export function formatDecodeOutput(out: DecodeOutput): string {
 export function registerDecodeCommand(program: Command): void {
   program
     .command('decode')
-    .description('decode the eids of an ad-call URL, a POST ad-call body, a Base64 eids string or a JSON array ("-" reads stdin)')
-    .argument('<input>', 'ad-call URL (https://…/ac?…eids=… or /ac?…), POST body JSON, Base64 eids, JSON array, or - for stdin')
+    .description('decode the eids of an ad-call URL, a POST ad-call body (eidkit, Prebid adapter, OpenRTB), a Base64 eids string or a JSON array ("-" reads stdin)')
+    .argument('[input]', 'ad-call URL (https://…/ac?…eids=… or /ac?…), POST body JSON, Base64 eids, JSON array, or - for stdin')
+    .option('--post-body <file>', 'read a POST ad-call body (eidkit, Prebid adapter /prebid/v1, OpenRTB 2.5/2.6) from a file, or - for stdin')
     .option('--json', 'print machine-readable JSON')
-    .action((inputArg: string, opts: { json?: boolean }) => {
-      const text = inputArg === '-' ? readFileSync(0, 'utf8') : inputArg;
+    .action((inputArg: string | undefined, opts: { json?: boolean; postBody?: string }, cmd: Command) => {
+      const source = opts.postBody ?? inputArg;
+      if (source === undefined) return cmd.error("error: missing argument 'input' (or --post-body <file>)", { exitCode: EXIT.USAGE });
+      const text = source === '-' ? readFileSync(0, 'utf8') : opts.postBody !== undefined ? readFileSync(source, 'utf8') : source;
+      if (opts.postBody !== undefined && !text.trim().startsWith('{')) throw new DecodeError('the --post-body input is not a JSON object');
       const out = decodeInput(text);
       process.stdout.write(opts.json ? JSON.stringify(out, null, 2) + '\n' : formatDecodeOutput(out));
       if (!out.decoded) {

@@ -34,5 +34,9 @@ export {
   envelopeKeysFromText,
   REFERENCE_ENVELOPE_SOURCES,
 } from './envelope.js';
+export type { PrebidBidInput, PrebidResponseOptions, PrebidWireBid, PrebidWireResponse } from './prebid.js';
+export { prebidBidResponse } from './prebid.js';
+export type { DmpConfig } from './dmp.js';
+export { DmpConfigError, parseDmpConfig, dmpIds } from './dmp.js';
 export type { PidCookieOptions } from './pid.js';
 export { newPid, pidSetCookie } from './pid.js';

@@ -1,6 +1,7 @@
 /**
  * Parsing ad calls (extended-ids.md §4): GET `/ac` with the Base64 `eids` parameter, POST `/genericpost` and
- * `/call` with an `eids` array in the JSON body. Parsing never throws and never refuses a call: whatever is
+ * `/call` with an `eids` array in the JSON body, POST `/prebid/v1` from the Prebid.js adapter, and OpenRTB-shaped
+ * bodies on any POST endpoint (parse-ortb.ts). Parsing never throws and never refuses a call: whatever is
  * broken is dropped and named in `issues`, the rest is kept.
  */
 import { isUtf8 } from 'node:buffer';
@@ -9,16 +10,27 @@ import { isObject, isValidAtype, validateEids } from '../core/index.js';
 import type { Eid, Issue, Uid } from '../core/index.js';
 import { resolveLimits } from './limits.js';
 import type { AdCallLimits } from './limits.js';
+import { isOrtbBody, readOrtbBody, readPrebidUnits } from './parse-ortb.js';
 
-/** Which ad-call endpoint a request hit: GET `/ac`, POST `/genericpost`, POST `/call`, or none of them. */
-export type AdCallEndpoint = 'ac' | 'genericpost' | 'call' | 'unknown';
+/** Which ad-call endpoint a request hit: GET `/ac`, POST `/genericpost`, POST `/call`, POST `/prebid/v1`, or none of them. */
+export type AdCallEndpoint = 'ac' | 'genericpost' | 'call' | 'prebid' | 'unknown';
 
 /** One requested format (placement) of the call. */
 export interface AdCallFormat {
-  /** Format id (`fmtid`, `formatId`, or `formats[].id`). */
+  /** Format id (`fmtid`, `formatId`, `formats[].id`, a Prebid unit's `formatId`, an OpenRTB imp's `ext.formatId`); 0 when an OpenRTB imp names none. */
   id: number;
-  /** Publisher tag id of the placement, one-call requests only. */
+  /** Publisher tag id of the placement: one-call `tagId`, Prebid ad unit code, OpenRTB `imp.tagid`. */
   tagId?: string;
+  /** The caller's id of this placement, which an answer names: Prebid's `bidId`, OpenRTB `imp.id`. */
+  impId?: string;
+  /** Global placement id (Prebid `gpid`, OpenRTB `imp.ext.gpid`). */
+  gpid?: string;
+  /** Banner sizes `[w, h]`, when the caller gave them. */
+  sizes?: Array<[number, number]>;
+  /** Video parameters as sent (`context`, `mimes`, `protocols`, `playerSize` / `w`, `h`, …). */
+  video?: Record<string, unknown>;
+  /** The floor price the caller set. */
+  floor?: { value: number; currency: string };
 }
 
 /** Privacy signals carried by the call (domain-notes.md "Consent"), passed on to bid requests untouched. */
@@ -27,6 +39,8 @@ export interface AdCallConsent {
   gdpr?: 0 | 1;
   /** TCF consent string. */
   gdprConsent?: string;
+  /** Google's Additional Consent string (`addtl_consent`). */
+  addtlConsent?: string;
   /** GPP string. */
   gpp?: string;
   /** GPP applicable section ids. */
@@ -93,6 +107,7 @@ export interface ParseOptions {
 }
 
 const ENDPOINTS: Record<string, AdCallEndpoint> = { ac: 'ac', genericpost: 'genericpost', call: 'call' };
+const PREBID_PATH = /\/prebid\/v1\/?$/i;
 const MAX_ID = 2 ** 31 - 1;
 const COOKIE_VALUE = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]+$/;
 const decoder = new TextDecoder();
@@ -181,8 +196,9 @@ export function isCanonicalEids(input: unknown, limits: Readonly<AdCallLimits>):
   return true;
 }
 
-/** The endpoint named by a URL path's last segment (`/ac`, `/x/genericpost`, `/call/`). */
+/** The endpoint named by a URL path's last segment (`/ac`, `/x/genericpost`, `/call/`), or `prebid` for `…/prebid/v1`. */
 export function endpointOf(pathname: string): AdCallEndpoint {
+  if (PREBID_PATH.test(pathname)) return 'prebid';
   const end = pathname.endsWith('/') ? pathname.length - 1 : pathname.length;
   const last = pathname.slice(pathname.lastIndexOf('/', end - 1) + 1, end).toLowerCase();
   return Object.hasOwn(ENDPOINTS, last) ? ENDPOINTS[last] : 'unknown';
@@ -213,8 +229,8 @@ export function readCookie(cookieHeader: string | undefined, name: string): stri
   return undefined;
 }
 
-/** A parse in progress: collects fields and issues. */
-class Collector {
+/** A parse in progress: collects fields and issues (shared with parse-ortb.ts). */
+export class Collector {
   readonly call: AdCall;
   readonly limits: AdCallLimits;
   constructor(endpoint: AdCallEndpoint, limits: AdCallLimits) {
@@ -284,6 +300,7 @@ class Collector {
     }
     this.eids(value, true);
   }
+  /** Reads the privacy signals; `names` are the paths issues name them by, in argument order. */
   consent(gdpr: unknown, gdprConsent: unknown, gpp: unknown, gppSid: unknown, usPrivacy: unknown, names: string[]): void {
     const c = this.call.consent;
     if (gdpr !== undefined && gdpr !== null && gdpr !== '') {
@@ -400,6 +417,11 @@ function readBody(col: Collector, body: AdCallInput['body']): void {
 }
 
 function readBodyFields(col: Collector, b: Record<string, unknown>, fresh: boolean): void {
+  // An OpenRTB-shaped body (the video plugin, Prebid Server, another SSP) can reach any POST endpoint.
+  if (col.call.endpoint !== 'prebid' && isOrtbBody(b)) {
+    readOrtbBody(col, b, fresh);
+    return;
+  }
   const call = col.call;
   // A getter that throws (a framework's lazy body object) must not fail the call.
   const field = (k: string): unknown => {
@@ -417,6 +439,8 @@ function readBodyFields(col: Collector, b: Record<string, unknown>, fresh: boole
   if (formatId !== undefined) call.formats.push({ id: formatId });
   const formats = field('formats');
   if (formats !== undefined) readFormats(col, formats);
+  const units = field('units');
+  if (units !== undefined) readPrebidUnits(col, units);
   col.set('target', col.text('target', field('target')));
   col.timestamp('timestamp', field('timestamp'));
   col.uid('uid', field('uid'));
@@ -428,6 +452,11 @@ function readBodyFields(col: Collector, b: Record<string, unknown>, fresh: boole
     'gppSid',
     'usPrivacy',
   ]);
+  const addtl = col.text('addtl_consent', field('addtl_consent'));
+  if (addtl !== undefined) call.consent.addtlConsent = addtl;
+  // The Prebid adapter sends the page Prebid detected: under a strict referrer policy the header holds only the origin.
+  const page = col.text('page', field('page'));
+  if (page !== undefined) call.referer = page;
   const eids = field('eids');
   // The spec sends an array; a Base64 string (what `setEids` also accepts) is decoded rather than refused.
   if (typeof eids === 'string') col.eidsParam(eids);
@@ -487,9 +516,10 @@ function finish(col: Collector, headers: HeadersLike | undefined, options: Parse
     else col.issue('cookie.pid', 'not a valid pid; ignored');
   }
   const ua = header(headers, 'user-agent');
-  if (ua) call.userAgent = ua.slice(0, col.limits.maxTextLength);
+  // An OpenRTB body's `device.ua` (the user's browser, relayed by a server) beats the caller's own header.
+  if (ua && call.userAgent === undefined) call.userAgent = ua.slice(0, col.limits.maxTextLength);
   const referer = header(headers, 'referer');
-  if (referer && referer.length <= col.limits.maxTextLength) call.referer = referer;
+  if (referer && referer.length <= col.limits.maxTextLength && call.referer === undefined) call.referer = referer;
   if (options.ip) call.ip = options.ip;
   return call;
 }
@@ -504,7 +534,7 @@ export function parseAdCall(input: AdCallInput, options: ParseOptions = {}): AdC
   const col = new Collector(url ? endpointOf(url.pathname) : 'unknown', limits);
   try {
     if (!url) col.issue('url', 'not a valid URL');
-    else if (col.call.endpoint === 'unknown') col.issue('url', `${url.pathname} is not an ad-call endpoint (/ac, /genericpost, /call)`);
+    else if (col.call.endpoint === 'unknown') col.issue('url', `${url.pathname} is not an ad-call endpoint (/ac, /genericpost, /call, /prebid/v1)`);
     const method = (input.method ?? (input.body !== undefined ? 'POST' : 'GET')).toUpperCase();
     if (method === 'POST') readBody(col, input.body);
     else if (url) readQuery(col, url.search);

@@ -4,6 +4,8 @@
  * Readable as JSON and CSV.
  */
 import { providerById } from '../core/index.js';
+import { dmpIds } from './dmp.js';
+import type { DmpConfig } from './dmp.js';
 import type { AdCall } from './parse.js';
 import { providerIdsOf } from './providers.js';
 
@@ -39,6 +41,8 @@ export interface ReportRow {
   hasUserPid: WithWithout;
   /** Which id served as the user id: `uid` when present (it overrides `pid`), else `pid`, else none. */
   userId: { uid: number; pid: number; none: number };
+  /** Has DMP Id: per configured DMP (ReportOptions `dmps`), calls with and without its preferred provider's id. */
+  hasDmpId?: Record<string, WithWithout>;
 }
 
 /** A whole report: every day and network kept, oldest day first, then by network id. */
@@ -54,6 +58,8 @@ export interface ReportOptions {
   maxDays?: number;
   /** Networks kept per day; calls of further networks are counted in `droppedCalls`. Default 10,000. */
   maxNetworksPerDay?: number;
+  /** DMPs and their preferred providers (parseDmpConfig): adds the Has DMP Id count per DMP. */
+  dmps?: readonly DmpConfig[];
 }
 
 /** An in-memory report you feed with ad calls and read as JSON or CSV. */
@@ -73,6 +79,7 @@ interface Bucket {
   uid: number;
   pid: number;
   effective: { uid: number; pid: number; none: number };
+  dmp: Map<string, number>;
 }
 
 const dayOf = (d: Date) => d.toISOString().slice(0, 10);
@@ -92,6 +99,7 @@ export function csvField(value: string | number | null): string {
 export function createReport(options: ReportOptions = {}): Report {
   const maxDays = options.maxDays ?? 90;
   const maxNetworks = options.maxNetworksPerDay ?? 10_000;
+  const dmps = options.dmps ?? [];
   const days = new Map<string, Map<number | null, Bucket>>();
   let droppedCalls = 0;
 
@@ -109,7 +117,7 @@ export function createReport(options: ReportOptions = {}): Report {
     let b = day.get(networkId);
     if (!b) {
       if (day.size >= maxNetworks) return undefined;
-      b = { calls: 0, providers: new Map(), withoutEids: 0, uid: 0, pid: 0, effective: { uid: 0, pid: 0, none: 0 } };
+      b = { calls: 0, providers: new Map(), withoutEids: 0, uid: 0, pid: 0, effective: { uid: 0, pid: 0, none: 0 }, dmp: new Map() };
       day.set(networkId, b);
     }
     return b;
@@ -133,6 +141,7 @@ export function createReport(options: ReportOptions = {}): Report {
           hasUserUid: { with: b.uid, without: b.calls - b.uid },
           hasUserPid: { with: b.pid, without: b.calls - b.pid },
           userId: { ...b.effective },
+          ...(dmps.length ? { hasDmpId: Object.fromEntries(dmps.map((d) => [d.dmp, { with: b.dmp.get(d.dmp) ?? 0, without: b.calls - (b.dmp.get(d.dmp) ?? 0) }])) } : {}),
         });
       }
     }
@@ -153,6 +162,7 @@ export function createReport(options: ReportOptions = {}): Report {
       if (call.uid !== undefined) b.uid++;
       if (call.pid !== undefined) b.pid++;
       b.effective[call.uid !== undefined ? 'uid' : call.pid !== undefined ? 'pid' : 'none']++;
+      if (dmps.length) for (const [dmp, id] of Object.entries(dmpIds(call, dmps))) if (id !== undefined) b.dmp.set(dmp, (b.dmp.get(dmp) ?? 0) + 1);
     },
     toJSON: () => ({ rows: rows(), droppedCalls }),
     toCSV() {
@@ -167,6 +177,10 @@ export function createReport(options: ReportOptions = {}): Report {
         line(r, 'Has User Uid', 'no', 'without uid', r.hasUserUid.without);
         line(r, 'Has User Pid', 'yes', 'with pid', r.hasUserPid.with);
         line(r, 'Has User Pid', 'no', 'without pid', r.hasUserPid.without);
+        for (const [dmp, n] of Object.entries(r.hasDmpId ?? {})) {
+          line(r, 'Has DMP Id', dmp, `with ${dmp} id`, n.with);
+          line(r, 'Has DMP Id', dmp, `without ${dmp} id`, n.without);
+        }
       }
       return lines.join('\r\n') + '\r\n';
     },

@@ -137,8 +137,17 @@ function validateUid(raw: unknown, path: string, limits: Required<EidLimits>, is
   const problem = badString(id, limits.maxIdLength);
   if (problem) return bad(issues, path, 'id', problem);
   const uid: Uid = { id: id as string };
-  // Each optional field is set, then checked: an invalid one drops the whole uid.
-  if (atype !== undefined && !isValidAtype((uid.atype = atype as number))) return bad(issues, path, 'atype', TAG ? 'must be 1, 2, 3 or >= 500' : 'must be an integer 1, 2, 3 or >= 500');
+  // AdCOM lists atype 1, 2, 3 and >= 500, but providers document others (4 and 5 for device ids) and Prebid passes
+  // them through: an integer goes on as it came, and no atype ever costs the id (issue 11). The ad server notes
+  // the unusual ones; the tag, which only forwards, stays quiet to save bytes.
+  if (atype !== undefined) {
+    if (!Number.isInteger(atype)) bad(issues, path, 'atype', TAG ? 'not an integer' : 'must be an integer; atype dropped, uid kept');
+    else {
+      uid.atype = atype as number;
+      if (!TAG && !isValidAtype(atype)) bad(issues, path, 'atype', `${atype} is not 1, 2, 3 or >= 500 (AdCOM); kept as sent`);
+    }
+  }
+  // An invalid ext drops the whole uid: what the provider meant by it cannot be known.
   if (ext !== undefined && !(uid.ext = copyExt(ext))) return bad(issues, path, 'ext', TAG ? 'must be an object' : 'must be a plain JSON object');
   return uid;
 }
@@ -153,9 +162,13 @@ function validateOne(raw: unknown, path: string, limits: Required<EidLimits>, is
   const kept = each(uids, limits.maxUids, path + '.uids', 'uids', issues, (u, p) => validateUid(u, p, limits, issues));
   if (!kept.length) return bad(issues, path, '', TAG ? 'no valid uid' : `eid "${source}" has no valid uid and is dropped`);
   const eid: Eid = { source: (source as string).trim(), uids: kept };
+  // Provenance (OpenRTB 2.6 §3.2.27) is kept exactly as sent; an unusable field is dropped, the ad server says so.
   if (typeof inserter === 'string' && inserter) eid.inserter = inserter;
+  else if (!TAG && inserter !== undefined) bad(issues, path, 'inserter', 'must be a non-empty string; inserter dropped');
   if (typeof matcher === 'string' && matcher) eid.matcher = matcher;
+  else if (!TAG && matcher !== undefined) bad(issues, path, 'matcher', 'must be a non-empty string; matcher dropped');
   if (Number.isInteger(mm) && (mm as number) >= 0) eid.mm = mm as number;
+  else if (!TAG && mm !== undefined) bad(issues, path, 'mm', 'must be an integer >= 0; mm dropped');
   if (ext !== undefined) {
     const copy = copyExt(ext);
     if (copy) eid.ext = copy;
@@ -184,7 +197,8 @@ export function validateEids(input: unknown, limits: EidLimits = {}): Result<Eid
 
 /**
  * Merges EIDs with the same source (case-insensitive) and drops repeated uid ids.
- * The first occurrence wins: its source spelling, fields and uid order are kept.
+ * The first occurrence wins: its source spelling, fields and uid order are kept. On the Node side EIDs merge
+ * only when their provenance (`inserter`, `matcher`, `mm`) is the same too: ids two parties inserted stay apart.
  */
 export function mergeEids(eids: readonly Eid[]): Eid[] {
   return mergeBySource(eids, true);
@@ -194,7 +208,9 @@ export function mergeEids(eids: readonly Eid[]): Eid[] {
 function mergeBySource(eids: readonly Eid[], copy: boolean): Eid[] {
   const bySource = new Map<string, Eid>();
   for (const eid of eids) {
-    const key = eid.source.toLowerCase();
+    // Prebid Server keeps same-source EIDs of different inserters apart; so does the ad server, so that
+    // permission rules on inserter/matcher/mm see each as sent. The tag merges by source alone (fewer bytes).
+    const key = TAG ? eid.source.toLowerCase() : `${eid.source.toLowerCase()}\n${eid.inserter ?? ''}\n${eid.matcher ?? ''}\n${eid.mm ?? ''}`;
     const seen = bySource.get(key);
     if (!seen) {
       const first = copy ? { ...eid } : eid;

@@ -182,10 +182,28 @@ describe('malformed input never fails the call', () => {
       UID2,
     ];
     const call = getCall({ nwid: 1, eids: b64url(eids) });
-    expect(call.eids).toEqual([ID5, { source: 'pubcid.org', uids: [{ id: 'ok' }] }, UID2]);
-    expect(paths(call)).toEqual(
-      expect.arrayContaining(['eids[1]', 'eids[2].source', 'eids[3].uids', 'eids[4].uids[0].id', 'eids[5].uids[0].atype', 'eids[6].uids[0].ext']),
-    );
+    expect(call.eids).toEqual([ID5, { source: 'pubcid.org', uids: [{ id: 'ok' }] }, { source: 'adserver.org', uids: [{ id: 'y', atype: 4 }] }, UID2]);
+    expect(paths(call)).toEqual(['eids[1]', 'eids[2].source', 'eids[3].uids', 'eids[4].uids[0].id', 'eids[5].uids[0].atype', 'eids[6].uids[0].ext', 'eids[6]']);
+  });
+
+  test('an unusual atype (a provider documents 4 and 5 for device ids) keeps the uid, as sent, with an issue', () => {
+    const device = { source: 'device.example', uids: [{ id: 'idfa-1', atype: 4 }, { id: 'gaid-1', atype: 5 }] };
+    for (const call of [getCall({ nwid: 1, eids: b64url([ID5, device]) }), parseAdCall({ url: '/call', body: JSON.stringify({ networkId: 1, eids: [ID5, device] }) })]) {
+      expect(call.eids).toEqual([ID5, device]);
+      expect(call.issues).toEqual([
+        { path: 'eids[1].uids[0].atype', message: 'atype 4 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent' },
+        { path: 'eids[1].uids[1].atype', message: 'atype 5 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent' },
+      ]);
+    }
+  });
+
+  test('keeps inserter, matcher, mm and ext exactly, and same-source eids of different inserters apart', () => {
+    const pub = { source: 'uidapi.com', uids: [{ id: 'u1', atype: 3 }], inserter: 'pub.example', matcher: 'uidapi.com', mm: 3, ext: { rtiPartner: 'UID2' } };
+    const ssp = { source: 'uidapi.com', uids: [{ id: 'u2', atype: 3 }], inserter: 'ssp.example', mm: 2 };
+    for (const call of [getCall({ nwid: 1, eids: b64url([pub, ssp]) }), parseAdCall({ url: '/genericpost', body: { networkId: 1, eids: [pub, ssp] } })]) {
+      expect(call.issues).toEqual([]);
+      expect(call.eids).toEqual([pub, ssp]);
+    }
   });
 
   test('an eids parameter over the cap is ignored without being decoded', () => {

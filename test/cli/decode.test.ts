@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, test } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 // Spawns the real built binary (`npm run build` first; `npm test` builds before the suites run).
@@ -11,7 +13,8 @@ const eids = [
   { source: 'id5-sync.com', uids: [{ id: 'ID5*abc', atype: 1, ext: { linkType: 2 } }] },
   { source: 'uidapi.com', uids: [{ id: 'uid2-token', atype: 3 }] },
   { source: 'example.org', uids: [{ id: 'x1' }] },
-  { source: 'hemsha256', uids: [{ id: 'f'.repeat(64), atype: 9 }] },
+  { source: 'hemsha256', uids: [{ id: 'f'.repeat(64), atype: 9 }, { id: 'e'.repeat(64), atype: '3' }] },
+  { source: 'pubcid.org', uids: [{ id: '' }] },
 ];
 const b64url = Buffer.from(JSON.stringify(eids)).toString('base64url');
 
@@ -27,9 +30,10 @@ describe('eidkit decode', () => {
     expect(r.stdout).toMatch(/id5-sync\.com\s+2\s+ID5/);
     expect(r.stdout).toMatch(/uidapi\.com\s+4\s+Unified ID 2\.0/);
     expect(r.stdout).toMatch(/example\.org\s+0\s+Unknown/);
-    expect(r.stdout).toContain('eids[3].uids[0].atype: atype must be an integer 1, 2, 3 or >= 500');
-    expect(r.stdout).toContain('2 issues');
-    expect(r.stdout).toContain('eids[3]: eid "hemsha256" has no valid uid and is dropped');
+    expect(r.stdout).toContain('eids[3].uids[0].atype: atype 9 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent');
+    expect(r.stdout).toContain('eids[3].uids[1].atype: atype must be an integer; atype dropped, uid kept');
+    expect(r.stdout).toContain('eids[4]: eid "pubcid.org" has no valid uid and is dropped');
+    expect(r.stdout).toContain('4 issues');
   });
 
   test('decodes a standard Base64 string with --json', () => {
@@ -46,7 +50,7 @@ describe('eidkit decode', () => {
   test('reads the input from stdin with -', () => {
     const r = run(['decode', '-'], b64url + '\n');
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('3 eids');
+    expect(r.stdout).toContain('4 eids');
   });
 
   test('exits 3 with a clear message for input that is not Base64', () => {
@@ -86,7 +90,7 @@ describe('eidkit decode', () => {
   test('a URL the WHATWG parser refuses is still read as the ad server reads it, never an unexpected error', () => {
     const r = run(['decode', `http://[bad/ac?nwid=1&eids=${b64url}`]);
     expect(r.status).toBe(0);
-    expect(r.stdout).toContain('3 eids');
+    expect(r.stdout).toContain('4 eids');
     expect(r.stderr).toBe('');
   });
 
@@ -102,5 +106,42 @@ describe('eidkit decode', () => {
 
   test('exits 2 when the input argument is missing', () => {
     expect(run(['decode']).status).toBe(2);
+  });
+});
+
+describe('eidkit decode --post-body', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'eidkit-decode-'));
+  const file = (name: string, body: unknown) => {
+    const path = join(dir, name);
+    writeFileSync(path, typeof body === 'string' ? body : JSON.stringify(body));
+    return path;
+  };
+  const device = { source: 'video-ids.example', uids: [{ id: 'dev-4', atype: 4 }] };
+
+  test("reads the video plugin's OpenRTB body from a file: user.eids, atype 4 kept", () => {
+    const r = run(['decode', '--json', '--post-body', file('video.json', { imp: [{ id: '1', tagid: '44' }], site: { publisher: { id: '1234' } }, user: { eids: [device, eids[0]] } })]);
+    expect(r.status).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.call).toMatchObject({ endpoint: 'genericpost', networkId: 1234, formats: [{ id: 44, tagId: '44', impId: '1' }] });
+    expect(out.eids.map((e: { source: string; uids: unknown[] }) => [e.source, e.uids])).toEqual([
+      ['video-ids.example', [{ id: 'dev-4', atype: 4 }]],
+      ['id5-sync.com', eids[0].uids],
+    ]);
+  });
+
+  test("reads the Prebid adapter's /prebid/v1 body from stdin", () => {
+    const body = { networkId: 1234, siteId: 1, pageId: 2, units: [{ bidId: 'b1', adUnitCode: 'top', formatId: 3 }], eids: [eids[1]] };
+    const r = run(['decode', '--post-body', '-'], JSON.stringify(body));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('endpoint: prebid');
+    expect(r.stdout).toMatch(/uidapi\.com\s+4\s+Unified ID 2\.0/);
+  });
+
+  test('reads OpenRTB 2.5 user.ext.eids, and exits 3 for a body without eids or one that is not JSON', () => {
+    expect(run(['decode', '--post-body', file('25.json', { user: { ext: { eids: [eids[0]] } } })]).status).toBe(0);
+    const none = run(['decode', '--post-body', file('none.json', { imp: [{ id: '1' }] })]);
+    expect(none.status).toBe(3);
+    expect(none.stderr).toContain('the body has no eids field');
+    expect(run(['decode', '--post-body', file('bad.json', 'eids=abc')]).status).toBe(3);
   });
 });

@@ -13,13 +13,51 @@ describe('validateEids', () => {
 
   test('drops each invalid eid and uid with an issue naming where and what', () => {
     const { value, issues } = validateEids([
-      { source: 'a.com', uids: [{ id: '' }, { id: 'ok', atype: 2.5 }, { id: 'fine', atype: 571187 }] },
+      { source: 'a.com', uids: [{ id: '' }, { id: 'no', ext: 'x' }, { id: 'fine', atype: 571187 }] },
       { source: 7, uids: [{ id: 'x' }] },
       { source: 'b.com', uids: 'nope' },
       'string',
     ]);
     expect(value).toEqual([{ source: 'a.com', uids: [{ id: 'fine', atype: 571187 }] }]);
-    expect(issues.map((i) => i.path)).toEqual(['eids[0].uids[0].id', 'eids[0].uids[1].atype', 'eids[1].source', 'eids[2].uids', 'eids[3]']);
+    expect(issues.map((i) => i.path)).toEqual(['eids[0].uids[0].id', 'eids[0].uids[1].ext', 'eids[1].source', 'eids[2].uids', 'eids[3]']);
+  });
+
+  test('keeps an integer atype outside 1, 2, 3 and >= 500 as it came, with an issue', () => {
+    const { value, issues } = validateEids([{ source: 'device.example', uids: [{ id: 'a', atype: 4 }, { id: 'b', atype: 5 }, { id: 'c', atype: 0 }] }]);
+    expect(value).toEqual([{ source: 'device.example', uids: [{ id: 'a', atype: 4 }, { id: 'b', atype: 5 }, { id: 'c', atype: 0 }] }]);
+    expect(issues).toEqual([
+      { path: 'eids[0].uids[0].atype', message: 'atype 4 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent' },
+      { path: 'eids[0].uids[1].atype', message: 'atype 5 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent' },
+      { path: 'eids[0].uids[2].atype', message: 'atype 0 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent' },
+    ]);
+  });
+
+  test('a non-integer atype costs the atype, never the id', () => {
+    const { value, issues } = validateEids([{ source: 'a.com', uids: [{ id: 'x', atype: 2.5 }, { id: 'y', atype: '1' }, { id: 'z', atype: null }] }]);
+    expect(value).toEqual([{ source: 'a.com', uids: [{ id: 'x' }, { id: 'y' }, { id: 'z' }] }]);
+    expect(issues.map((i) => i.path)).toEqual(['eids[0].uids[0].atype', 'eids[0].uids[1].atype', 'eids[0].uids[2].atype']);
+    expect(issues[0].message).toBe('atype must be an integer; atype dropped, uid kept');
+  });
+
+  test('keeps inserter, matcher, mm and ext exactly as sent, and names unusable ones it drops', () => {
+    const good = { source: 'id5-sync.com', uids: [{ id: 'a', atype: 1 }], inserter: 'pub.example', matcher: 'id5-sync.com', mm: 7, ext: { stype: 'ppuid', n: { deep: [1, 'x'] } } };
+    expect(validateEids([good])).toEqual({ value: [good], issues: [] });
+    const { value, issues } = validateEids([{ source: 'x.com', uids: [{ id: 'a' }], inserter: '', matcher: 5, mm: 1.5 }]);
+    expect(value).toEqual([{ source: 'x.com', uids: [{ id: 'a' }] }]);
+    expect(issues).toEqual([
+      { path: 'eids[0].inserter', message: 'inserter must be a non-empty string; inserter dropped' },
+      { path: 'eids[0].matcher', message: 'matcher must be a non-empty string; matcher dropped' },
+      { path: 'eids[0].mm', message: 'mm must be an integer >= 0; mm dropped' },
+    ]);
+  });
+
+  test('keeps same-source eids with different provenance apart, and merges those with the same', () => {
+    const a = { source: 'uidapi.com', uids: [{ id: 'u1' }], inserter: 'pub.example', mm: 3 };
+    const b = { source: 'uidapi.com', uids: [{ id: 'u2' }], inserter: 'ssp.example', mm: 3 };
+    const c = { source: 'UIDAPI.com', uids: [{ id: 'u3' }], inserter: 'pub.example', mm: 3 };
+    const { value, issues } = validateEids([a, b, c]);
+    expect(issues).toEqual([]);
+    expect(value).toEqual([{ ...a, uids: [{ id: 'u1' }, { id: 'u3' }] }, b]);
   });
 
   test('accepts atype 1, 2, 3 and 500 or more only', () => {

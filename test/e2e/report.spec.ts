@@ -2,8 +2,7 @@
 // them through eidkit/adserver; /report.json must count exactly those calls, per provider, uid and pid, and the
 // live report page must show them with the forwarded bid requests.
 import { expect, test, type Page } from '@playwright/test';
-// @ts-expect-error: plain JS demo server
-import { startDemo } from '../../demo/server.mjs';
+import { useFreshDemo } from './support/demo.js';
 
 interface Row {
   date: string;
@@ -20,14 +19,7 @@ interface ReportJson {
   lastCalls: Array<{ endpoint: string; eids: Array<{ source: string; providerId: number }>; bidRequests: Array<{ partner: { id: string }; request: { user?: { eids?: unknown[]; ext?: { eids?: unknown[] } } } }> }>;
 }
 
-let demo: { url: string; server: { close(cb: () => void): void; closeAllConnections(): void } };
-test.beforeEach(async () => {
-  demo = await startDemo(0, { quiet: true }); // a fresh server: the report starts empty
-});
-test.afterEach(async () => {
-  demo.server.closeAllConnections();
-  await new Promise<void>((r) => demo.server.close(() => r()));
-});
+const demo = useFreshDemo(); // a fresh server per test: the report starts empty
 
 const EIDS = [
   { source: 'id5-sync.com', uids: [{ id: 'ID5*e2e', atype: 1, ext: { linkType: 2 } }] },
@@ -45,7 +37,7 @@ const PAGE = `<!doctype html><html><head><meta charset="utf-8">
 /** Loads the page on the demo server's origin and sends `types` one after the other via sas.call. */
 async function sendCalls(page: Page, setup: Record<string, unknown>, eids: unknown, types: string[]) {
   // Only the page's HTML is supplied here; the tag and every ad call go to the real demo server.
-  const url = new URL('e2e-publisher-page', demo.url).href;
+  const url = new URL('e2e-publisher-page', demo().url).href;
   await page.route(url, (route) => route.fulfill({ contentType: 'text/html', body: PAGE }));
   await page.goto(url);
   return page.evaluate(
@@ -68,7 +60,7 @@ async function sendCalls(page: Page, setup: Record<string, unknown>, eids: unkno
 }
 
 async function report(): Promise<ReportJson> {
-  return (await fetch(new URL('report.json', demo.url))).json() as Promise<ReportJson>;
+  return (await fetch(new URL('report.json', demo().url))).json() as Promise<ReportJson>;
 }
 
 test('report.json counts every call the tag made, with the right providers, uid and pid', async ({ page }) => {
@@ -111,7 +103,7 @@ test('the live report page shows the dimensions table, the chart and the last ca
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   await sendCalls(page, { uid: 'u-1' }, EIDS.slice(0, 2), ['std']);
-  await page.goto(new URL('report', demo.url).href);
+  await page.goto(new URL('report', demo().url).href);
   const row = page.locator('#dimensions tbody tr[data-network="1234"]');
   await expect(row).toContainText('ID5 (2): 1');
   await expect(row).toContainText('Unified ID 2.0 (4): 1');

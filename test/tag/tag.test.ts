@@ -73,19 +73,19 @@ describe('command queue on load', () => {
 });
 
 describe('setEids and getEids', () => {
-  test('keeps valid eids, drops invalid ones one by one with a warning naming the problem', async () => {
+  test('keeps valid eids and unusual atypes as sent, drops invalid ones one by one with a warning naming the problem', async () => {
     const { sas, warnings } = await loadedTag();
     sas.setEids([
       ...SAMPLE,
-      { source: 'criteo.com', uids: [{ id: 'ok' }, { id: 'bad', atype: 4 }] },
+      { source: 'criteo.com', uids: [{ id: 'ok' }, { id: 'device', atype: 4 }, { id: 'odd', atype: 1.5 }] },
       { source: '', uids: [{ id: 'x' }] },
       { source: 'pubcid.org', uids: [] },
       { source: 'yahoo.com', uids: [{ id: 'y', ext: 'nope' }] },
     ]);
     expect(sas.getEids().map((e) => e.source)).toEqual(['id5-sync.com', 'liveramp.com', 'example.org', 'criteo.com']);
-    expect(sas.getEids()[3].uids).toEqual([{ id: 'ok' }]);
+    expect(sas.getEids()[3].uids).toEqual([{ id: 'ok' }, { id: 'device', atype: 4 }, { id: 'odd' }]);
     const w = warnings().join('\n');
-    expect(w).toMatch(/eids\[3\]\.uids\[1\]\.atype: atype must be an integer 1, 2, 3 or >= 500/);
+    expect(w).toMatch(/eids\[3\]\.uids\[2\]\.atype: atype must be an integer/);
     expect(w).toMatch(/eids\[4\]\.source: source must be a non-empty string/);
     expect(w).toMatch(/eids\[5\]\.uids: uids must be a non-empty array/);
     expect(w).toMatch(/eids\[6\]\.uids\[0\]\.ext: ext must be a plain JSON object/);

@@ -1,0 +1,24 @@
+/**
+ * `eidkit/prebid`: the eidkit Prebid.js bid adapter (extended-ids.md §4 "Header-bidding adapter"), for
+ * publishers who build Prebid from npm. Publishers who load Prebid from a CDN add `dist/prebid/eidkit-adapter.js`.
+ * @example import pbjs from 'prebid.js'; import 'prebid.js/modules/userId'; import { register } from 'eidkit/prebid'; register(pbjs);
+ */
+import { createSpec } from './spec.js';
+
+export type {
+  EidkitBidParams,
+  EidkitSpec,
+  SpecOptions,
+  PrebidBid,
+  PrebidBidderRequest,
+  PrebidServerRequest,
+  PrebidBidResponse,
+  PrebidUserSync,
+} from './spec.js';
+export type { PrebidWireRequest, PrebidWireUnit, PrebidWireResponse, PrebidWireBid } from './wire.js';
+export type { PrebidGlobal } from './register.js';
+export { createSpec } from './spec.js';
+export { register } from './register.js';
+
+/** The default spec: bidder code `eidkit`, GVL id 45, no log. For `registerBidder(spec)` style setups. */
+export const spec = createSpec();
