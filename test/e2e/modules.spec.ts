@@ -3,20 +3,20 @@
 import { test, expect, type Page, type Request } from '@playwright/test';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-// @ts-expect-error: plain JS demo helpers
-import { composeTag } from '../../demo/modules/compose.mjs';
+import { composeTag, loadNetworksConfig } from '../../dist/node/operator/index.js';
 // @ts-expect-error: plain JS demo helpers
 import { handleModuleRoute } from '../../demo/modules/routes.mjs';
 import { createHash } from 'node:crypto';
 
 let server: Server;
 let origin = '';
+const networks = loadNetworksConfig(new URL('../../demo/networks.json', import.meta.url).pathname);
 test.beforeAll(async () => {
   server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url!, 'http://x');
       const tag = /^\/tag\/(\d+)\/sas\.js$/.exec(url.pathname);
-      if (tag) return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(composeTag(Number(tag[1])));
+      if (tag) return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(composeTag(tag[1], networks));
       if (await handleModuleRoute(req, res)) return;
       if (['/ac', '/genericpost', '/call'].includes(url.pathname)) {
         for await (const _ of req);
