@@ -4,7 +4,7 @@
  * storage, no listeners, no requests.
  */
 import type { Eid } from '../../core/index.js';
-import type { CallType, ConsentState, TagExtension, TagHost } from '../extension.js';
+import type { CallType, CmpCall, ConsentState, TagExtension, TagHost } from '../extension.js';
 import { mayRunModule } from '../consent-rules.js';
 
 /** A running module: gives its eids for a call, and can be stopped when consent is withdrawn. */
@@ -43,18 +43,18 @@ type Win = Record<string, any>;
 const US_SECTIONS = 'usnat usca usva usco usut usct usfl usmt usor ustx usde usia usne usnh usnj ustn usmn usmd usin usky usri'.split(' ');
 
 /**
- * Whether an applicable GPP US section says the user opted out of sale (asked with `__gpp('getField')`).
+ * Whether an applicable GPP US section says the user opted out of sale (asked with `__gpp('getField')` through
+ * `call`, the host's consent platform caller, so a tag in an iframe asks the top page's platform).
  * A GPP API that throws counts as an opt-out; one that never answers keeps the promise pending, and the host's
  * bound then drops the module's contribution: both fail closed.
  */
-export function gppSaleOptOut(c: ConsentState, w: Win = window as unknown as Win): Promise<boolean> {
-  const gpp = w.__gpp;
+export function gppSaleOptOut(c: ConsentState, call?: CmpCall): Promise<boolean> {
   const fields = (c.gppSid || []).map((sid) => (sid === 6 ? 'uspv1.OptOutSale' : US_SECTIONS[sid - 7] ? US_SECTIONS[sid - 7] + '.SaleOptOut' : '')).filter(Boolean);
-  if (typeof gpp !== 'function' || !fields.length) return Promise.resolve(false);
+  if (!call || !fields.length) return Promise.resolve(false);
   const ask = (field: string) =>
     new Promise<boolean>((resolve) => {
       try {
-        gpp('getField', (v: unknown, ok: boolean) => resolve(ok !== false && (v === 1 || v === 'Y')), field);
+        if (!call('__gpp', 'getField', 1, (v: unknown, ok: boolean) => resolve(ok !== false && (v === 1 || v === 'Y')), field)) resolve(false);
       } catch {
         resolve(true);
       }
@@ -64,7 +64,7 @@ export function gppSaleOptOut(c: ConsentState, w: Win = window as unknown as Win
 
 /** The host's consent with the GPP sale opt-out filled in. */
 const consentOf = (h: TagHost): Promise<ConsentState> =>
-  h.consent!().then((c) => gppSaleOptOut(c).then((out) => ({ ...c, saleOptOut: c.saleOptOut || out })));
+  h.consent!().then((c) => gppSaleOptOut(c, h.cmp).then((out) => ({ ...c, saleOptOut: c.saleOptOut || out })));
 
 /** The page's flag that disables a module: `window.sas_disable_<name> = true`. */
 export const flagName = (name: string): string => 'sas_disable_' + name;

@@ -1,6 +1,7 @@
 // Test helpers: a host like the tag core's, with consent under the test's control, and TC strings built with
 // the real @iabtcf/core from the demo's small vendor list.
 import type { ConsentState, SetupOptions, TagExtension, TagHost } from '../../../src/tag/extension.js';
+import { createCmpCaller } from '../../../src/tag/consent.js';
 // @ts-expect-error: plain JS helper shared with the demo CMP
 import { encodeTcString } from '../../../demo/modules/tc-string.mjs';
 
@@ -24,6 +25,8 @@ export function fakeHost(options: SetupOptions = {}, consent: ConsentState | nul
     },
   } as TagHost & { logs: string[]; state: ConsentState | null };
   if (consent) host.consent = () => Promise.resolve({ ...host.state! });
+  // The page's consent platforms, as the consent extension gives them to modules.
+  host.cmp = createCmpCaller(window as any);
   return host;
 }
 
