@@ -78,6 +78,18 @@ export function whyOff(name: string, host: TagHost, w: Win = window as unknown a
   return undefined;
 }
 
+/** How a module did at its last call, as it reports it on `window.__sasms[<name>]` (for a page's debug view). */
+export interface ModuleStatus {
+  /** `off: <why>` (see {@link whyOff}), `no consent`, `no id` (nothing found yet) or `found`. */
+  state: string;
+  /** The eid sources it gave for that call, when `found`. */
+  sources?: string[];
+}
+
+/** Records a module's status on `window.__sasms` (read-only information: nothing in the tag reads it back). */
+const report = (name: string, state: string, eids?: Eid[]) =>
+  (((window as unknown as Win).__sasms ||= {})[name] = { state, sources: eids && eids.map((e) => e.source) } as ModuleStatus);
+
 /** Turns a module definition into a tag extension that starts, stops and gates the module by consent. */
 export function defineModule(def: ModuleDefinition): TagExtension {
   let host: TagHost | undefined;
@@ -119,7 +131,7 @@ export function defineModule(def: ModuleDefinition): TagExtension {
       if (started) return;
       const why = whyOff(def.name, h);
       off = !!why;
-      if (why) return h.log(tag, 'off:', why);
+      if (why) return report(def.name, 'off: ' + why), h.log(tag, 'off:', why);
       if (!h.consent) return h.warn(tag, 'off: no consent reader');
       consentOf(h).then((c) => h.guard(() => sync(c), def.name));
     },
@@ -127,11 +139,13 @@ export function defineModule(def: ModuleDefinition): TagExtension {
       if (off || !host?.consent) return {};
       const h = host;
       // A window flag set after setup still stops the module.
-      if (whyOff(def.name, h)) return {};
+      const why = whyOff(def.name, h);
+      if (why) return report(def.name, 'off: ' + why), {};
       const c = await consentOf(h);
       const r = h.guard(() => sync(c), def.name);
-      if (!r) return {};
+      if (!r) return report(def.name, mayRunModule(c, def.gvl) ? 'no id' : 'no consent'), {};
       const eids = await r.eids(call, c);
+      report(def.name, eids && eids.length ? 'found' : 'no id', eids);
       if (eids && eids.length) h.log(tag, 'eids', eids);
       return { eids: eids || [] };
     },

@@ -65,7 +65,7 @@ export function resetPage() {
     const name = c.split('=')[0].trim();
     if (name) document.cookie = `${name}=;expires=Thu, 01 Jan 1970 00:00:00 GMT;path=/`;
   }
-  const globals = ['__sasop', '__sasx', '__sasm', '__tcfapi', '__gpp', '__uspapi', '__uid2', '__euid', 'ats', 'Criteo', 'criteo_pubtag', 'pbjs'];
+  const globals = ['__sasop', '__sasx', '__sasm', '__sasms', '__tcfapi', '__gpp', '__uspapi', '__uid2', '__euid', 'ats', 'Criteo', 'criteo_pubtag', 'pbjs'];
   for (const k of Object.keys(window)) if (k.startsWith('sas_disable_')) delete (window as any)[k];
   for (const k of globals) delete (window as any)[k];
   document.body.innerHTML = '';
