@@ -7,6 +7,7 @@ import { CmpApi } from '@iabtcf/cmpapi';
 import { CmpApi as GppCmpApi } from '@iabgpp/cmpapi';
 import { consentParams, hasLegalBasis, mayRunModule } from '../../src/tag/consent-rules.js';
 import { createCmpCaller, createConsentReader, resetConsentReader } from '../../src/tag/consent.js';
+import { gppSaleOptOut } from '../../src/tag/modules/_module.js';
 import { resetPage, tcString } from './modules/_host.js';
 
 const w = window as any;
@@ -65,6 +66,14 @@ describe('consent through locator frames', () => {
     expect(mayRunModule(c, 131)).toBe(true);
     expect(top.posted.map((m: object) => Object.keys(m)[0]).sort()).toEqual(['__gppCall', '__tcfapiCall', '__uspapiCall']);
     expect(top.posted.find((m: any) => m.__tcfapiCall).__tcfapiCall).toMatchObject({ command: 'addEventListener', version: 2 });
+  });
+
+  test('a module asks the top page\'s GPP for the US sale opt-out through the same protocol', async () => {
+    const { frame, top } = frameBelow((api, command, parameter) => (api === '__gpp' && command === 'getField' ? (parameter === 'usca.SaleOptOut' ? 1 : 2) : undefined), ['__gppLocator']);
+    const call = createCmpCaller(frame);
+    expect(await gppSaleOptOut({ ready: true, gppSid: [8] }, call)).toBe(true);
+    expect(await gppSaleOptOut({ ready: true, gppSid: [7] }, call)).toBe(false);
+    expect(top.posted.map((m: any) => m.__gppCall.parameter)).toEqual(['usca.SaleOptOut', 'usnat.SaleOptOut']);
   });
 
   test('finds the locator in the nearest ancestor that has it, past ancestors that do not', async () => {
