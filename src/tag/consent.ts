@@ -23,7 +23,7 @@ export interface ConsentReader {
 /**
  * A {@link CmpCall} over `w`: the platform's function on `w` itself, else the nearest ancestor frame holding its
  * `<api>Locator` frame, spoken to with `<api>Call` / `<api>Return` messages (IAB TCF, GPP and US Privacy
- * postMessage protocol; works across origins). False when neither is there, asked anew each time: a platform
+ * postMessage protocol; works across origins). Falsy when neither is there, asked anew each time: a platform
  * may load later. Never throws out of the frame walk (a sandboxed frame may refuse access to its ancestors).
  */
 export function createCmpCaller(w: Win): CmpCall {
