@@ -1,5 +1,6 @@
 // The demo: a publisher page (demo/index.html) and a local ad server on loopback (hono + @hono/node-server).
-// Serves the tag at /tag/<network_id>/sas.js, answers the ad-call endpoints through eidkit/adserver (demo/report.mjs:
+// Serves the tag at /tag/<network_id>/sas.js through eidkit/operator (the operator's own handler, configured by
+// demo/networks.json), answers the ad-call endpoints through eidkit/adserver (demo/report.mjs:
 // pid cookie, provider log, report, bid requests), prints each call's decoded eids with provider ids and names, and
 // serves the live report at /report (same data at /report.json and /report.csv). Start it with `npm run demo`
 // (builds first); PORT picks the port (default 8080).
@@ -7,11 +8,11 @@ import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { handleModuleRoute } from './modules/routes.mjs';
 import { mountPrebidDemo } from './prebid/routes.mjs';
 import { createAdServerDemo } from './report.mjs';
-import { tagScriptFor } from './tag-bundle.mjs';
+import { createTagApp, loadNetworksConfig } from '../dist/node/operator/index.js';
 
 const HOST = '127.0.0.1';
 /** Where call summaries are printed; `startDemo(port, { quiet: true })` silences them (tests). */
@@ -58,12 +59,9 @@ export function createDemoApp(adserver = createAdServerDemo()) {
   app.get('/', async (c) => c.html(await readFile(new URL('index.html', here), 'utf8')));
   // Header bidding (issue #17): /prebid/page.html, Prebid.js, the adapter, and the POST /prebid/v1 ad server.
   mountPrebidDemo(app, adserver, { print: (m) => print(m) });
-  app.get('/tag/:nwid/:file', async (c) => {
-    const { nwid, file } = c.req.param();
-    if (!/^\d{1,12}$/.test(nwid) || (file !== 'sas.js' && file !== 'sas.debug.js')) return c.notFound();
-    const js = await tagScriptFor(nwid, { debug: file === 'sas.debug.js' });
-    return c.body(js, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-store' });
-  });
+  // The per-network tag, as an operator serves it (demo/networks.json); no-store: a browser never keeps a tag
+  // from an earlier build of the demo.
+  app.route('/', createTagApp({ config: loadNetworksConfig(fileURLToPath(new URL('networks.json', here))), cacheControl: 'no-store' }));
   for (const [path, kind] of Object.entries(AD_CALL_PATHS)) {
     app.options(path, (c) =>
       c.body(null, 204, { ...corsHeaders(c.req.raw), 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type' }),

@@ -1,5 +1,6 @@
 // The tag's size budget (issue #2): dist/sas.js, the script a network with no modules downloads, is at most
-// 4.5 KB gzip (4,608 B, gzip -9). `npm test` builds first, so a change that breaks the budget fails here.
+// 4.75 KB gzip (4,864 B, gzip -9; issue 12 added 256 B for consent through locator frames and GPP's EU section).
+// `npm test` builds first, so a change that breaks the budget fails here.
 import { describe, expect, test } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -10,11 +11,11 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 const read = (file: string) => readFileSync(dist + file, 'utf8');
 
 describe('dist/sas.js', () => {
-  test('is at most 4,608 bytes gzip -9', () => {
+  test('is at most 4,864 bytes gzip -9', () => {
     expect(existsSync(dist + 'sas.js'), 'run npm run build first').toBe(true);
     const size = gzipSync(read('sas.js'), { level: 9 }).length;
-    console.log(`dist/sas.js: ${read('sas.js').length} B minified, ${size} B gzip -9 (budget 4,608 B)`);
-    expect(size).toBeLessThanOrEqual(4608);
+    console.log(`dist/sas.js: ${read('sas.js').length} B minified, ${size} B gzip -9 (budget 4,864 B)`);
+    expect(size).toBeLessThanOrEqual(4864);
   });
 
   test('is one minified IIFE with the version banner and no module syntax', () => {

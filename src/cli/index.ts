@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { registerDecodeCommand } from '../adserver/cli.js';
 import { registerSimulateCommand } from '../simulator/cli.js';
 import { registerDealsCommands } from '../deals/cli.js';
+import { registerTagsCommands } from '../operator/cli.js';
 import { EXIT } from './exit-codes.js';
 
 const program = new Command('eidkit')
@@ -14,6 +15,7 @@ const program = new Command('eidkit')
 registerDecodeCommand(program);
 registerSimulateCommand(program);
 registerDealsCommands(program);
+registerTagsCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CommanderError) {

@@ -7,7 +7,8 @@ import type { ConsentState } from './extension.js';
 /** TCF Global Vendor List id of the ad service itself. */
 export const AD_SERVICE_GVL = 45;
 
-const yes = (map: Record<string, boolean> | undefined, id: number) => !!map && map[id] === true;
+// TCF gives `{ id: true }` maps; GPP's EU section gives vendors as a list of ids (consent.ts).
+const yes = (map: Record<string, boolean> | boolean[] | number[] | undefined, id: number) => !!map && ((map as any)[id] === true || !!(map as any).includes?.(id));
 
 /**
  * True when a provider module with TCF vendor id `gvl` may touch storage, scrape the page and send its id:

@@ -1,24 +1,67 @@
 /**
- * The built-in consent reader (issue #5; extended-ids.md §4; domain-notes.md "Consent"). Reads TCF v2.2
+ * The built-in consent reader (issues #5, #12; extended-ids.md §4; domain-notes.md "Consent"). Reads TCF v2.2
  * (`__tcfapi`), GPP (`__gpp`) and US Privacy (`__uspapi`) when the page has them, keeps listening for changes,
- * and puts the signals on every ad call. A missing platform costs nothing; a silent one holds a call at most
- * the bound, and once a wait has run out later calls do not wait again until it answers.
+ * and puts the signals on every ad call. A tag in an iframe (a player, a SafeFrame, another origin) reaches the
+ * top page's consent platform through its locator frame and the IAB postMessage protocol. A missing platform
+ * costs nothing; a silent one holds a call at most the bound, and once a wait has run out later calls do not wait
+ * again until it answers. A platform that was absent or silent is asked again on every later call, so a consent
+ * platform that loads late is heard from then on.
  */
-import { MAX_TIMEOUT, type ConsentState, type TagExtension, type TagHost } from './extension.js';
+import { MAX_TIMEOUT, type CmpCall, type ConsentState, type TagExtension, type TagHost } from './extension.js';
 import { consentParams, hasLegalBasis } from './consent-rules.js';
 import { DEBUG_BUILD } from './log.js';
 
-type Cmp = (...args: any[]) => unknown;
 type Win = Record<string, any>;
 
 /** A live view of the page's consent: `read(boundMs)` resolves once every platform answered, or at the bound. */
 export interface ConsentReader {
   read(boundMs: number): Promise<ConsentState>;
+  /** Calls a consent platform wherever it is (see {@link createCmpCaller}). */
+  call: CmpCall;
 }
 
-/** Creates a reader over `w`'s consent platforms; it attaches to each platform the first time it sees it. */
+/**
+ * A {@link CmpCall} over `w`: the platform's function on `w` itself, else the nearest ancestor frame holding its
+ * `<api>Locator` frame, spoken to with `<api>Call` / `<api>Return` messages (IAB TCF, GPP and US Privacy
+ * postMessage protocol; works across origins). Falsy when neither is there, asked anew each time: a platform
+ * may load later. Never throws out of the frame walk (a sandboxed frame may refuse access to its ancestors).
+ */
+export function createCmpCaller(w: Win): CmpCall {
+  const waiting: Record<string, (v: unknown, ok: boolean, from: unknown) => void> = {};
+  w.addEventListener('message', (e: MessageEvent) => {
+    try {
+      // `{ __tcfapiReturn | __gppReturn | __uspapiReturn: { returnValue, success, callId } }`: the IAB stubs answer
+      // an object call with an object (JSON strings only to string calls, which this caller never sends).
+      const r = (Object as any).values(e.data)[0];
+      waiting[r.callId](r.returnValue, r.success, e.source);
+    } catch {
+      /* not an answer to us */
+    }
+  });
+  return (api, command, version, cb, param) => {
+    // TCF and US Privacy take (command, version, callback, parameter); GPP 1.1 takes (command, callback, parameter).
+    if (typeof w[api] == 'function') return api == '__gpp' ? w[api](command, cb, param) : w[api](command, version, cb, param), true;
+    let f = w;
+    let to: Win | undefined;
+    try {
+      for (; !(f.frames[api + 'Locator'] && (to = f)) && f != w.top; f = f.parent);
+    } catch {
+      /* an ancestor we may not look at: no platform reachable */
+    }
+    if (to) {
+      const id = Math.random();
+      // Only the frame we asked may answer (a callId is not a secret on a page with other frames).
+      waiting[id] = (v, ok, from) => from == to && cb(v, ok);
+      to.postMessage({ [api + 'Call']: { command, version, parameter: param, callId: id } }, '*');
+    }
+    return to;
+  };
+}
+
+/** Creates a reader over `w`'s consent platforms; it attaches to each platform the first time it hears from it. */
 export function createConsentReader(w: Win): ConsentReader {
   const s: ConsentState = { ready: true };
+  const call = createCmpCaller(w);
   // Per platform API name: 1 while its first answer is awaited, 2 once it has answered.
   const seen: Record<string, number> = {};
   let wakers: Array<() => void> = [];
@@ -37,24 +80,22 @@ export function createConsentReader(w: Win): ConsentReader {
     settle();
   };
   /**
-   * Calls platform `name` with `args` the first time it is on the page (every time with `again`). A platform that
-   * throws on its first call counts as one that never answers (fail closed); a later failure keeps the last answer.
+   * Calls platform `name` until it has answered (every time with `again`). A platform that throws counts as one
+   * that never answers (fail closed); once it answered, a later failure keeps the last answer.
    */
-  const ask = (name: string, again: boolean, ...args: unknown[]) => {
-    if (typeof w[name] === 'function' && (again || !seen[name])) {
+  const ask = (name: string, again: boolean, command: string, version: number, cb: (d: any, ok: boolean) => void) => {
+    try {
+      if ((again || seen[name] != 2) && call(name, command, version, cb)) seen[name] ||= 1;
+    } catch {
       seen[name] ||= 1;
-      try {
-        (w[name] as Cmp)(...args);
-      } catch {
-        /* no answer */
-      }
     }
   };
 
   return {
+    call,
     read(boundMs) {
       // 'cmpuishown' means the user has not decided yet: keep waiting for the decision.
-      ask('__tcfapi', false, 'addEventListener', 2, (d: any, ok: boolean) => {
+      ask('__tcfapi', false, 'addEventListener', 2, (d, ok) => {
         if (!ok || !d || !/^(tcloaded|useractioncomplete)$/.test(d.eventStatus)) return;
         const p = d.purpose || {};
         const v = d.vendor || {};
@@ -67,20 +108,34 @@ export function createConsentReader(w: Win): ConsentReader {
           vendorLI: v.legitimateInterests,
         });
       });
-      ask('__gpp', false, 'addEventListener', (evt: any, ok: boolean) => {
+      ask('__gpp', false, 'addEventListener', 1, (evt, ok) => {
         const p = evt && evt.pingData;
         // GPP 1.1 says `signalStatus: 'ready'`; 1.0 CMPs have no signalStatus and answer with the string.
         if (ok === false || !p || (p.signalStatus ? p.signalStatus !== 'ready' : typeof p.gppString !== 'string')) return;
-        const sids: number[] = [].concat(p.applicableSections || []).filter((n: number) => n > 0);
-        // The EU TCF section applies but no TCF API answers: GDPR applies with no readable consent.
+        const sids: number[] = [].concat(p.applicableSections).filter((n: number) => n > 0);
+        const f: Partial<ConsentState> = { gppString: p.gppString, gppSid: sids };
+        // GDPR signalled only through GPP's EU TCF section (no TCF API anywhere): the same rules, read from that
+        // section (GPP 1.1 pingData: `sectionList` orders the string's sections, `parsedSections` decodes them).
         // The US sections' sale opt-out only matters to provider modules: they read it (modules/_module.ts).
-        if (sids.includes(2) && !w.__tcfapi) s.gdprApplies = true;
-        answer('__gpp', { gppString: p.gppString, gppSid: sids });
+        if (sids.includes(2) && !seen.__tcfapi) {
+          const t: any = [].concat(p.parsedSections?.tcfeuv2)[0] || {};
+          const i = (p.sectionList || []).indexOf(2);
+          Object.assign(f, {
+            gdprApplies: true,
+            // Not listed (i = -1): index -1, no string.
+            tcString: p.gppString.split('~')[i + 1 || -1],
+            // Purposes come as booleans for purposes 1, 2, …: behind a 0 they index like TCF's map.
+            purposes: [0].concat(t.PurposeConsents),
+            purposeLI: [0].concat(t.PurposeLegitimateInterests),
+            // Vendors come as a list of ids: consent-rules.ts takes lists as well as TCF's `{ id: true }` maps.
+            vendors: t.VendorConsents,
+            vendorLI: t.VendorLegitimateInterests,
+          });
+        }
+        answer('__gpp', f);
       });
       // US Privacy has no change events: ask again on every read.
-      ask('__uspapi', true, 'getUSPData', 1, (d: any, ok: boolean) =>
-        answer('__uspapi', ok !== false && d && typeof d.uspString === 'string' ? { usPrivacy: d.uspString } : {}),
-      );
+      ask('__uspapi', true, 'getUSPData', 1, (d, ok) => answer('__uspapi', ok !== false && d && typeof d.uspString === 'string' ? { usPrivacy: d.uspString } : {}));
       settle();
       return new Promise((resolve) => {
         let timer: ReturnType<typeof setTimeout> | undefined;
@@ -125,14 +180,15 @@ export function createConsentExtension(): TagExtension {
     name: 'consent',
     setup(h) {
       host = h;
-      // Modules read consent through the host; install it when the host does not provide its own.
-      if (!h.consent) h.consent = () => readConsent(h);
+      // Modules read consent (and the GPP fields they need) through the host; installed unless the host has its own.
+      h.consent ||= () => readConsent(h);
       readConsent(h);
+      h.cmp ||= reader!.call;
     },
     beforeCall: () =>
       readConsent(host).then((c) => {
         const blockEids = !hasLegalBasis(c);
-        if (blockEids) host?.log(DEBUG_BUILD ? 'consent: no legal basis to send eids on this call' : 'consent: no legal basis for eids');
+        if (blockEids) host?.log(DEBUG_BUILD ? 'consent: no legal basis to send eids on this call' : 'consent: no legal basis');
         return { params: consentParams(c), blockEids };
       }),
   };

@@ -68,7 +68,15 @@ export interface TagHost {
    * it leaves every provider module off (modules fail closed rather than run without knowing consent).
    */
   consent?(): Promise<ConsentState>;
+  /** Calls a consent platform on this page or, through its locator frame, in an ancestor frame (consent.ts). */
+  cmp?: CmpCall;
 }
+
+/**
+ * Calls consent platform `api` (`__tcfapi`, `__gpp`, `__uspapi`) with `command`, `version` and `parameter`;
+ * `cb(returnValue, success)` gets the answer. Falsy when the platform is nowhere to be found.
+ */
+export type CmpCall = (api: string, command: string, version: number, cb: (value: any, ok: boolean) => void, param?: unknown) => unknown;
 
 /** What the page's consent platforms said (TCF v2.2 `__tcfapi`, GPP `__gpp`, US Privacy `__uspapi`). */
 export interface ConsentState {
@@ -78,11 +86,14 @@ export interface ConsentState {
   gdprApplies?: boolean;
   /** The TCF consent string. */
   tcString?: string;
-  /** TCF purpose consents / legitimate interests and vendor consents / legitimate interests, by id. */
-  purposes?: Record<string, boolean>;
-  purposeLI?: Record<string, boolean>;
-  vendors?: Record<string, boolean>;
-  vendorLI?: Record<string, boolean>;
+  /**
+   * TCF purpose consents / legitimate interests and vendor consents / legitimate interests, by id (`{ 45: true }`);
+   * read from GPP's EU section, vendors are a list of ids and purposes an array indexed by purpose id.
+   */
+  purposes?: Record<string, boolean> | boolean[];
+  purposeLI?: Record<string, boolean> | boolean[];
+  vendors?: Record<string, boolean> | number[];
+  vendorLI?: Record<string, boolean> | number[];
   /** The GPP string and its applicable section ids. */
   gppString?: string;
   gppSid?: number[];

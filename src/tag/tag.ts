@@ -156,7 +156,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
       issues.slice(0, MAX_ISSUES_SHOWN).forEach((i) => warn(`${i.path}: ${i.message}; dropped`));
       if (DEBUG_BUILD && issues.length > MAX_ISSUES_SHOWN) warn(issues.length - MAX_ISSUES_SHOWN + ' more problems');
       pageEids = value;
-      log('page eids', describe(value));
+      log('page eids', DEBUG_BUILD ? describe(value) : value);
     }
 
     /**

@@ -3,20 +3,20 @@
 import { test, expect, type Page, type Request } from '@playwright/test';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-// @ts-expect-error: plain JS demo helpers
-import { composeTag } from '../../demo/modules/compose.mjs';
+import { composeTag, loadNetworksConfig } from '../../dist/node/operator/index.js';
 // @ts-expect-error: plain JS demo helpers
 import { handleModuleRoute } from '../../demo/modules/routes.mjs';
 import { createHash } from 'node:crypto';
 
 let server: Server;
 let origin = '';
+const networks = loadNetworksConfig(new URL('../../demo/networks.json', import.meta.url).pathname);
 test.beforeAll(async () => {
   server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url!, 'http://x');
       const tag = /^\/tag\/(\d+)\/sas\.js$/.exec(url.pathname);
-      if (tag) return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(composeTag(Number(tag[1])));
+      if (tag) return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(composeTag(tag[1], networks));
       if (await handleModuleRoute(req, res)) return;
       if (['/ac', '/genericpost', '/call'].includes(url.pathname)) {
         for await (const _ of req);
@@ -181,4 +181,48 @@ test('a silent CMP never holds the ad call past the bound, and no eids go withou
   expect(eids).toEqual([]);
   expect(params.get('gdpr')).toBeNull();
   expect(await page.evaluate(() => localStorage.length)).toBe(0);
+});
+
+test.describe('the page shows what the tag read and sent', () => {
+  const stateOf = (page: Page, name: string) => page.locator(`#module-${name} td`).nth(1);
+
+  test('consent given: the consent read, each module\'s state and the eids of the last call are on the page', async ({ page }, testInfo) => {
+    await ready(page, '/modules/page.html?cmp=consent&criteo=1&email=' + encodeURIComponent('e2e.user@example.com'));
+    await page.evaluate(() => { (window as any).sas_disable_uid2 = true; });
+    await displayCall(page);
+    await expect(page.locator('#consent')).toContainText('gdpr1');
+    await expect(page.locator('#consent')).toContainText(/gdpr_consentC\S+/);
+    await expect(stateOf(page, 'identityLink')).toHaveText('sent');
+    await expect(stateOf(page, 'idLinking')).toHaveText('sent');
+    await expect(stateOf(page, 'criteo')).toHaveText('sent');
+    await expect(stateOf(page, 'uid2')).toHaveText('off by flag');
+    await expect(stateOf(page, 'prebid')).toHaveText('no id');
+    await expect(page.locator('#eids')).toContainText('"source": "hemsha256"');
+    await expect(page.locator('#eids')).toContainText('"source": "id5-sync.com"');
+    await page.screenshot({ path: testInfo.outputPath('modules-consent.png'), fullPage: true });
+  });
+
+  test('consent refused: every enabled module shows no consent and the call carried no eids', async ({ page }, testInfo) => {
+    await ready(page, '/modules/page.html?cmp=refuse&email=' + encodeURIComponent('e2e.user@example.com'));
+    await displayCall(page);
+    await expect(page.locator('#consent')).toContainText('gdpr1');
+    for (const name of ['identityLink', 'idLinking', 'criteo', 'uid2', 'prebid']) await expect(stateOf(page, name)).toHaveText('no consent');
+    await expect(page.locator('#eids')).toHaveText('none');
+    await page.screenshot({ path: testInfo.outputPath('modules-refused.png'), fullPage: true });
+  });
+
+  test('a module allowed by consent whose ids may not go on the call shows found, and one not enabled shows off by operator', async ({ page }) => {
+    await ready(page, '/modules/page.html?cmp=ui&email=' + encodeURIComponent('e2e.user@example.com'));
+    // The user allows storage (purpose 1) and the identity-link vendor, but not the ad service (vendor 45).
+    await page.evaluate(() => (window as any).demoCmp.consent([1, 2], [131, 97]));
+    await displayCall(page);
+    await expect(stateOf(page, 'identityLink')).toHaveText('found');
+    await expect(page.locator('#module-identityLink')).toContainText('hemsha256 (not on the call)');
+    await expect(page.locator('#eids')).toHaveText('none');
+
+    await ready(page, '/modules/page.html?nw=2345');
+    await displayCall(page);
+    await expect(stateOf(page, 'identityLink')).toHaveText('off by operator');
+    await expect(page.locator('#consent')).toContainText('no consent signal');
+  });
 });

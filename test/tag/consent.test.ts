@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { CmpApi } from '@iabtcf/cmpapi';
 import { CmpApi as GppCmpApi } from '@iabgpp/cmpapi';
 import { consentParams, hasLegalBasis, mayRunModule } from '../../src/tag/consent-rules.js';
-import { createConsentExtension, createConsentReader, resetConsentReader } from '../../src/tag/consent.js';
+import { createCmpCaller, createConsentExtension, createConsentReader, resetConsentReader } from '../../src/tag/consent.js';
 import { builtinExtensions } from '../../src/tag/builtins.js';
 import { gppSaleOptOut } from '../../src/tag/modules/_module.js';
 import { fakeHost, gdprState, resetPage, tcString } from './modules/_host.js';
@@ -139,7 +139,7 @@ describe('consent reader', () => {
     expect(c.ready).toBe(true);
     expect(c.gppString).toBe(gpp.getGppString());
     expect(consentParams(c).gpp_sid).toBe('7');
-    expect(await gppSaleOptOut(c, w)).toBe(true);
+    expect(await gppSaleOptOut(c, createCmpCaller(w))).toBe(true);
   });
 
   test('GPP without an opt-out lets modules run', async () => {
@@ -151,7 +151,7 @@ describe('consent reader', () => {
     gpp.setSignalStatus('ready' as any);
     gpp.fireSectionChange('usnat');
     const c = await createConsentReader(w).read(500);
-    expect(await gppSaleOptOut(c, w)).toBe(false);
+    expect(await gppSaleOptOut(c, createCmpCaller(w))).toBe(false);
     expect(mayRunModule(c, 131)).toBe(true);
   });
 });
@@ -159,12 +159,12 @@ describe('consent reader', () => {
 describe('GPP sale opt-out for modules', () => {
   test('a uspv1 section inside GPP with OptOutSale Y is an opt-out', async () => {
     w.__gpp = (cmd: string, cb: (v: unknown, ok: boolean) => void, field: string) => cmd === 'getField' && cb(field === 'uspv1.OptOutSale' ? 'Y' : null, true);
-    expect(await gppSaleOptOut({ ready: true, gppSid: [6] }, w)).toBe(true);
-    expect(await gppSaleOptOut({ ready: true, gppSid: [2] }, w)).toBe(false);
+    expect(await gppSaleOptOut({ ready: true, gppSid: [6] }, createCmpCaller(w))).toBe(true);
+    expect(await gppSaleOptOut({ ready: true, gppSid: [2] }, createCmpCaller(w))).toBe(false);
   });
   test('a GPP API that throws counts as an opt-out (fail closed)', async () => {
     w.__gpp = () => { throw new Error('broken'); };
-    expect(await gppSaleOptOut({ ready: true, gppSid: [8] }, w)).toBe(true);
+    expect(await gppSaleOptOut({ ready: true, gppSid: [8] }, createCmpCaller(w))).toBe(true);
   });
   test('a module does not run under a GPP state-section opt-out', async () => {
     w.__gpp = (cmd: string, cb: (v: unknown, ok: boolean) => void, field: string) => cmd === 'getField' && cb(field === 'usca.SaleOptOut' ? 1 : 2, true);

@@ -4,7 +4,7 @@
  * storage, no listeners, no requests.
  */
 import type { Eid } from '../../core/index.js';
-import type { CallType, ConsentState, TagExtension, TagHost } from '../extension.js';
+import type { CallType, CmpCall, ConsentState, TagExtension, TagHost } from '../extension.js';
 import { mayRunModule } from '../consent-rules.js';
 
 /** A running module: gives its eids for a call, and can be stopped when consent is withdrawn. */
@@ -43,18 +43,18 @@ type Win = Record<string, any>;
 const US_SECTIONS = 'usnat usca usva usco usut usct usfl usmt usor ustx usde usia usne usnh usnj ustn usmn usmd usin usky usri'.split(' ');
 
 /**
- * Whether an applicable GPP US section says the user opted out of sale (asked with `__gpp('getField')`).
+ * Whether an applicable GPP US section says the user opted out of sale (asked with `__gpp('getField')` through
+ * `call`, the host's consent platform caller, so a tag in an iframe asks the top page's platform).
  * A GPP API that throws counts as an opt-out; one that never answers keeps the promise pending, and the host's
  * bound then drops the module's contribution: both fail closed.
  */
-export function gppSaleOptOut(c: ConsentState, w: Win = window as unknown as Win): Promise<boolean> {
-  const gpp = w.__gpp;
+export function gppSaleOptOut(c: ConsentState, call?: CmpCall): Promise<boolean> {
   const fields = (c.gppSid || []).map((sid) => (sid === 6 ? 'uspv1.OptOutSale' : US_SECTIONS[sid - 7] ? US_SECTIONS[sid - 7] + '.SaleOptOut' : '')).filter(Boolean);
-  if (typeof gpp !== 'function' || !fields.length) return Promise.resolve(false);
+  if (!call || !fields.length) return Promise.resolve(false);
   const ask = (field: string) =>
     new Promise<boolean>((resolve) => {
       try {
-        gpp('getField', (v: unknown, ok: boolean) => resolve(ok !== false && (v === 1 || v === 'Y')), field);
+        if (!call('__gpp', 'getField', 1, (v: unknown, ok: boolean) => resolve(ok !== false && (v === 1 || v === 'Y')), field)) resolve(false);
       } catch {
         resolve(true);
       }
@@ -64,7 +64,7 @@ export function gppSaleOptOut(c: ConsentState, w: Win = window as unknown as Win
 
 /** The host's consent with the GPP sale opt-out filled in. */
 const consentOf = (h: TagHost): Promise<ConsentState> =>
-  h.consent!().then((c) => gppSaleOptOut(c).then((out) => ({ ...c, saleOptOut: c.saleOptOut || out })));
+  h.consent!().then((c) => gppSaleOptOut(c, h.cmp).then((out) => ({ ...c, saleOptOut: c.saleOptOut || out })));
 
 /** The page's flag that disables a module: `window.sas_disable_<name> = true`. */
 export const flagName = (name: string): string => 'sas_disable_' + name;
@@ -77,6 +77,18 @@ export function whyOff(name: string, host: TagHost, w: Win = window as unknown a
   if (host.options().modules?.[name] === false) return 'setup modules.' + name + ' false';
   return undefined;
 }
+
+/** How a module did at its last call, as it reports it on `window.__sasms[<name>]` (for a page's debug view). */
+export interface ModuleStatus {
+  /** `off: <why>` (see {@link whyOff}), `no consent`, `no id` (nothing found yet) or `found`. */
+  state: string;
+  /** The eid sources it gave for that call, when `found`. */
+  sources?: string[];
+}
+
+/** Records a module's status on `window.__sasms` (read-only information: nothing in the tag reads it back). */
+const report = (name: string, state: string, eids?: Eid[]) =>
+  (((window as unknown as Win).__sasms ||= {})[name] = { state, sources: eids && eids.map((e) => e.source) } as ModuleStatus);
 
 /** Turns a module definition into a tag extension that starts, stops and gates the module by consent. */
 export function defineModule(def: ModuleDefinition): TagExtension {
@@ -119,7 +131,7 @@ export function defineModule(def: ModuleDefinition): TagExtension {
       if (started) return;
       const why = whyOff(def.name, h);
       off = !!why;
-      if (why) return h.log(tag, 'off:', why);
+      if (why) return report(def.name, 'off: ' + why), h.log(tag, 'off:', why);
       if (!h.consent) return h.warn(tag, 'off: no consent reader');
       consentOf(h).then((c) => h.guard(() => sync(c), def.name));
     },
@@ -127,11 +139,13 @@ export function defineModule(def: ModuleDefinition): TagExtension {
       if (off || !host?.consent) return {};
       const h = host;
       // A window flag set after setup still stops the module.
-      if (whyOff(def.name, h)) return {};
+      const why = whyOff(def.name, h);
+      if (why) return report(def.name, 'off: ' + why), {};
       const c = await consentOf(h);
       const r = h.guard(() => sync(c), def.name);
-      if (!r) return {};
+      if (!r) return report(def.name, mayRunModule(c, def.gvl) ? 'no id' : 'no consent'), {};
       const eids = await r.eids(call, c);
+      report(def.name, eids && eids.length ? 'found' : 'no id', eids);
       if (eids && eids.length) h.log(tag, 'eids', eids);
       return { eids: eids || [] };
     },

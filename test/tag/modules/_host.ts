@@ -1,6 +1,7 @@
 // Test helpers: a host like the tag core's, with consent under the test's control, and TC strings built with
 // the real @iabtcf/core from the demo's small vendor list.
 import type { ConsentState, SetupOptions, TagExtension, TagHost } from '../../../src/tag/extension.js';
+import { createCmpCaller } from '../../../src/tag/consent.js';
 // @ts-expect-error: plain JS helper shared with the demo CMP
 import { encodeTcString } from '../../../demo/modules/tc-string.mjs';
 
@@ -24,6 +25,8 @@ export function fakeHost(options: SetupOptions = {}, consent: ConsentState | nul
     },
   } as TagHost & { logs: string[]; state: ConsentState | null };
   if (consent) host.consent = () => Promise.resolve({ ...host.state! });
+  // The page's consent platforms, as the consent extension gives them to modules.
+  host.cmp = createCmpCaller(window as any);
   return host;
 }
 
@@ -62,7 +65,7 @@ export function resetPage() {
     const name = c.split('=')[0].trim();
     if (name) document.cookie = `${name}=;expires=Thu, 01 Jan 1970 00:00:00 GMT;path=/`;
   }
-  const globals = ['__sasop', '__sasx', '__sasm', '__tcfapi', '__gpp', '__uspapi', '__uid2', '__euid', 'ats', 'Criteo', 'criteo_pubtag', 'pbjs'];
+  const globals = ['__sasop', '__sasx', '__sasm', '__sasms', '__tcfapi', '__gpp', '__uspapi', '__uid2', '__euid', 'ats', 'Criteo', 'criteo_pubtag', 'pbjs'];
   for (const k of Object.keys(window)) if (k.startsWith('sas_disable_')) delete (window as any)[k];
   for (const k of globals) delete (window as any)[k];
   document.body.innerHTML = '';

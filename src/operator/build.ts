@@ -1,0 +1,108 @@
+/**
+ * `eidkit tags build`: the static files an operator puts on a CDN or object store. For every configured network
+ * and for `default` (what a network that is not configured should get: the core alone):
+ *
+ *     tag/<network_id>/sas.js        sas.js.gz        sas.js.br
+ *     tag/<network_id>/sas.debug.js  sas.debug.js.gz  sas.debug.js.br
+ *     manifest.json                  network, modules, bytes raw / gzip / brotli, SRI hash, tag version
+ *
+ * A file whose bytes did not change is not rewritten (its mtime stays, so a sync to the CDN uploads nothing);
+ * files of networks no longer configured are removed.
+ */
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { enabledModules, type ModuleName, type NetworksConfig } from './config.js';
+import { composeModules, loadTagFiles, type TagFiles } from './compose.js';
+import { createEncoder } from './encode.js';
+
+/** The folder name of the script for networks that are not configured. */
+export const DEFAULT_NETWORK = 'default';
+
+/** The script files built per network. */
+export const TAG_FILES = ['sas.js', 'sas.debug.js'] as const;
+
+/** One built script in manifest.json. */
+export interface ManifestEntry {
+  /** Network id, or `default`. */
+  network: string;
+  /** Path under the output folder, e.g. `tag/4321/sas.js`. */
+  file: string;
+  modules: ModuleName[];
+  bytes: { raw: number; gzip: number; brotli: number };
+  /** For `<script integrity=...>`: SHA-384 of the raw file. */
+  integrity: string;
+}
+
+/** manifest.json. */
+export interface Manifest {
+  /** The tag version the files were built from. */
+  tagVersion: string;
+  /** Globally disabled modules (the config's `disabledModules`). */
+  disabledModules: ModuleName[];
+  files: ManifestEntry[];
+}
+
+/** Options of {@link buildTags}. */
+export interface BuildOptions {
+  config: NetworksConfig;
+  outDir: string;
+  /** Built tag files (default: the package's dist/). */
+  files?: TagFiles;
+  /** Called after each network with the count done and the total. */
+  onProgress?(done: number, total: number): void;
+}
+
+/** What {@link buildTags} did. */
+export interface BuildResult {
+  manifest: Manifest;
+  networks: number;
+  written: number;
+  unchanged: number;
+  removed: number;
+}
+
+/** Writes `data` to `path` unless the file already holds exactly those bytes; true when written. */
+async function writeIfChanged(path: string, data: Buffer): Promise<boolean> {
+  const old = await readFile(path).catch(() => undefined);
+  if (old && old.equals(data)) return false;
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, data);
+  return true;
+}
+
+/** Builds every network's scripts into `outDir` (see the file comment). */
+export async function buildTags({ config, outDir, files = loadTagFiles(), onProgress }: BuildOptions): Promise<BuildResult> {
+  const encode = createEncoder();
+  const ids = [DEFAULT_NETWORK, ...Object.keys(config.networks)];
+  const entries: ManifestEntry[] = [];
+  let written = 0;
+  let unchanged = 0;
+  const oldManifest = await readFile(join(outDir, 'manifest.json'), 'utf8')
+    .then((t) => JSON.parse(t) as Manifest)
+    .catch(() => undefined);
+
+  for (let n = 0; n < ids.length; n++) {
+    const network = ids[n];
+    const modules = network === DEFAULT_NETWORK ? [] : enabledModules(config, network);
+    const writes: Array<Promise<boolean>> = [];
+    for (const name of TAG_FILES) {
+      const debug = name === 'sas.debug.js';
+      const e = encode(composeModules(modules, { files, debug }), debug);
+      const file = `tag/${network}/${name}`;
+      const path = join(outDir, file);
+      writes.push(writeIfChanged(path, e.raw), writeIfChanged(path + '.gz', e.gzip), writeIfChanged(path + '.br', e.br));
+      entries.push({ network, file, modules, bytes: { raw: e.raw.length, gzip: e.gzip.length, brotli: e.br.length }, integrity: e.integrity });
+    }
+    for (const w of await Promise.all(writes)) w ? written++ : unchanged++;
+    onProgress?.(n + 1, ids.length);
+  }
+
+  // Networks dropped from the config: their files go too, so the CDN stops serving a stale module set.
+  const keep = new Set(ids);
+  const gone = [...new Set((oldManifest?.files ?? []).map((f) => f.network))].filter((id) => !keep.has(id) && /^\d+$/.test(id));
+  await Promise.all(gone.map((id) => rm(join(outDir, 'tag', id), { recursive: true, force: true })));
+
+  const manifest: Manifest = { tagVersion: files.version, disabledModules: config.disabledModules, files: entries };
+  (await writeIfChanged(join(outDir, 'manifest.json'), Buffer.from(JSON.stringify(manifest, null, 2) + '\n'))) ? written++ : unchanged++;
+  return { manifest, networks: ids.length, written, unchanged, removed: gone.length };
+}

@@ -1,0 +1,77 @@
+/** CLI commands of src/operator (`eidkit tags build|serve`), registered on the `eidkit` program by src/cli/index.ts. */
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { loadNetworksConfig } from './config.js';
+import { buildTags } from './build.js';
+import { createTagApp, TAG_CACHE_CONTROL } from './serve.js';
+
+const port = (raw: string): number => {
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new InvalidArgumentError('--port must be an integer 0-65535');
+  return Number(raw);
+};
+
+/** A progress line on stderr: rewritten in place on a terminal, a line every 10% otherwise (logs stay short). */
+function progress(label: string) {
+  const tty = process.stderr.isTTY;
+  let lastTenth = -1;
+  return (done: number, total: number) => {
+    if (total < 50) return;
+    if (tty) {
+      process.stderr.write(`\r${label} ${done}/${total}${done === total ? '\n' : ''}`);
+    } else if (Math.floor((done * 10) / total) > lastTenth) {
+      lastTenth = Math.floor((done * 10) / total);
+      process.stderr.write(`${label} ${done}/${total}\n`);
+    }
+  };
+}
+
+/** Adds `eidkit tags build` and `eidkit tags serve` to the program. */
+export function registerTagsCommands(program: Command): void {
+  const tags = program.command('tags').description('per-network tag delivery for operators (README "Operator delivery")');
+
+  tags
+    .command('build')
+    .description('write tag/<network_id>/sas.js and sas.debug.js (+ .gz, .br) for every network, a default, and manifest.json')
+    .requiredOption('--networks <file>', 'networks configuration (JSON)')
+    .requiredOption('--out <dir>', 'output folder (e.g. cdn/)')
+    .addHelpText('after', '\nExample:\n  eidkit tags build --networks networks.json --out cdn/')
+    .action(async (opts: { networks: string; out: string }) => {
+      const config = loadNetworksConfig(resolve(opts.networks));
+      const started = performance.now();
+      const r = await buildTags({ config, outDir: resolve(opts.out), onProgress: progress('networks') });
+      const secs = ((performance.now() - started) / 1000).toFixed(2);
+      process.stdout.write(
+        `built ${r.networks} networks (${r.networks - 1} configured + default) in ${secs} s: ` +
+          `${r.written} files written, ${r.unchanged} unchanged${r.removed ? `, ${r.removed} networks removed` : ''}; manifest ${resolve(opts.out, 'manifest.json')}\n`,
+      );
+    });
+
+  tags
+    .command('serve')
+    .description('serve /tag/<network_id>/sas.js and sas.debug.js (ETag, 304, gzip/brotli, CORS)')
+    .requiredOption('--networks <file>', 'networks configuration (JSON)')
+    .option('--port <n>', 'port to listen on (0 = any free port)', port, 8090)
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .addHelpText('after', `\nCache-Control: ${TAG_CACHE_CONTROL}\nExample:\n  eidkit tags serve --networks networks.json --port 8090`)
+    .action(async (opts: { networks: string; port: number; host: string }) => {
+      const app = createTagApp({ config: loadNetworksConfig(resolve(opts.networks)) });
+      const server = await new Promise<ReturnType<typeof serve>>((done, fail) => {
+        const s = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host }, () => done(s));
+        s.once('error', fail);
+      });
+      const { address, port: p } = server.address() as AddressInfo;
+      process.stdout.write(`eidkit tags: serving http://${address.includes(':') ? `[${address}]` : address}:${p}/tag/<network_id>/sas.js\n`);
+      await new Promise<void>((done) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          server.close(() => done());
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+}

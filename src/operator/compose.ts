@@ -1,0 +1,83 @@
+/**
+ * Composing the per-network tag script (extended-ids.md §4): the operator switches (`window.__sasop`), the core,
+ * then the add-on script of every module enabled for that network: one response, no extra request.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { enabledModules, MODULES, type ModuleName, type NetworksConfig } from './config.js';
+
+/** The built files a tag is composed from, read once (minified and debug builds). */
+export interface TagFiles {
+  /** The tag version, from the core's `/*! eidkit vX *\/` banner. */
+  version: string;
+  core: string;
+  coreDebug: string;
+  full: string;
+  fullDebug: string;
+  modules: Record<ModuleName, string>;
+  modulesDebug: Record<ModuleName, string>;
+}
+
+/**
+ * The package's `dist/` folder: this file is dist/node/operator/compose.js once built, and src/operator/compose.ts
+ * when run from the sources (tests), where the built tag sits in dist/ at the repository root.
+ */
+export function defaultDistDir(): string {
+  const up2 = fileURLToPath(new URL('../../', import.meta.url));
+  return existsSync(join(up2, 'sas.js')) ? up2 : join(up2, 'dist');
+}
+
+/** Reads the built tag files from `distDir` (default: the package's own); throws naming a missing file. */
+export function loadTagFiles(distDir = defaultDistDir()): TagFiles {
+  const read = (file: string) => {
+    try {
+      return readFileSync(join(distDir, file), 'utf8');
+    } catch (e) {
+      throw new Error(`tag file ${join(distDir, file)} is missing: build the tag first (npm run build)`, { cause: e });
+    }
+  };
+  const core = read('sas.js');
+  const byModule = (ext: string) => Object.fromEntries(MODULES.map((m) => [m, read(`modules/${m}${ext}`)])) as Record<ModuleName, string>;
+  return {
+    version: /^\/\*! eidkit v(\S+) \*\//.exec(core)?.[1] ?? 'unknown',
+    core,
+    coreDebug: read('sas.debug.js'),
+    full: read('sas.full.js'),
+    fullDebug: read('sas.full.debug.js'),
+    modules: byModule('.js'),
+    modulesDebug: byModule('.debug.js'),
+  };
+}
+
+let packageFiles: TagFiles | undefined;
+
+/** Options of {@link composeTag}. */
+export interface ComposeOptions {
+  /** The readable build (`sas.debug.js`). */
+  debug?: boolean;
+  /** Built files to compose from; default: the package's dist/, read once. */
+  files?: TagFiles;
+}
+
+/** The script for a module list (in tag order): what {@link composeTag} serves once the network's modules are known. */
+export function composeModules(modules: readonly ModuleName[], { debug = false, files }: ComposeOptions = {}): string {
+  const f = files ?? (packageFiles ||= loadTagFiles());
+  const core = debug ? f.coreDebug : f.core;
+  // No module: no switch line either (a module that finds no `window.__sasop` counts as not enabled), so the
+  // network gets the built core byte for byte.
+  if (!modules.length) return core;
+  const prelude = `window.__sasop=${JSON.stringify({ modules })};`;
+  // Every module on: the full build shares its helpers between modules, so it is smaller than core + add-ons.
+  if (modules.length === MODULES.length) return prelude + '\n' + (debug ? f.fullDebug : f.full);
+  return [prelude, core, ...modules.map((m) => (debug ? f.modulesDebug : f.modules)[m])].join('\n');
+}
+
+/**
+ * The tag script served at `/tag/<networkId>/sas.js` (`debug: true`: `sas.debug.js`): the core alone for a network
+ * with no module enabled (or not configured), the full build when every module is on.
+ * @example composeTag('4321', loadNetworksConfig('networks.json'))
+ */
+export function composeTag(networkId: string | number, config: NetworksConfig, options: ComposeOptions = {}): string {
+  return composeModules(enabledModules(config, networkId), options);
+}

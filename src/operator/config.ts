@@ -1,0 +1,115 @@
+/**
+ * The operator's networks configuration (extended-ids.md §4: the automatic transfer is "enabled for the network by
+ * the service operator"; the id-linking module "can be disabled globally by the operator"). One JSON file:
+ *
+ * ```json
+ * {
+ *   "disabledModules": ["idLinking"],
+ *   "networks": {
+ *     "1234": { "modules": [] },
+ *     "4321": { "modules": ["identityLink", "idLinking", "criteo", "uid2", "prebid"] }
+ *   }
+ * }
+ * ```
+ *
+ * `disabledModules` turns a module off for every network, whatever the network lists. A network that is not listed
+ * gets the core alone.
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+
+/** Every provider module the tag ships (src/tag/modules/<name>.ts, built to dist/modules/<name>.js), in tag order. */
+export const MODULES = ['identityLink', 'idLinking', 'criteo', 'uid2', 'prebid'] as const;
+
+/** A provider module name. */
+export type ModuleName = (typeof MODULES)[number];
+
+/** A network id as it appears in the script path `/tag/<network_id>/sas.js` (the tag reads 1–12 digits). */
+export const NETWORK_ID = /^[1-9]\d{0,11}$/;
+
+const moduleList = z.array(z.enum(MODULES, { error: (i) => `unknown module ${JSON.stringify(i.input)}; expected one of ${MODULES.join(', ')}` }));
+
+const networkSchema = z.strictObject({
+  modules: moduleList.refine((m) => new Set(m).size === m.length, 'lists a module twice'),
+  /** Free text for the operator (customer name, ticket); not served. */
+  note: z.string().optional(),
+});
+
+const configSchema = z.strictObject({
+  $schema: z.string().optional(),
+  '//': z.string().optional(),
+  disabledModules: moduleList.default([]),
+  networks: z.record(z.string().regex(NETWORK_ID, 'network id must be 1-12 digits, no leading zero'), networkSchema),
+});
+
+/** A validated networks configuration. */
+export type NetworksConfig = z.output<typeof configSchema>;
+
+/** One problem in a networks configuration, with the network it belongs to (when it belongs to one). */
+export interface ConfigIssue {
+  /** The network id whose entry is wrong, when the problem is inside `networks.<id>`. */
+  network?: string;
+  /** Dotted path of the field, e.g. `networks.4321.modules[2]`. */
+  path: string;
+  message: string;
+}
+
+/** Thrown by {@link parseNetworksConfig} / {@link loadNetworksConfig}: every issue found, each naming network and field. */
+export class NetworksConfigError extends Error {
+  override readonly name = 'NetworksConfigError';
+  /** Exit code the CLI uses (validation). */
+  readonly exitCode = 3;
+  constructor(
+    readonly issues: ConfigIssue[],
+    source = 'networks config',
+    options?: { cause?: unknown },
+  ) {
+    super(`${source}: ${issues.map((i) => (i.network ? `network ${i.network}: ` : '') + `${i.path}: ${i.message}`).join('; ')}`, options);
+  }
+}
+
+const formatPath = (path: PropertyKey[]) =>
+  path.reduce<string>((s, k) => (typeof k === 'number' ? `${s}[${k}]` : s ? `${s}.${String(k)}` : String(k)), '') || '(root)';
+
+/**
+ * Validates a parsed networks configuration; throws a {@link NetworksConfigError} listing every issue.
+ * @example parseNetworksConfig({ networks: { '4321': { modules: ['idLinking'] } } })
+ */
+export function parseNetworksConfig(input: unknown, source?: string): NetworksConfig {
+  const r = configSchema.safeParse(input);
+  if (r.success) return r.data;
+  throw new NetworksConfigError(
+    r.error.issues.map((i) => {
+      // Unknown keys of a network object are reported on that object; name them.
+      const keys = i.code === 'unrecognized_keys' ? `${i.keys.join(', ')}` : '';
+      const network = i.path[0] === 'networks' && i.path.length > 1 ? String(i.path[1]) : undefined;
+      // A bad network id is reported by zod as a record key issue with the regex's message nested inside.
+      const message = keys ? `unknown field ${keys}` : i.code === 'invalid_key' ? (i.issues[0]?.message ?? i.message) : i.message;
+      return { network, path: formatPath(i.path), message };
+    }),
+    source,
+  );
+}
+
+/** Reads and validates a networks configuration file (JSON). */
+export function loadNetworksConfig(file: string): NetworksConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new NetworksConfigError([{ path: '(file)', message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? e}` }], file, { cause: e });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new NetworksConfigError([{ path: '(file)', message: `not valid JSON: ${(e as Error).message}` }], file, { cause: e });
+  }
+  return parseNetworksConfig(json, file);
+}
+
+/** The modules enabled for `networkId`, in tag order, without the globally disabled ones (none for an unknown network). */
+export function enabledModules(config: NetworksConfig, networkId: string | number): ModuleName[] {
+  const own = Object.hasOwn(config.networks, String(networkId)) ? config.networks[String(networkId)].modules : [];
+  return MODULES.filter((m) => own.includes(m) && !config.disabledModules.includes(m));
+}

@@ -1,0 +1,111 @@
+/**
+ * Serving the per-network tag dynamically (`eidkit tags serve`, or mounted in an operator's own hono app):
+ * `GET|HEAD /tag/<network_id>/sas.js` and `sas.debug.js`.
+ *
+ * - Strong ETag per representation, `If-None-Match` → 304.
+ * - `Cache-Control: public, max-age=300, stale-while-revalidate=86400` ({@link TAG_CACHE_CONTROL}): the URL has no
+ *   version in it (publishers paste it once), so an operator's switch change or a tag release must reach pages
+ *   within minutes; past that, browsers and CDNs revalidate with the ETag (a 304 costs a few hundred bytes) and may
+ *   keep using the old copy for a day while they do, so a slow origin never delays a page.
+ * - Brotli or gzip by `Accept-Encoding` (precompressed once per distinct script), `Vary: Accept-Encoding`.
+ * - `Access-Control-Allow-Origin: *`: the script carries no user data, and pages may load it with `crossorigin`
+ *   for Subresource Integrity.
+ * - A network that is not configured gets the core alone; any other path (traversal, overlong, other files) → 404.
+ */
+import { Hono, type Context } from 'hono';
+import { enabledModules, type NetworksConfig } from './config.js';
+import { composeModules, loadTagFiles, type TagFiles } from './compose.js';
+import { createEncoder, type EncodedScript } from './encode.js';
+
+/** The `Cache-Control` of served tags (see the file comment for why). */
+export const TAG_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=86400';
+
+/** Longest request path answered: `/tag/` + a 12-digit id + `/sas.debug.js` fits with room to spare. */
+const MAX_PATH = 64;
+
+/** Options of {@link createTagApp}. */
+export interface TagAppOptions {
+  config: NetworksConfig;
+  /** Built tag files (default: the package's dist/). */
+  files?: TagFiles;
+  /** Overrides {@link TAG_CACHE_CONTROL}. */
+  cacheControl?: string;
+}
+
+/** The encoding to send for an `Accept-Encoding` header: `br`, `gzip`, or undefined for none. */
+export function negotiateEncoding(header: string | undefined): 'br' | 'gzip' | undefined {
+  const q: Record<string, number> = {};
+  for (const part of (header ?? '').toLowerCase().split(',')) {
+    const [name, ...params] = part.trim().split(';');
+    const qv = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    if (name) q[name] = qv === undefined ? 1 : Number(qv) || 0;
+  }
+  const ok = (name: string) => (q[name] ?? q['*'] ?? 0) > 0;
+  return ok('br') ? 'br' : ok('gzip') ? 'gzip' : undefined;
+}
+
+/** True when an `If-None-Match` header names one of `etags` (or is `*`); weak validators compare weakly (RFC 9110 §13.1.2). */
+function matches(header: string | undefined, etags: string[]): boolean {
+  if (!header) return false;
+  return header.split(',').some((t) => {
+    const tag = t.trim().replace(/^W\//, '');
+    return tag === '*' || etags.includes(tag);
+  });
+}
+
+/**
+ * A hono app answering `/tag/<network_id>/sas.js` and `sas.debug.js` (mount it with `app.route('/', createTagApp(...))`
+ * or use its `fetch` directly).
+ * @example serve({ fetch: createTagApp({ config: loadNetworksConfig('networks.json') }).fetch, port: 8090 })
+ */
+export function createTagApp({ config, files = loadTagFiles(), cacheControl = TAG_CACHE_CONTROL }: TagAppOptions): Hono {
+  const encode = createEncoder();
+  const byModules = new Map<string, EncodedScript>();
+  const scriptFor = (network: string, debug: boolean) => {
+    const modules = enabledModules(config, network);
+    const key = `${debug}:${modules.join()}`;
+    let e = byModules.get(key);
+    if (!e) byModules.set(key, (e = encode(composeModules(modules, { files, debug }), debug)));
+    return e;
+  };
+
+  const send = (c: Context, debug: boolean) => {
+    const network = c.req.param('network') ?? '';
+    const e = scriptFor(network, debug);
+    const enc = negotiateEncoding(c.req.header('accept-encoding'));
+    const etags = [e.etag, e.etag.replace(/"$/, '-br"'), e.etag.replace(/"$/, '-gz"')];
+    const etag = enc === 'br' ? etags[1] : enc === 'gzip' ? etags[2] : etags[0];
+    const headers: Record<string, string> = {
+      ETag: etag,
+      'Cache-Control': cacheControl,
+      Vary: 'Accept-Encoding',
+      'Access-Control-Allow-Origin': '*',
+      'X-Content-Type-Options': 'nosniff',
+    };
+    // Any representation of the same script is still fresh: the client may have cached another encoding.
+    if (matches(c.req.header('if-none-match'), etags)) return c.body(null, 304, headers);
+    const body = enc === 'br' ? e.br : enc === 'gzip' ? e.gzip : e.raw;
+    if (enc) headers['Content-Encoding'] = enc;
+    headers['Content-Type'] = 'text/javascript; charset=utf-8';
+    headers['Content-Length'] = String(body.length);
+    return c.req.method === 'HEAD' ? c.body(null, 200, headers) : c.body(new Uint8Array(body), 200, headers);
+  };
+
+  const app = new Hono();
+  // Only under /tag/: mounted in an operator's own app, the check must not touch its other routes.
+  app.use('/tag/*', async (c, next) => {
+    // Checked on the raw URL: a `..` segment or an overlong path never reaches a route.
+    const path = c.req.path;
+    if (path.length > MAX_PATH || /(^|\/)\.\.?(\/|$)|%2e|%2f|\\/i.test(new URL(c.req.url).pathname)) return c.text('not found', 404);
+    await next();
+  });
+  app.on(['GET', 'HEAD'], '/tag/:network{\\d{1,12}|default}/sas.js', (c) => send(c, false));
+  app.on(['GET', 'HEAD'], '/tag/:network{\\d{1,12}|default}/sas.debug.js', (c) => send(c, true));
+  app.notFound((c) => c.text('not found', 404));
+  // Never a crash, never a stack trace to the client.
+  app.onError((err, c) => {
+    console.error('eidkit tags: ', err);
+    return c.text('internal error', 500);
+  });
+  return app;
+}

@@ -1,0 +1,67 @@
+import { describe, expect, test } from 'vitest';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { buildTags, composeTag, MODULES, parseNetworksConfig, type Manifest } from '../../src/operator/index.js';
+
+const out = () => mkdtempSync(join(tmpdir(), 'eidkit-cdn-'));
+const config = parseNetworksConfig({ networks: { '1234': { modules: [] }, '4321': { modules: [...MODULES] }, '2345': { modules: ['prebid'] } } });
+
+describe('buildTags', () => {
+  test('writes every network\'s scripts, a default, precompressed siblings and a manifest whose SRI hashes match the files', async () => {
+    const dir = out();
+    const r = await buildTags({ config, outDir: dir });
+    expect(r.networks).toBe(4);
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as Manifest;
+    expect(manifest.tagVersion).toMatch(/^\d+\.\d+\.\d+/);
+    expect(manifest.files.map((f) => f.file).sort()).toEqual(
+      ['default', '1234', '4321', '2345'].flatMap((n) => [`tag/${n}/sas.js`, `tag/${n}/sas.debug.js`]).sort(),
+    );
+    for (const f of manifest.files) {
+      const raw = readFileSync(join(dir, f.file));
+      expect(f.integrity).toBe('sha384-' + createHash('sha384').update(raw).digest('base64'));
+      expect(gunzipSync(readFileSync(join(dir, f.file + '.gz'))).equals(raw)).toBe(true);
+      expect(brotliDecompressSync(readFileSync(join(dir, f.file + '.br'))).equals(raw)).toBe(true);
+      expect(f.bytes).toEqual({ raw: raw.length, gzip: statSync(join(dir, f.file + '.gz')).size, brotli: statSync(join(dir, f.file + '.br')).size });
+    }
+    expect(readFileSync(join(dir, 'tag/2345/sas.js'), 'utf8')).toBe(composeTag(2345, config));
+    expect(readFileSync(join(dir, 'tag/default/sas.js'), 'utf8')).toBe(composeTag('default', config));
+    expect(manifest.files.find((f) => f.file === 'tag/4321/sas.js')!.modules).toEqual([...MODULES]);
+  });
+
+  test('rewrites only the files that changed, and removes networks no longer configured', async () => {
+    const dir = out();
+    await buildTags({ config, outDir: dir });
+    const old = new Date(2000, 0, 1);
+    const files = ['tag/1234/sas.js', 'tag/2345/sas.js', 'tag/2345/sas.js.br', 'manifest.json'];
+    for (const f of files) utimesSync(join(dir, f), old, old);
+    const again = await buildTags({ config, outDir: dir });
+    expect(again.written).toBe(0);
+    for (const f of files) expect(statSync(join(dir, f)).mtimeMs).toBe(old.getTime());
+
+    const changed = parseNetworksConfig({ networks: { '1234': { modules: [] }, '2345': { modules: ['uid2'] } } });
+    const r = await buildTags({ config: changed, outDir: dir });
+    expect(statSync(join(dir, 'tag/1234/sas.js')).mtimeMs).toBe(old.getTime());
+    expect(statSync(join(dir, 'tag/2345/sas.js')).mtimeMs).toBeGreaterThan(old.getTime());
+    // 2345's two scripts × 3 forms, and the manifest.
+    expect(r.written).toBe(7);
+    expect(r.removed).toBe(1);
+    expect(existsSync(join(dir, 'tag/4321'))).toBe(false);
+  });
+
+  test('builds 1,000 networks in under 10 seconds, reporting progress', async () => {
+    const networks: Record<string, { modules: string[] }> = {};
+    for (let i = 1; i <= 1000; i++) networks[String(100000 + i)] = { modules: MODULES.filter((_, b) => (i >> b) & 1) };
+    const big = parseNetworksConfig({ networks });
+    const seen: number[] = [];
+    const t0 = performance.now();
+    const r = await buildTags({ config: big, outDir: out(), onProgress: (done) => seen.push(done) });
+    const ms = performance.now() - t0;
+    console.log(`tags build: 1,000 networks (+ default), ${r.written} files, in ${Math.round(ms)} ms`);
+    expect(r.written).toBe(1001 * 6 + 1);
+    expect(seen.at(-1)).toBe(1001);
+    expect(ms).toBeLessThan(10_000);
+  }, 60_000);
+});

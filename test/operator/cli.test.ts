@@ -1,0 +1,59 @@
+import { beforeAll, describe, expect, test } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// Spawns the real built binary (`npm run build` first; `npm test` builds before the suites run).
+const bin = fileURLToPath(new URL('../../dist/node/cli/index.js', import.meta.url));
+const run = (args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+
+function networksFile(config: unknown): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'eidkit-tags-')), 'networks.json');
+  writeFileSync(file, JSON.stringify(config));
+  return file;
+}
+
+describe('eidkit tags', () => {
+  beforeAll(() => {
+    if (!existsSync(bin)) throw new Error('build first: npm run build');
+  });
+
+  test('build writes the files and the manifest, with progress on stderr and a summary on stdout', () => {
+    const networks: Record<string, { modules: string[] }> = {};
+    for (let i = 1; i <= 60; i++) networks[String(i)] = { modules: i % 2 ? ['prebid'] : [] };
+    const out = mkdtempSync(join(tmpdir(), 'eidkit-cdn-'));
+    const r = run(['tags', 'build', '--networks', networksFile({ networks }), '--out', out]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^built 61 networks \(60 configured \+ default\) in [\d.]+ s: 367 files written, 0 unchanged; manifest /);
+    expect(r.stderr).toContain('networks 61/61');
+    expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).files).toHaveLength(122);
+    expect(run(['tags', 'build', '--networks', networksFile({ networks }), '--out', out]).stdout).toContain('0 files written, 367 unchanged');
+  });
+
+  test('build refuses a bad configuration with exit code 3, naming network and field', () => {
+    const r = run(['tags', 'build', '--networks', networksFile({ networks: { '42': { modules: ['nope'] } } }), '--out', mkdtempSync(join(tmpdir(), 'x-'))]);
+    expect(r.status).toBe(3);
+    expect(r.stderr).toContain('network 42: networks.42.modules[0]: unknown module "nope"');
+    expect(r.stdout).toBe('');
+  });
+
+  test('serve answers on the printed address until stopped', async () => {
+    const child = spawn(process.execPath, [bin, 'tags', 'serve', '--networks', networksFile({ networks: { '7': { modules: ['uid2'] } } }), '--port', '0']);
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          const m = /serving (http:\/\/\S+?)\/tag\//.exec(String(d));
+          if (m) resolve(m[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${code}`)));
+      });
+      const r = await fetch(url + '/tag/7/sas.js');
+      expect(r.status).toBe(200);
+      expect(await r.text()).toMatch(/^window\.__sasop=\{"modules":\["uid2"\]\};/);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { serve, type ServerType } from '@hono/node-server';
+import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { composeTag, createTagApp, MODULES, negotiateEncoding, parseNetworksConfig, TAG_CACHE_CONTROL } from '../../src/operator/index.js';
+
+const config = parseNetworksConfig({ networks: { '4321': { modules: [...MODULES] }, '2345': { modules: ['prebid'] } } });
+const app = createTagApp({ config });
+const get = (path: string, headers: Record<string, string> = {}) => app.request(path, { headers });
+
+/** A request with its path sent exactly as written (fetch would normalise `..` away). */
+function rawGet(port: number, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('createTagApp', () => {
+  test('serves a network\'s script with type, cache, CORS and a strong ETag', async () => {
+    const r = await get('/tag/2345/sas.js');
+    expect(r.status).toBe(200);
+    expect(await r.text()).toBe(composeTag(2345, config));
+    expect(r.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(r.headers.get('cache-control')).toBe(TAG_CACHE_CONTROL);
+    expect(r.headers.get('access-control-allow-origin')).toBe('*');
+    expect(r.headers.get('vary')).toBe('Accept-Encoding');
+    expect(r.headers.get('etag')).toMatch(/^"[\w-]{22}"$/);
+  });
+
+  test('answers If-None-Match with 304 and no body, and a changed script with 200', async () => {
+    const etag = (await get('/tag/4321/sas.js')).headers.get('etag')!;
+    const r = await get('/tag/4321/sas.js', { 'If-None-Match': etag });
+    expect(r.status).toBe(304);
+    expect(await r.text()).toBe('');
+    expect(r.headers.get('etag')).toBe(etag);
+    expect((await get('/tag/2345/sas.js', { 'If-None-Match': etag })).status).toBe(200);
+  });
+
+  test('sends brotli or gzip by Accept-Encoding, each decompressing to the same script', async () => {
+    const script = composeTag(4321, config);
+    const br = await get('/tag/4321/sas.js', { 'Accept-Encoding': 'gzip, deflate, br' });
+    expect(br.headers.get('content-encoding')).toBe('br');
+    const brBody = Buffer.from(await br.arrayBuffer());
+    expect(brotliDecompressSync(brBody).toString()).toBe(script);
+    const gz = await get('/tag/4321/sas.js', { 'Accept-Encoding': 'gzip' });
+    expect(gz.headers.get('content-encoding')).toBe('gzip');
+    const gzBody = Buffer.from(await gz.arrayBuffer());
+    expect(gunzipSync(gzBody).toString()).toBe(script);
+    expect(brBody.length).toBeLessThan(gzBody.length);
+    // Each representation has its own strong ETag; any of them revalidates.
+    expect(new Set([br.headers.get('etag'), gz.headers.get('etag')]).size).toBe(2);
+    expect((await get('/tag/4321/sas.js', { 'If-None-Match': gz.headers.get('etag')!, 'Accept-Encoding': 'br' })).status).toBe(304);
+  });
+
+  test('serves the core alone to an unknown network, and the readable build as sas.debug.js', async () => {
+    expect(await (await get('/tag/987654/sas.js')).text()).toBe(composeTag(987654, config));
+    expect(await (await get('/tag/987654/sas.js')).text()).not.toContain('__sasop');
+    expect(await (await get('/tag/4321/sas.debug.js')).text()).toBe(composeTag(4321, config, { debug: true }));
+  });
+
+  test('answers HEAD with the headers and no body', async () => {
+    const r = await app.request('/tag/4321/sas.js', { method: 'HEAD' });
+    expect(r.status).toBe(200);
+    expect(await r.text()).toBe('');
+  });
+
+  test.each([
+    ['a non-numeric id', '/tag/abc/sas.js'],
+    ['another file', '/tag/4321/other.js'],
+    ['no file', '/tag/4321/'],
+    ['a 13-digit id', '/tag/1234567890123/sas.js'],
+    ['a longer path', '/tag/4321/sas.js/x'],
+    ['a 5,000-digit id', '/tag/' + '1'.repeat(5000) + '/sas.js'],
+  ])('answers %s with 404', async (_, path) => {
+    expect((await get(path)).status).toBe(404);
+  });
+
+  describe('over HTTP', () => {
+    let server: ServerType;
+    let port = 0;
+    beforeAll(async () => {
+      await new Promise<void>((resolve) => {
+        server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+          port = info.port;
+          resolve();
+        });
+      });
+    });
+    afterAll(() => void server.close());
+
+    test.each([
+      ['/tag/../../etc/passwd', '/tag/../../etc/passwd'],
+      ['/tag/4321/../../../etc/passwd', '/tag/4321/../../../etc/passwd'],
+      ['/tag/%2e%2e/%2e%2e/etc/passwd', '/tag/%2e%2e/%2e%2e/etc/passwd'],
+      ['/tag/4321/..%2fsas.js', '/tag/4321/..%2fsas.js'],
+      ['/tag/4321%2fsas.js', '/tag/4321%2fsas.js'],
+      ['an 8,000-character path', '/tag/' + 'a'.repeat(8000) + '/sas.js'],
+    ])('answers the raw path %s with 404 and keeps serving', async (_, path) => {
+      expect(await rawGet(port, path)).toBe(404);
+      expect(await rawGet(port, '/tag/4321/sas.js')).toBe(200);
+    });
+  });
+});
+
+describe('negotiateEncoding', () => {
+  test('prefers brotli, honours q=0 and wildcards', () => {
+    expect(negotiateEncoding('gzip, br')).toBe('br');
+    expect(negotiateEncoding('br;q=0, gzip')).toBe('gzip');
+    expect(negotiateEncoding('identity')).toBeUndefined();
+    expect(negotiateEncoding(undefined)).toBeUndefined();
+    expect(negotiateEncoding('*')).toBe('br');
+    expect(negotiateEncoding('*;q=0')).toBeUndefined();
+  });
+});
