@@ -21,8 +21,11 @@ export function apiEntryPoints(dir = root) {
   return Object.entries(pkg.exports ?? {}).flatMap(([key, target]) => {
     const types = typeof target === 'object' && target !== null ? target.types : undefined;
     if (typeof types !== 'string') return [];
-    // dist/node/adserver/index.d.ts was compiled from src/adserver/index.ts.
-    const file = join(rootDir, relative(outDir, join(dir, types))).replace(/\.d\.ts$/, '.ts');
+    // dist/node/adserver/index.d.ts was compiled from src/adserver/index.ts (the Node tsconfig); a part with its
+    // own tsconfig emits beside it (dist/prebid/index.d.ts from src/prebid/index.ts).
+    const candidates = [relative(outDir, join(dir, types)), relative(join(dir, 'dist'), join(dir, types))]
+      .map((rel) => join(rootDir, rel).replace(/\.d\.ts$/, '.ts'));
+    const file = candidates.find((f) => existsSync(f)) ?? candidates[0];
     if (!existsSync(file)) {
       throw new Error(`package.json exports["${key}"].types is ${types}, but its source ${relative(dir, file)} does not exist`);
     }
@@ -50,7 +53,7 @@ export default {
   name: 'eidkit',
   plugin: [fileURLToPath(import.meta.url)],
   entryPoints: apiEntryPoints().map((e) => e.file),
-  tsconfig: join(root, 'tsconfig.json'),
+  tsconfig: join(root, 'tsconfig.docs.json'),
   out: join(root, 'docs/api'),
   readme: 'none',
   excludePrivate: true,

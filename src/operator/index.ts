@@ -1,6 +1,8 @@
 /**
  * `eidkit/operator`: per-network tag delivery for the service operator (extended-ids.md §4): the networks
  * configuration, composing a network's script, building static files for a CDN, and a hono app that serves them.
+
+ * @packageDocumentation
  */
 export { MODULES, NETWORK_ID, NetworksConfigError, enabledModules, loadNetworksConfig, parseNetworksConfig } from './config.js';
 export type { ConfigIssue, ModuleName, NetworksConfig } from './config.js';
