@@ -4,13 +4,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createCluster } from 'redis';
 import { MemoryFrequencyCapStore, createFrequencyCapper, createRedisFrequencyCapStore, defineFrequencyCap } from '../../src/adserver/index.js';
 import type { FrequencyCapStore } from '../../src/adserver/index.js';
-import { connectRedis, startRedis } from '../support/redis-server.js';
-import type { TestRedis } from '../support/redis-server.js';
+// @ts-expect-error plain ESM helper shared with the bench
+import { connectRedis, startRedis } from '../support/redis-server.mjs';
 import { callWith } from './fixtures.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-let redis: TestRedis;
+let redis: Awaited<ReturnType<typeof startRedis>>;
 let client: Awaited<ReturnType<typeof connectRedis>>;
 beforeAll(async () => {
   redis = await startRedis();

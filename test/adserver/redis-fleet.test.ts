@@ -6,8 +6,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createReport, createRedisReport } from '../../src/adserver/index.js';
 import type { AdCall } from '../../src/adserver/index.js';
-import { connectRedis, startRedis } from '../support/redis-server.js';
-import type { TestRedis } from '../support/redis-server.js';
+// @ts-expect-error plain ESM helper shared with the bench
+import { connectRedis, startRedis } from '../support/redis-server.mjs';
 // @ts-expect-error plain ESM helper shared with the worker processes
 import { fleetCall, fleetStart } from '../support/fleet-calls.mjs';
 
@@ -38,7 +38,7 @@ async function runFleet(jobs: object[]): Promise<any[]> {
   return (await Promise.all(done)).map((line) => JSON.parse(line));
 }
 
-let redis: TestRedis;
+let redis: Awaited<ReturnType<typeof startRedis>>;
 beforeAll(async () => {
   if (!existsSync(dist)) throw new Error('build first: npm run build');
   redis = await startRedis();

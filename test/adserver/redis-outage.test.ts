@@ -3,11 +3,11 @@
 // the restart. The server persists with appendfsync always, so what it acknowledged before the kill survives.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createFrequencyCapper, createRedisFrequencyCapStore, createRedisReport, createReport, defineFrequencyCap } from '../../src/adserver/index.js';
-import { connectRedis, startRedis } from '../support/redis-server.js';
-import type { TestRedis } from '../support/redis-server.js';
+// @ts-expect-error plain ESM helper shared with the bench
+import { connectRedis, startRedis } from '../support/redis-server.mjs';
 import { ID5, UID2, callWith } from './fixtures.js';
 
-let redis: TestRedis;
+let redis: Awaited<ReturnType<typeof startRedis>>;
 beforeAll(async () => {
   redis = await startRedis({ persist: true });
 });

@@ -2,12 +2,12 @@
 // and its dropped count, retention by key expiry.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createRedisReport } from '../../src/adserver/index.js';
-import { connectRedis, startRedis } from '../support/redis-server.js';
-import type { TestRedis } from '../support/redis-server.js';
+// @ts-expect-error plain ESM helper shared with the bench
+import { connectRedis, startRedis } from '../support/redis-server.mjs';
 import { ID5, UID2, callWith } from './fixtures.js';
 
 const DAY = 86_400_000;
-let redis: TestRedis;
+let redis: Awaited<ReturnType<typeof startRedis>>;
 let client: Awaited<ReturnType<typeof connectRedis>>;
 beforeAll(async () => {
   redis = await startRedis();

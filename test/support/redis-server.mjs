@@ -1,7 +1,6 @@
 // A real redis-server for the Redis tests: its own free loopback port and temp dir, no persistence unless asked.
-// Debian's redis-server is installed by `npm test` (test/run.mjs) when missing.
+// Debian's redis-server is installed by `npm test` (test/run.mjs) when missing. Shared by the tests and the bench.
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,41 +10,32 @@ import { createClient } from 'redis';
 export const REDIS_SERVER = process.env.REDIS_SERVER_PATH || '/usr/bin/redis-server';
 
 /** A free loopback port, from the OS. */
-export function freePort(): Promise<number> {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
     s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
+      const { port } = s.address();
       s.close(() => resolve(port));
     });
   });
 }
 
-/** A running redis-server you can stop (SIGKILL, as a crash) and start again on the same port and dir. */
-export interface TestRedis {
-  port: number;
-  url: string;
-  /** Starts (again) on the same port and dir; resolves once it answers PING. */
-  start(): Promise<void>;
-  /** Kills the server at once (SIGKILL): no shutdown save, like a crash. */
-  kill(): Promise<void>;
-  /** Kills it and removes its dir. */
-  stop(): Promise<void>;
-}
-
 /**
  * Starts `redis-server --port <free> --bind 127.0.0.1 --save '' --appendonly no --dir <tmp>`. `persist: true`
- * uses `--appendonly yes --appendfsync always` instead, so what it acknowledged survives a kill.
+ * uses `--appendonly yes --appendfsync always` instead, so what it acknowledged survives a kill; `cluster: true`
+ * makes it a one-node Redis Cluster owning every slot. Resolves with `{ port, url, start(), kill(), stop() }`:
+ * `kill()` is SIGKILL (a crash), `start()` starts it again on the same port and dir, `stop()` kills it and
+ * removes its dir.
  */
-export async function startRedis(options: { persist?: boolean; cluster?: boolean } = {}): Promise<TestRedis> {
+export async function startRedis(options = {}) {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'eidkit-redis-'));
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning'];
   args.push(...(options.persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']));
   // A one-node Redis Cluster owning every slot: enough to prove the keys of one decision share a slot.
   if (options.cluster) args.push('--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf'));
-  let proc: ChildProcess | undefined;
+  let proc;
   const url = `redis://127.0.0.1:${port}`;
 
   async function start() {
@@ -71,7 +61,7 @@ export async function startRedis(options: { persist?: boolean; cluster?: boolean
     const p = proc;
     proc = undefined;
     if (!p || p.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
+    await new Promise((resolve) => {
       p.once('exit', () => resolve());
       p.kill('SIGKILL');
     });
@@ -102,8 +92,8 @@ export async function startRedis(options: { persist?: boolean; cluster?: boolean
 }
 
 /** A connected client that does not crash the test on connection errors and reconnects quickly. */
-export async function connectRedis(url: string, options: { disableOfflineQueue?: boolean } = {}) {
-  const client = createClient({ url, disableOfflineQueue: options.disableOfflineQueue ?? false, socket: { reconnectStrategy: (n: number) => Math.min(50 * n, 200) } });
+export async function connectRedis(url, options = {}) {
+  const client = createClient({ url, disableOfflineQueue: options.disableOfflineQueue ?? false, socket: { reconnectStrategy: (n) => Math.min(50 * n, 200) } });
   client.on('error', () => {}); // connection errors while the server is down are expected; the stores count them
   await client.connect();
   return client;
