@@ -123,11 +123,18 @@ export function sortRows(rows: ReportRow[]): ReportRow[] {
   return rows.sort((a, b) => a.date.localeCompare(b.date) || (a.hour ?? 0) - (b.hour ?? 0) || (a.networkId ?? -1) - (b.networkId ?? -1));
 }
 
+let lastHour = { start: NaN, day: '', hour: '' };
+
 /** UTC day `YYYY-MM-DD` and hour `YYYY-MM-DDTHH` of a time. */
-export const periodsOf = (d: Date): { day: string; hour: string } => {
-  const iso = d.toISOString();
-  return { day: iso.slice(0, 10), hour: iso.slice(0, 13) };
-};
+export function periodsOf(d: Date): { day: string; hour: string } {
+  const t = d.getTime();
+  // Calls arrive in the same hour: reuse its strings (toISOString costs more than the rest of report.add).
+  if (!(t >= lastHour.start && t < lastHour.start + 3_600_000)) {
+    const iso = d.toISOString();
+    lastHour = { start: t - (t % 3_600_000), day: iso.slice(0, 10), hour: iso.slice(0, 13) };
+  }
+  return lastHour;
+}
 
 /** Quotes a CSV field when it holds a comma, quote or line break (RFC 4180), and defuses spreadsheet formulas. */
 export function csvField(value: string | number | null): string {

@@ -5,7 +5,7 @@
 //   /memory  the README's full receiving path on the in-memory stores: parse, provider log to a sink, report,
 //            `take` on one cap, OpenRTB bid requests for two partners (serialised, as sending them would);
 //   /redis   the same path on the Redis stores (argv[2] is the redis URL).
-// argv[3] = 'node' serves the same handlers on plain node:http instead (parseIncomingMessage).
+// argv[3] = 'node' serves the same handlers on plain node:http instead; 'hono-request' parses c.req.raw.
 // Prints `{"port": N}` once listening.
 import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:http';
@@ -63,7 +63,10 @@ if (process.argv[3] === 'node') {
   const app = new Hono();
   app.get('/bare', (c) => c.json({ ok: true }));
   app.get('/metrics', (c) => c.body(metrics()));
-  for (const path of ['/memory', '/redis']) app.get(path, async (c) => c.body(await receive(stores[path], await parseAdCallRequest(c.req.raw)), 200, { 'content-type': 'application/json' }));
+  // `hono-request` parses hono's WHATWG Request (c.req.raw); `hono` parses the Node request under it (c.env.incoming),
+  // which spares @hono/node-server building a Request.
+  const parse = process.argv[3] === 'hono-request' ? (c) => parseAdCallRequest(c.req.raw) : (c) => parseIncomingMessage(c.env.incoming, { ip: c.env.incoming.socket.remoteAddress });
+  for (const path of ['/memory', '/redis']) app.get(path, async (c) => c.body(await receive(stores[path], await parse(c)), 200, { 'content-type': 'application/json' }));
   listener = getRequestListener(app.fetch);
 }
 const server = createServer(listener);

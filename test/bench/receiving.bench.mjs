@@ -28,8 +28,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONNECTIONS = 16;
 const USERS = 500;
 const CASES = ['/bare', '/memory', '/redis'];
-// `node` (default): plain node:http with parseIncomingMessage; `hono`: the README's hono app (parseAdCallRequest).
-const SERVER = process.env.BENCH_SERVER === 'hono' ? 'hono' : 'node';
+// `node` (default): plain node:http with parseIncomingMessage; `hono`: the README's hono app parsing c.env.incoming;
+// `hono-request`: the hono app parsing its WHATWG Request (c.req.raw) with parseAdCallRequest.
+const SERVER = ['hono', 'hono-request'].includes(process.env.BENCH_SERVER) ? process.env.BENCH_SERVER : 'node';
 
 const redis = await startRedis();
 const admin = await connectRedis(redis.url);
