@@ -1,12 +1,14 @@
 // Cap windows at their boundaries on both shipped stores (memory, and a real redis-server), Redis round trips,
 // keys, expiry, Cluster hash tags, and the timeout / onStoreError policy against a real slow server.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { fileURLToPath } from 'node:url';
 import { createCluster } from 'redis';
 import { MemoryFrequencyCapStore, createFrequencyCapper, createRedisFrequencyCapStore, defineFrequencyCap } from '../../src/adserver/index.js';
 import type { FrequencyCapStore } from '../../src/adserver/index.js';
 // @ts-expect-error plain ESM helper shared with the bench
 import { connectRedis, startRedis } from '../support/redis-server.mjs';
 import { callWith } from './fixtures.js';
+import { typecheckFile } from '../support/typecheck.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -100,6 +102,11 @@ describe.each(stores)('cap windows at their boundaries (%s store)', (_, makeStor
 });
 
 describe('the Redis store', () => {
+  test('a node-redis client or cluster type-checks as the client of both Redis stores', () => {
+    const file = fileURLToPath(new URL('./redis.typecheck.ts', import.meta.url));
+    expect(typecheckFile(file)).toEqual([]);
+  }, 60_000);
+
   test('one take is one EVALSHA round trip, whatever the number of windows and caps', async () => {
     const store = createRedisFrequencyCapStore(client, { prefix: 'rt:' });
     const capper = createFrequencyCapper({ store, timeoutMs: 10_000 });
