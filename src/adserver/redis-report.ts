@@ -138,19 +138,30 @@ export function createRedisReport(client: RedisClientLike, options: RedisReportO
     droppedUnflushed = 0;
     if (batch.size === 0 && dropped === 0) return;
     const t = now();
+    // A client that throws instead of rejecting (closed, misconfigured) must not lose the batch.
+    const attempt = (command: () => Promise<unknown>): Promise<unknown> => {
+      try {
+        return command();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    };
     const ops: Promise<unknown>[] = [];
     const counts: Array<[string, string, number, Promise<unknown>]> = [];
     // All issued in one tick: node-redis writes them as one pipeline (one round trip per node).
     for (const [key, fields] of batch) {
       const { g, period } = periodsOfKey.get(key)!;
       for (const [field, n] of fields) {
-        const p = client.hIncrBy(key, field, n);
+        const p = attempt(() => client.hIncrBy(key, field, n));
         counts.push([key, field, n, p]);
       }
-      ops.push(client.pExpireAt(key, periodEnd(g, period) + retentionMs), client.zAdd(index[g], { score: periodEnd(g, period), value: period }));
+      ops.push(
+        attempt(() => client.pExpireAt(key, periodEnd(g, period) + retentionMs)),
+        attempt(() => client.zAdd(index[g], { score: periodEnd(g, period), value: period })),
+      );
     }
-    const droppedOp = dropped ? client.hIncrBy(`${prefix}meta`, 'dropped', dropped) : undefined;
-    for (const g of ['day', 'hour'] as const) ops.push(client.zRemRangeByScore(index[g], '-inf', t - retentionMs));
+    const droppedOp = dropped ? attempt(() => client.hIncrBy(`${prefix}meta`, 'dropped', dropped)) : undefined;
+    for (const g of ['day', 'hour'] as const) ops.push(attempt(() => client.zRemRangeByScore(index[g], '-inf', t - retentionMs)));
     m.commands += counts.length + ops.length + (droppedOp ? 1 : 0);
     const settled = await Promise.allSettled(counts.map((c) => c[3]));
     let failed = 0;
