@@ -50,7 +50,8 @@ export function createAdServerDemo(options = {}) {
   const providerLog = memoryLogSink(1000);
   const capper = createFrequencyCapper({
     alternativeIds: options.alternativeIds ?? { 1234: 'id5-sync.com' },
-    ...(options.redis ? { store: createRedisFrequencyCapStore(options.redis) } : {}),
+    // A demo on a busy laptop: a generous store timeout (production: a few ms, the default 5).
+    ...(options.redis ? { store: createRedisFrequencyCapStore(options.redis), timeoutMs: 100 } : {}),
   });
   const keep = options.lastCalls ?? 20;
   const lastCalls = [];

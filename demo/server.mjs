@@ -85,7 +85,8 @@ export async function startDemo(port = Number(process.env.PORT ?? 8080), { quiet
   print = quiet ? () => {} : console.log;
   const redis = await demoRedis();
   if (redis) print(`cap and report shared through Redis at ${new URL(process.env.REDIS_URL).host}`); // never the password
-  const app = createDemoApp(createAdServerDemo({ redis })).fetch;
+  const adserver = createAdServerDemo({ redis });
+  const app = createDemoApp(adserver).fetch;
   const honoListener = getRequestListener(app);
   // The provider-module demo routes (issue #5) answer plain node:http requests first; hono gets the rest.
   // Node refuses request heads over 16 KiB with a bare 431 before any handler runs; the ad-call library has its
@@ -100,6 +101,8 @@ export async function startDemo(port = Number(process.env.PORT ?? 8080), { quiet
     }
     honoListener(req, res);
   });
+  // On close, the shared report's last counts go to Redis before its client closes.
+  if (redis) server.once('close', () => adserver.report.close().finally(() => redis.close()).catch(() => {}));
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, HOST, () => resolve({ url: `http://${HOST}:${server.address().port}/`, server }));

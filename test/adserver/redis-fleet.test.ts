@@ -93,3 +93,42 @@ describe('two processes sharing Redis', () => {
     await client.close();
   }, 60_000);
 });
+
+describe('the demo', () => {
+  test('with REDIS_URL, two demo servers share one cap and one report through Redis', async () => {
+    // @ts-expect-error plain ESM demo
+    const { startDemo } = await import('../../demo/server.mjs');
+    process.env.REDIS_URL = redis.url;
+    const demos: Array<{ url: string; server: import('node:http').Server }> = [];
+    try {
+      demos.push(await startDemo(0, { quiet: true }), await startDemo(0, { quiet: true }));
+      const eids = Buffer.from(JSON.stringify([{ source: 'id5-sync.com', uids: [{ id: 'ID5*demo', atype: 1 }] }])).toString('base64url');
+      const served = [];
+      for (let i = 0; i < 6; i++) {
+        const r = await fetch(`${demos[i % 2].url}ac?nwid=77&siteid=1&eids=${eids}`, { headers: { cookie: 'pid=demo-user' } });
+        served.push((await r.json()).pid);
+      }
+      expect(served).toEqual(Array(6).fill('demo-user'));
+      // Each demo flushes its counts every second; the reader's own are flushed before it reads.
+      let json;
+      for (let i = 0; i < 100; i++) {
+        json = await (await fetch(`${demos[0].url}report.json`)).json();
+        if (json.rows.find((r: { networkId: number }) => r.networkId === 77)?.calls === 6) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(json.store).toBe('redis');
+      expect(json.rows.find((r: { networkId: number }) => r.networkId === 77)).toMatchObject({ calls: 6, extendedIds: [{ providerId: 2, calls: 6 }] });
+      // The demo cap (3 per rolling minute) is counted across both servers: each saw only 3 calls, so a call
+      // refused with 3 counted proves the other server's impressions were seen. At most 3 served by the store.
+      type Capping = { allowed: boolean; count: number; storeError: string | null };
+      const decisions: Capping[] = [json, await (await fetch(`${demos[1].url}report.json`)).json()].flatMap((j) => j.lastCalls.map((c: { capping: Capping }) => c.capping));
+      expect(decisions).toHaveLength(6);
+      expect(decisions.filter((d) => d.allowed && !d.storeError).length).toBeLessThanOrEqual(3);
+      expect(decisions.some((d) => !d.allowed && d.count === 3)).toBe(true);
+      expect((await (await fetch(`${demos[1].url}report.csv?granularity=hour`)).text()).split('\r\n')[0]).toBe('date,hour,network_id,dimension,key,label,calls');
+    } finally {
+      delete process.env.REDIS_URL;
+      await Promise.all(demos.map((d) => new Promise((r) => d.server.close(r))));
+    }
+  }, 60_000);
+});
