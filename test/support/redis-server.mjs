@@ -40,8 +40,11 @@ export async function startRedis(options = {}) {
 
   async function start() {
     proc = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+    let spawnError;
+    proc.once('error', (e) => (spawnError = e)); // ENOENT: `npm test` installs Debian's redis-server first
     const deadline = Date.now() + 15_000;
     for (;;) {
+      if (spawnError) throw new Error(`cannot start ${REDIS_SERVER}: ${spawnError.message} (npm test installs it with apt-get)`);
       const c = createClient({ url, socket: { reconnectStrategy: false, connectTimeout: 500 } });
       c.on('error', () => {});
       try {
