@@ -2,14 +2,18 @@
 // cookie on a first visit, logs providers, keeps the report, expands reference envelopes, builds the bid
 // requests sent to three demo partners, and serves the live report (`/report`, `/report.json`, `/report.csv`).
 // demo/server.mjs routes its ad-call endpoints and these paths here (WHATWG Request in, Response out).
-// Run `npm run build` first (dist/node).
+// In-memory stores by default; with a node-redis client (`REDIS_URL`, see demo/server.mjs) the cap and the
+// report are shared through Redis. Run `npm run build` first (dist/node).
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import {
   buildBidRequest,
   createFrequencyCapper,
+  createRedisFrequencyCapStore,
+  createRedisReport,
   createReferenceEnvelopeDecryptor,
   createReport,
+  defineFrequencyCap,
   envelopeKeysFromText,
   expandEnvelopes,
   logProviders,
@@ -35,22 +39,27 @@ export const DEMO_DMPS = parseDmpConfig([
   { dmp: 'dmp-sharedid', source: 'pubcid.org' },
 ]);
 
-/** One demo frequency cap, shown per call: 3 impressions per user per minute. */
-const DEMO_CAP = { item: 'deal:demo', max: 3, windowMs: 60_000 };
+/** One demo frequency cap, shown per call: 3 impressions per user per rolling minute and 10 per UTC day. */
+const DEMO_CAP = defineFrequencyCap({ item: 'deal:demo', windows: [{ max: 3, windowMs: 60_000 }, { max: 10, per: 'day' }] });
 
 /**
  * Creates the receiving side of the demo server.
  * Options: `envelopeKeys` (text `keyId:base64key,…`, default from EIDKIT_ENVELOPE_KEYS or a random demo key),
- * `alternativeIds` (network id → provider, default network 1234 uses ID5), `lastCalls` (default 20).
+ * `alternativeIds` (network id → provider, default network 1234 uses ID5), `lastCalls` (default 20), `redis`
+ * (a connected node-redis client: the cap and the report go to Redis instead of memory).
  */
 export function createAdServerDemo(options = {}) {
   const keyText = options.envelopeKeys ?? process.env.EIDKIT_ENVELOPE_KEYS ?? `demo:${randomBytes(32).toString('base64')}`;
   const keys = envelopeKeysFromText(keyText);
   const [keyId] = Object.keys(keys);
   const decryptor = createReferenceEnvelopeDecryptor({ keys });
-  const report = createReport({ dmps: DEMO_DMPS });
+  const report = options.redis ? createRedisReport(options.redis, { dmps: DEMO_DMPS }) : createReport({ dmps: DEMO_DMPS });
   const providerLog = memoryLogSink(1000);
-  const capper = createFrequencyCapper({ alternativeIds: options.alternativeIds ?? { 1234: 'id5-sync.com' } });
+  const capper = createFrequencyCapper({
+    alternativeIds: options.alternativeIds ?? { 1234: 'id5-sync.com' },
+    // A demo on a busy laptop: a generous store timeout (production: a few ms, the default 5).
+    ...(options.redis ? { store: createRedisFrequencyCapStore(options.redis), timeoutMs: 100 } : {}),
+  });
   const keep = options.lastCalls ?? 20;
   const lastCalls = [];
   let seq = 0;
@@ -68,8 +77,7 @@ export function createAdServerDemo(options = {}) {
     report.add(call, now);
     const { value: extraEids, issues: envelopeIssues } = await expandEnvelopes(call.eids, decryptor, { inserter: 'eidkit.demo' });
     const user = capper.userOf(call);
-    const cap = await capper.check(call, DEMO_CAP);
-    if (cap.allowed) await capper.record(call, DEMO_CAP);
+    const cap = await capper.take(call, DEMO_CAP); // decides and counts in one step
     const entry = {
       seq: ++seq,
       time: now.toISOString(),
@@ -84,7 +92,7 @@ export function createAdServerDemo(options = {}) {
       envelopeEids: extraEids,
       issues: [...call.issues, ...envelopeIssues],
       providerIds: record.providerIds,
-      capping: { user: user.kind, item: DEMO_CAP.item, allowed: cap.allowed, count: cap.count },
+      capping: { user: user.kind, item: DEMO_CAP.item, allowed: cap.allowed, count: cap.count, windows: cap.windows, storeError: cap.storeError ?? null },
       bidRequests: DEMO_PARTNERS.map((p) => ({ partner: p, request: buildBidRequest(call, p, { extraEids, test: true }) })),
     };
     lastCalls.unshift(entry);
@@ -92,9 +100,9 @@ export function createAdServerDemo(options = {}) {
     return { call, entry, setCookie };
   }
 
-  /** The report state as JSON: the three dimensions per day and network, and the last calls. */
-  function reportJson() {
-    return { ...report.toJSON(), lastCalls, partners: DEMO_PARTNERS };
+  /** The report state as JSON: the three dimensions per day (or hour) and network, and the last calls. */
+  async function reportJson(granularity = 'day') {
+    return { ...(await report.toJSON({ granularity })), granularity, store: options.redis ? 'redis' : 'memory', lastCalls, partners: DEMO_PARTNERS };
   }
 
   /** A sample POST body with a reference envelope, for the report page's "send a sample call" button. */
@@ -117,15 +125,17 @@ export function createAdServerDemo(options = {}) {
     };
   }
 
-  /** Answers `/report`, `/report.json`, `/report.csv` and `/report/sample-call.json`; undefined for other paths. */
+  /** Answers `/report`, `/report.json`, `/report.csv` (`?granularity=hour` for hourly rows) and `/report/sample-call.json`; undefined for other paths. */
   async function reportResponse(request) {
-    const path = new URL(request.url).pathname;
+    const url = new URL(request.url);
+    const path = url.pathname;
+    const granularity = url.searchParams.get('granularity') === 'hour' ? 'hour' : 'day';
     const headers = (type) => ({ 'content-type': type, 'cache-control': 'no-store' });
     if (path === '/report' || path === '/report.html') {
       return new Response(await readFile(new URL('./report.html', import.meta.url)), { headers: headers('text/html; charset=utf-8') });
     }
-    if (path === '/report.json') return new Response(JSON.stringify(reportJson()), { headers: headers('application/json') });
-    if (path === '/report.csv') return new Response(report.toCSV(), { headers: headers('text/csv; charset=utf-8') });
+    if (path === '/report.json') return new Response(JSON.stringify(await reportJson(granularity)), { headers: headers('application/json') });
+    if (path === '/report.csv') return new Response(await report.toCSV({ granularity }), { headers: headers('text/csv; charset=utf-8') });
     if (path === '/report/sample-call.json') return new Response(JSON.stringify(sampleCall()), { headers: headers('application/json') });
     return undefined;
   }

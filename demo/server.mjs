@@ -3,11 +3,12 @@
 // demo/networks.json), answers the ad-call endpoints through eidkit/adserver (demo/report.mjs:
 // pid cookie, provider log, report, bid requests), prints each call's decoded eids with provider ids and names, and
 // serves the live report at /report (same data at /report.json and /report.csv). Start it with `npm run demo`
-// (builds first); PORT picks the port (default 8080).
+// (builds first); PORT picks the port (default 8080); REDIS_URL shares the cap and the report through Redis.
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
+import { createClient } from 'redis';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { handleModuleRoute } from './modules/routes.mjs';
 import { mountPrebidDemo } from './prebid/routes.mjs';
@@ -71,10 +72,22 @@ export function createDemoApp(adserver = createAdServerDemo()) {
   return app;
 }
 
+/** A node-redis client for REDIS_URL, or undefined (in-memory stores). Connection errors are logged, never thrown. */
+async function demoRedis(url = process.env.REDIS_URL) {
+  if (!url) return undefined;
+  const client = createClient({ url, disableOfflineQueue: true });
+  client.on('error', (e) => console.error(`redis: ${e.message}`));
+  await client.connect();
+  return client;
+}
+
 /** Starts the demo on loopback; resolves with the page URL. Port 0 picks a free one. */
-export function startDemo(port = Number(process.env.PORT ?? 8080), { quiet = false } = {}) {
+export async function startDemo(port = Number(process.env.PORT ?? 8080), { quiet = false } = {}) {
   print = quiet ? () => {} : console.log;
-  const app = createDemoApp().fetch;
+  const redis = await demoRedis();
+  if (redis) print(`cap and report shared through Redis at ${new URL(process.env.REDIS_URL).host}`); // never the password
+  const adserver = createAdServerDemo({ redis });
+  const app = createDemoApp(adserver).fetch;
   const honoListener = getRequestListener(app);
   // The provider-module demo routes (issue #5) answer plain node:http requests first; hono gets the rest.
   // Node refuses request heads over 16 KiB with a bare 431 before any handler runs; the ad-call library has its
@@ -89,6 +102,8 @@ export function startDemo(port = Number(process.env.PORT ?? 8080), { quiet = fal
     }
     honoListener(req, res);
   });
+  // On close, the shared report's last counts go to Redis before its client closes.
+  if (redis) server.once('close', () => adserver.report.close().finally(() => redis.close()).catch(() => {}));
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, HOST, () => resolve({ url: `http://${HOST}:${server.address().port}/`, server }));

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The one test command (`npm test`): installs Chromium when missing, builds, type-checks, runs the unit
+// The one test command (`npm test`): installs Chromium and redis-server when missing, builds, type-checks, runs the unit
 // suites (vitest, size budgets included) and the end-to-end suites (Playwright in Debian's Chromium),
 // then prints one summary line `N passed, N failed` counting every suite together.
 import { spawnSync } from 'node:child_process';
@@ -30,17 +30,21 @@ function step(label, cmd, args) {
   }
 }
 
-function ensureChromium() {
-  const path = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+/** Installs Debian packages with apt-get when `path` is missing; true when `path` exists afterwards. */
+function ensureDebian(path, packages) {
   if (existsSync(path)) return true;
-  console.log('Chromium is missing: installing Debian\'s chromium package with apt-get');
+  console.log(`${path} is missing: installing Debian's ${packages.join(', ')} with apt-get`);
   const env = { DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get update', 'apt-get', ['update', '-q'], env);
-  return run('apt-get install chromium', 'apt-get', ['install', '-y', '-q', '--no-install-recommends', 'chromium', 'fonts-liberation'], env) && existsSync(path);
+  return run(`apt-get install ${packages[0]}`, 'apt-get', ['install', '-y', '-q', '--no-install-recommends', ...packages], env) && existsSync(path);
 }
 
+const ensureChromium = () => ensureDebian(process.env.CHROMIUM_PATH || '/usr/bin/chromium', ['chromium', 'fonts-liberation']);
+// The Redis suites start their own redis-server (test/support/redis-server.ts).
+const ensureRedisServer = () => ensureDebian(process.env.REDIS_SERVER_PATH || '/usr/bin/redis-server', ['redis-server']);
 
 if (ensureChromium()) passed++; else { failed++; console.log('!!! chromium could not be installed'); }
+if (ensureRedisServer()) passed++; else { failed++; console.log('!!! redis-server could not be installed'); }
 
 step('build', 'npm', ['run', 'build']);
 step('typecheck', 'npm', ['run', 'typecheck']);

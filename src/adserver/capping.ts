@@ -6,6 +6,8 @@
 import { providerById, providerForSource } from '../core/index.js';
 import type { Provider } from '../core/index.js';
 import type { AdCall } from './parse.js';
+import { resolveCap } from './cap-windows.js';
+import type { FrequencyCap } from './cap-windows.js';
 
 /** Which id identified the user for capping. */
 export type CappingUserKind = 'uid' | 'pid' | 'alternative' | 'none';
@@ -22,25 +24,41 @@ export interface CappingUser {
 /** Per network, the one provider activated as the alternative to the cookie (network id → provider id or source). */
 export type AlternativeIdConfig = Readonly<Record<number, number | string>>;
 
-/** A cap: at most `max` impressions of `item` per user within the last `windowMs` milliseconds. */
-export interface FrequencyCap {
-  /** What is capped, for example `deal:123` or `campaign:9`. */
+/** One cap check handed to a store: the user × item key and, per window, where it starts and its max. */
+export interface CapCheck {
+  /** `<user key>|<item>`, the key of {@link FrequencyCapStore.count} / {@link FrequencyCapStore.record}. */
+  key: string;
+  /** The user part (`pid:…`, `uid:…`, `alt:…`): stores that shard by user (Redis Cluster hash tags) use it. */
+  user: string;
   item: string;
-  /** Impressions allowed in the window (≥ 1). */
-  max: number;
-  /** Sliding window length in milliseconds. */
-  windowMs: number;
+  /** Per window: impressions at or after `since` (ms; `-Infinity` for lifetime) must stay below `max`. */
+  windows: ReadonlyArray<{ since: number; max: number }>;
+  /** How long an impression must be kept (the longest window). */
+  keepMs: number;
+}
+
+/** What a store answers for a list of checks: all windows under their max, and each window's count. */
+export interface CapOutcome {
+  allowed: boolean;
+  /** Per check, per window: impressions counted before this decision. */
+  counts: number[][];
 }
 
 /**
- * Where impressions are counted. Implement it over a shared store (Redis: README "Frequency capping") to cap
- * across many servers. Methods may be synchronous or return promises.
+ * Where impressions are counted; methods may be synchronous or return promises. `MemoryFrequencyCapStore`
+ * (one process) and `createRedisFrequencyCapStore` (a fleet) ship.
  */
 export interface FrequencyCapStore {
   /** Impressions recorded under `key` at or after `since` (ms since the epoch). */
   count(key: string, since: number): number | Promise<number>;
   /** Records one impression under `key` at `at`; the store may forget it after `ttlMs`. */
   record(key: string, at: number, ttlMs: number): void | Promise<void>;
+  /**
+   * Optional, one step: counts every window of every check and, for `take` when all are under their max (or
+   * always for `record`), records one impression under each key, atomically. Without it the capper falls back
+   * to `count` then `record`, which two servers can race.
+   */
+  apply?(mode: 'check' | 'take' | 'record', checks: readonly CapCheck[], at: number): CapOutcome | Promise<CapOutcome>;
 }
 
 /** Caps of the in-memory store. */
@@ -86,6 +104,14 @@ export class MemoryFrequencyCapStore implements FrequencyCapStore {
     while (this.events.size > this.maxKeys) this.events.delete(this.events.keys().next().value as string);
   }
 
+  /** See {@link FrequencyCapStore.apply}: synchronous, so atomic within the process. */
+  apply(mode: 'check' | 'take' | 'record', checks: readonly CapCheck[], at: number): CapOutcome {
+    const counts = checks.map((c) => c.windows.map((w) => this.count(c.key, w.since)));
+    const allowed = checks.every((c, i) => c.windows.every((w, j) => counts[i][j] < w.max));
+    if (mode === 'record' || (mode === 'take' && allowed)) for (const c of checks) this.record(c.key, at, c.keepMs);
+    return { allowed, counts };
+  }
+
   /** Number of keys held. */
   get size(): number {
     return this.events.size;
@@ -100,28 +126,67 @@ export interface FrequencyCapperOptions {
   alternativeIds?: AlternativeIdConfig;
   /** What to do when the call carries no usable id: `'serve'` uncapped (default) or `'block'` capped items. */
   withoutUser?: 'serve' | 'block';
+  /** Longest wait for an asynchronous store per decision, in ms (default 5); then `onStoreError` applies. */
+  timeoutMs?: number;
+  /** When the store fails or is slower than `timeoutMs`: `'serve'` the item (default: no ad call lost) or `'block'` it. */
+  onStoreError?: 'serve' | 'block';
   /** Clock, for tests. */
   now?: () => number;
+}
+
+/** One window's state in a decision. */
+export interface CapWindowState {
+  item: string;
+  /** The window, for example `3/day`, `10/rolling week`, `2/86400000ms`. */
+  window: string;
+  max: number;
+  /** Impressions counted before this decision (0 when there is no user id or the store failed). */
+  count: number;
 }
 
 /** The outcome of a cap check. */
 export interface CapDecision {
   /** True when the item may be served to this user now. */
   allowed: boolean;
-  /** Impressions already counted in the window (0 when no user id). */
+  /** Impressions already counted in the first window (0 when no user id). */
   count: number;
+  /** Every window of every cap asked about. */
+  windows: CapWindowState[];
   /** The user the cap was counted against. */
   user: CappingUser;
+  /** Set when the store failed or timed out and `onStoreError` decided instead. */
+  storeError?: 'timeout' | 'error';
 }
 
-/** Checks and records capped impressions for ad calls. */
+/** Counters of a capper since it was created. */
+export interface CapperMetrics {
+  /** Decisions asked of the store (check, take, record). */
+  storeCalls: number;
+  /** Of which the store did not answer within `timeoutMs`. */
+  timeouts: number;
+  /** Of which the store failed (rejected or threw). */
+  errors: number;
+  /** Decisions made by the `onStoreError` policy: served. */
+  servedOnError: number;
+  /** Decisions made by the `onStoreError` policy: blocked. */
+  blockedOnError: number;
+}
+
+/** Checks and records capped impressions for ad calls; each method takes one cap or several (all must allow). */
 export interface FrequencyCapper {
   /** The user id capping uses for this call (precedence uid > pid > alternative id > none). */
   userOf(call: AdCall): CappingUser;
-  /** Whether the call's user may see `cap.item` once more. */
-  check(call: AdCall, cap: FrequencyCap): Promise<CapDecision>;
-  /** Counts one impression of `cap.item` for the call's user (nothing when there is no user id). */
-  record(call: AdCall, cap: FrequencyCap): Promise<CappingUser>;
+  /** Whether the call's user may see the item(s) once more; records nothing. */
+  check(call: AdCall, cap: FrequencyCap | readonly FrequencyCap[]): Promise<CapDecision>;
+  /**
+   * Decides and, when allowed, records the impression in one step. With a store that has `apply` (memory, Redis)
+   * it is atomic: servers racing for the last impression serve it exactly once.
+   */
+  take(call: AdCall, cap: FrequencyCap | readonly FrequencyCap[]): Promise<CapDecision>;
+  /** Counts one impression of the item(s) for the call's user (nothing when there is no user id); never rejects. */
+  record(call: AdCall, cap: FrequencyCap | readonly FrequencyCap[]): Promise<CappingUser>;
+  /** Store calls, timeouts, errors and policy decisions so far. */
+  metrics(): CapperMetrics;
 }
 
 /** Resolves and checks the alternative-id configuration; throws a TypeError naming the bad entry. */
@@ -154,39 +219,99 @@ export function cappingUserOf(call: AdCall, alternatives: ReadonlyMap<number, Pr
   return { kind: 'none' };
 }
 
-function checkCap(cap: FrequencyCap): void {
-  if (!cap || typeof cap.item !== 'string' || !cap.item) throw new TypeError('frequency cap needs a non-empty item');
-  if (!Number.isInteger(cap.max) || cap.max < 1) throw new TypeError(`frequency cap "${cap.item}": max must be an integer >= 1`);
-  if (!Number.isFinite(cap.windowMs) || cap.windowMs <= 0) throw new TypeError(`frequency cap "${cap.item}": windowMs must be > 0`);
-}
+class StoreTimeout extends Error {}
 
 /**
- * Creates a frequency capper.
+ * Creates a frequency capper. Caps are validated on first use and cached; define them with
+ * `defineFrequencyCap` to fail at start-up instead.
  * @example
- * const capper = createFrequencyCapper({ alternativeIds: { 1234: 'id5-sync.com' } });
- * const cap = { item: 'deal:42', max: 3, windowMs: 86_400_000 };
- * if ((await capper.check(call, cap)).allowed) { serve(); await capper.record(call, cap); }
+ * const capper = createFrequencyCapper({ store: createRedisFrequencyCapStore(redis), alternativeIds: { 1234: 'id5-sync.com' } });
+ * const cap = defineFrequencyCap({ item: 'deal:42', windows: [{ max: 3, per: 'day' }, { max: 10, per: 'week' }] });
+ * if ((await capper.take(call, cap)).allowed) serve();
  */
 export function createFrequencyCapper(options: FrequencyCapperOptions = {}): FrequencyCapper {
   const store = options.store ?? new MemoryFrequencyCapStore();
   const alternatives = resolveAlternativeIds(options.alternativeIds);
   const now = options.now ?? Date.now;
   const blockWithoutUser = options.withoutUser === 'block';
+  const timeoutMs = options.timeoutMs ?? 5;
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new TypeError(`timeoutMs must be a number of milliseconds > 0 (got ${String(timeoutMs)})`);
+  const onStoreError = options.onStoreError ?? 'serve';
+  if (onStoreError !== 'serve' && onStoreError !== 'block') throw new TypeError(`onStoreError must be 'serve' or 'block' (got ${JSON.stringify(onStoreError)})`);
+  if (options.withoutUser !== undefined && options.withoutUser !== 'serve' && options.withoutUser !== 'block') {
+    throw new TypeError(`withoutUser must be 'serve' or 'block' (got ${JSON.stringify(options.withoutUser)})`);
+  }
+  const m: CapperMetrics = { storeCalls: 0, timeouts: 0, errors: 0, servedOnError: 0, blockedOnError: 0 };
   const userOf = (call: AdCall) => cappingUserOf(call, alternatives);
+
+  /** Runs the store without it throwing, or taking longer than `timeoutMs` when it is asynchronous. */
+  async function bounded<T>(run: () => T | Promise<T>): Promise<{ value: T } | { error: 'timeout' | 'error' }> {
+    m.storeCalls++;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const r = run();
+      if (!(r instanceof Promise)) return { value: r };
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StoreTimeout()), timeoutMs)));
+      r.catch(() => {}); // a store that fails after the timeout must not become an unhandled rejection
+      return { value: await Promise.race([r, late]) };
+    } catch (e) {
+      const error = e instanceof StoreTimeout ? 'timeout' : 'error';
+      m[error === 'timeout' ? 'timeouts' : 'errors']++;
+      return { error };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function checksOf(user: CappingUser, caps: readonly FrequencyCap[], at: number): CapCheck[] {
+    return caps.map((cap) => {
+      const r = resolveCap(cap);
+      return { key: `${user.key}|${r.item}`, user: user.key!, item: r.item, keepMs: r.keepMs, windows: r.windows.map((w) => ({ since: w.since(at), max: w.max })) };
+    });
+  }
+
+  async function decide(mode: 'check' | 'take', call: AdCall, cap: FrequencyCap | readonly FrequencyCap[]): Promise<CapDecision> {
+    const caps = Array.isArray(cap) ? (cap as readonly FrequencyCap[]) : [cap as FrequencyCap];
+    const resolved = caps.map(resolveCap); // a bad cap throws here, before any store call
+    const user = userOf(call);
+    const windowsWith = (counts?: number[][]) =>
+      resolved.flatMap((r, i) => r.windows.map((w, j) => ({ item: r.item, window: w.label, max: w.max, count: counts?.[i][j] ?? 0 })));
+    if (!user.key) return { allowed: !blockWithoutUser, count: 0, windows: windowsWith(), user };
+    const at = now();
+    const checks = checksOf(user, caps, at);
+    const result = await bounded(() => (store.apply ? store.apply(mode, checks, at) : fallback(mode, checks, at)));
+    if ('error' in result) {
+      const allowed = onStoreError === 'serve';
+      m[allowed ? 'servedOnError' : 'blockedOnError']++;
+      return { allowed, count: 0, windows: windowsWith(), user, storeError: result.error };
+    }
+    const { allowed, counts } = result.value;
+    return { allowed, count: counts[0]?.[0] ?? 0, windows: windowsWith(counts), user };
+  }
+
+  // Stores with only count/record: the check and the record are separate steps (not atomic across servers).
+  async function fallback(mode: 'check' | 'take' | 'record', checks: readonly CapCheck[], at: number): Promise<CapOutcome> {
+    const counts = await Promise.all(checks.map((c) => Promise.all(c.windows.map((w) => store.count(c.key, w.since)))));
+    const allowed = checks.every((c, i) => c.windows.every((w, j) => counts[i][j] < w.max));
+    if (mode === 'record' || (mode === 'take' && allowed)) await Promise.all(checks.map((c) => store.record(c.key, at, c.keepMs)));
+    return { allowed, counts };
+  }
+
   return {
     userOf,
-    async check(call, cap) {
-      checkCap(cap);
-      const user = userOf(call);
-      if (!user.key) return { allowed: !blockWithoutUser, count: 0, user };
-      const count = await store.count(`${user.key}|${cap.item}`, now() - cap.windowMs);
-      return { allowed: count < cap.max, count, user };
-    },
+    check: (call, cap) => decide('check', call, cap),
+    take: (call, cap) => decide('take', call, cap),
     async record(call, cap) {
-      checkCap(cap);
+      const caps = Array.isArray(cap) ? (cap as readonly FrequencyCap[]) : [cap as FrequencyCap];
+      caps.forEach(resolveCap);
       const user = userOf(call);
-      if (user.key) await store.record(`${user.key}|${cap.item}`, now(), cap.windowMs);
+      if (!user.key) return user;
+      const at = now();
+      const checks = checksOf(user, caps, at);
+      if (store.apply) await bounded(() => store.apply!('record', checks, at));
+      else await bounded(() => Promise.all(checks.map((c) => store.record(c.key, at, c.keepMs))));
       return user;
     },
+    metrics: () => ({ ...m }),
   };
 }

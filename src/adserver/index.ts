@@ -1,7 +1,8 @@
 /**
  * `eidkit/adserver`: the receiving side of ad calls (issue #4, extended-ids.md §1, §2.2, §2.3, §4, §8).
  * Parse ad calls, log providers, report, forward eids to demand partners in OpenRTB, cap frequency by an
- * alternative id, and expand identity envelopes.
+ * alternative id, and expand identity envelopes. Caps and reports live in memory for one process, or in Redis for
+ * a fleet (issue #10).
  * @packageDocumentation
  */
 export type { AdCallLimits } from './limits.js';
@@ -10,15 +11,20 @@ export type { AdCall, AdCallEndpoint, AdCallFormat, AdCallConsent, AdCallInput, 
 export { parseAdCall, parseAdCallRequest, parseIncomingMessage, endpointOf, readCookie } from './parse.js';
 export type { ProviderHit, ProviderLogRecord, ProviderLogSink } from './providers.js';
 export { providerHits, providerIdsOf, providerLogRecord, logProviders, memoryLogSink, jsonLinesLogSink } from './providers.js';
-export type { Report, ReportJson, ReportRow, ReportOptions, ExtendedIdsCount, WithWithout } from './report.js';
+export type { Report, ReportJson, ReportRow, ReportOptions, ReportGranularity, ReportReadOptions, ExtendedIdsCount, WithWithout } from './report.js';
 export { createReport, csvField } from './report.js';
+export type { RedisReport, RedisReportOptions, RedisReportMetrics } from './redis-report.js';
+export { createRedisReport } from './redis-report.js';
 export type { DemandPartner, BidRequestOptions, OrtbBidRequest, OrtbBidRequest25, OrtbBidRequest26, OrtbBidRequestBase, OrtbEid, OrtbUid } from './openrtb.js';
 export { buildBidRequest, eidsForPartner, preferredProviderOf } from './openrtb.js';
 export type {
   CappingUser,
   CappingUserKind,
   AlternativeIdConfig,
-  FrequencyCap,
+  CapCheck,
+  CapOutcome,
+  CapWindowState,
+  CapperMetrics,
   FrequencyCapStore,
   MemoryStoreOptions,
   FrequencyCapperOptions,
@@ -26,6 +32,11 @@ export type {
   CapDecision,
 } from './capping.js';
 export { MemoryFrequencyCapStore, createFrequencyCapper, cappingUserOf, resolveAlternativeIds } from './capping.js';
+export type { CapPeriod, CapWindow, FrequencyCap, ResolvedCap, ResolvedWindow } from './cap-windows.js';
+export { defineFrequencyCap, resolveCap, periodStart, LIFETIME_MS } from './cap-windows.js';
+export type { RedisClientLike } from './redis-client.js';
+export type { RedisFrequencyCapStoreOptions } from './redis-capping.js';
+export { createRedisFrequencyCapStore } from './redis-capping.js';
 export type { EnvelopeDecryptor, ExpandOptions, ReferenceEnvelopeIds, EnvelopeKeys, ReferenceDecryptorOptions } from './envelope.js';
 export {
   expandEnvelopes,

@@ -1,5 +1,5 @@
 /**
- * Report dimensions (extended-ids.md §2.3), aggregated per UTC day and network:
+ * Report dimensions (extended-ids.md §2.3), aggregated per UTC day (and hour) and network:
  * Extended Ids (calls carrying each provider's eids), Has User Uid and Has User Pid (calls with / without).
  * Readable as JSON and CSV.
  */
@@ -23,10 +23,12 @@ export interface ExtendedIdsCount {
   calls: number;
 }
 
-/** The three dimensions for one day and one network. */
+/** The three dimensions for one day (or one hour of it) and one network. */
 export interface ReportRow {
   /** UTC day, `YYYY-MM-DD`. */
   date: string;
+  /** UTC hour 0–23, in hourly rows only (`granularity: 'hour'`). */
+  hour?: number;
   /** Network id; null for calls without a valid network id. */
   networkId: number | null;
   /** All ad calls counted in this row. */
@@ -45,18 +47,29 @@ export interface ReportRow {
   hasDmpId?: Record<string, WithWithout>;
 }
 
-/** A whole report: every day and network kept, oldest day first, then by network id. */
+/** A whole report: every day (or hour) and network kept, oldest first, then by network id. */
 export interface ReportJson {
   rows: ReportRow[];
-  /** Calls not counted because a day already had `maxNetworksPerDay` networks. */
+  /** Calls not counted: a day already had `maxNetworksPerDay` networks, or a shared report's buffer was full. */
   droppedCalls: number;
+}
+
+/** Rows per UTC day (default) or per UTC hour. */
+export type ReportGranularity = 'day' | 'hour';
+
+/** What a report read returns. */
+export interface ReportReadOptions {
+  /** `'day'` (default) or `'hour'`. */
+  granularity?: ReportGranularity;
 }
 
 /** Caps of the in-memory report. */
 export interface ReportOptions {
   /** Days kept; older days are pruned as new ones arrive. Default 90. */
   maxDays?: number;
-  /** Networks kept per day; calls of further networks are counted in `droppedCalls`. Default 10,000. */
+  /** Hours kept for hourly rows; older hours are pruned as new ones arrive. Default 168 (7 days). */
+  maxHours?: number;
+  /** Networks kept per day (and per hour); calls of further networks are counted in `droppedCalls`. Default 10,000. */
   maxNetworksPerDay?: number;
   /** DMPs and their preferred providers (parseDmpConfig): adds the Has DMP Id count per DMP. */
   dmps?: readonly DmpConfig[];
@@ -64,25 +77,73 @@ export interface ReportOptions {
 
 /** An in-memory report you feed with ad calls and read as JSON or CSV. */
 export interface Report {
-  /** Counts one ad call, on the UTC day of `at` (default now: the server's clock, not the tag's timestamp). */
+  /** Counts one ad call, on the UTC day and hour of `at` (default now: the server's clock, not the tag's timestamp). */
   add(call: AdCall, at?: Date): void;
-  /** The report as plain data. */
-  toJSON(): ReportJson;
-  /** The report as CSV: `date,network_id,dimension,key,label,calls`, one line per count. */
-  toCSV(): string;
+  /** The report as plain data, per day (default) or per hour. */
+  toJSON(options?: ReportReadOptions): ReportJson;
+  /** The report as CSV: `date,network_id,dimension,key,label,calls` (hourly: `date,hour,network_id,…`), one line per count. */
+  toCSV(options?: ReportReadOptions): string;
 }
 
-interface Bucket {
-  calls: number;
-  providers: Map<number, number>;
-  withoutEids: number;
-  uid: number;
-  pid: number;
-  effective: { uid: number; pid: number; none: number };
-  dmp: Map<string, number>;
+/** Counters of one period and network: field (see {@link countersOf}) → calls. */
+export type Counters = Map<string, number>;
+
+/**
+ * The counter fields one ad call increments, shared by the in-memory and the Redis report: `calls`, `p:<provider id>`
+ * per provider present, `noeids`, `uid` and `pid` (carried), `eff:uid|pid|none` (the id used as the user id).
+ */
+export function countersOf(call: AdCall, dmps: readonly DmpConfig[] = []): string[] {
+  const ids = providerIdsOf(call.eids);
+  const out = ['calls', ...ids.map((id) => `p:${id}`)];
+  if (ids.length === 0) out.push('noeids');
+  if (call.uid !== undefined) out.push('uid');
+  if (call.pid !== undefined) out.push('pid');
+  out.push(call.uid !== undefined ? 'eff:uid' : call.pid !== undefined ? 'eff:pid' : 'eff:none');
+  // Has DMP Id (extended-ids.md §8): `dmp:<name>` when the call carries that DMP's preferred provider's id.
+  if (dmps.length) for (const [dmp, id] of Object.entries(dmpIds(call, dmps))) if (id !== undefined) out.push(`dmp:${dmp}`);
+  return out;
 }
 
-const dayOf = (d: Date) => d.toISOString().slice(0, 10);
+/** A report row from one period's counters (`period`: `YYYY-MM-DD` or `YYYY-MM-DDTHH`). */
+export function rowOf(period: string, networkId: number | null, counters: Counters, dmps: readonly DmpConfig[] = []): ReportRow {
+  const n = (field: string) => counters.get(field) ?? 0;
+  const calls = n('calls');
+  const providers = [...counters.keys()].filter((k) => k.startsWith('p:')).map((k) => Number(k.slice(2)));
+  const row: ReportRow = {
+    date: period.slice(0, 10),
+    networkId,
+    calls,
+    extendedIds: providers
+      .sort((a, c) => a - c)
+      .map((providerId) => ({ providerId, providerName: providerById(providerId).name, calls: n(`p:${providerId}`) })),
+    callsWithoutEids: n('noeids'),
+    hasUserUid: { with: n('uid'), without: calls - n('uid') },
+    hasUserPid: { with: n('pid'), without: calls - n('pid') },
+    userId: { uid: n('eff:uid'), pid: n('eff:pid'), none: n('eff:none') },
+  };
+  if (dmps.length) row.hasDmpId = Object.fromEntries(dmps.map((d) => [d.dmp, { with: n(`dmp:${d.dmp}`), without: calls - n(`dmp:${d.dmp}`) }]));
+  if (period.length <= 10) return row;
+  const { date, ...rest } = row;
+  return { date, hour: Number(period.slice(11, 13)), ...rest };
+}
+
+/** Sorts rows oldest period first, then by network id (no network first). */
+export function sortRows(rows: ReportRow[]): ReportRow[] {
+  return rows.sort((a, b) => a.date.localeCompare(b.date) || (a.hour ?? 0) - (b.hour ?? 0) || (a.networkId ?? -1) - (b.networkId ?? -1));
+}
+
+let lastHour = { start: NaN, day: '', hour: '' };
+
+/** UTC day `YYYY-MM-DD` and hour `YYYY-MM-DDTHH` of a time. */
+export function periodsOf(d: Date): { day: string; hour: string } {
+  const t = d.getTime();
+  // Calls arrive in the same hour: reuse its strings (toISOString costs more than the rest of report.add).
+  if (!(t >= lastHour.start && t < lastHour.start + 3_600_000)) {
+    const iso = d.toISOString();
+    lastHour = { start: t - (t % 3_600_000), day: iso.slice(0, 10), hour: iso.slice(0, 13) };
+  }
+  return lastHour;
+}
 
 /** Quotes a CSV field when it holds a comma, quote or line break (RFC 4180), and defuses spreadsheet formulas. */
 export function csvField(value: string | number | null): string {
@@ -97,92 +158,77 @@ export function csvField(value: string | number | null): string {
  * @example const report = createReport(); report.add(call); res.end(report.toCSV());
  */
 export function createReport(options: ReportOptions = {}): Report {
-  const maxDays = options.maxDays ?? 90;
   const maxNetworks = options.maxNetworksPerDay ?? 10_000;
+  const periods = { day: new Map<string, Map<number | null, Counters>>(), hour: new Map<string, Map<number | null, Counters>>() };
+  const keep = { day: options.maxDays ?? 90, hour: options.maxHours ?? 168 };
   const dmps = options.dmps ?? [];
-  const days = new Map<string, Map<number | null, Bucket>>();
   let droppedCalls = 0;
 
-  function bucketFor(date: string, networkId: number | null): Bucket | undefined {
-    let day = days.get(date);
-    if (!day) {
-      day = new Map();
-      days.set(date, day);
-      if (days.size > maxDays) {
-        const oldest = [...days.keys()].sort().slice(0, days.size - maxDays);
-        for (const k of oldest) days.delete(k);
-        if (!days.has(date)) return undefined;
+  function countersFor(granularity: ReportGranularity, period: string, networkId: number | null): Counters | undefined {
+    const map = periods[granularity];
+    let p = map.get(period);
+    if (!p) {
+      p = new Map();
+      map.set(period, p);
+      if (map.size > keep[granularity]) {
+        const oldest = [...map.keys()].sort().slice(0, map.size - keep[granularity]);
+        for (const k of oldest) map.delete(k);
+        if (!map.has(period)) return undefined;
       }
     }
-    let b = day.get(networkId);
-    if (!b) {
-      if (day.size >= maxNetworks) return undefined;
-      b = { calls: 0, providers: new Map(), withoutEids: 0, uid: 0, pid: 0, effective: { uid: 0, pid: 0, none: 0 }, dmp: new Map() };
-      day.set(networkId, b);
+    let c = p.get(networkId);
+    if (!c) {
+      if (p.size >= maxNetworks) return undefined;
+      c = new Map();
+      p.set(networkId, c);
     }
-    return b;
+    return c;
   }
 
-  function rows(): ReportRow[] {
+  function rows(granularity: ReportGranularity = 'day'): ReportRow[] {
     const out: ReportRow[] = [];
-    for (const date of [...days.keys()].sort()) {
-      const day = days.get(date)!;
-      const ids = [...day.keys()].sort((a, b) => (a ?? -1) - (b ?? -1));
-      for (const networkId of ids) {
-        const b = day.get(networkId)!;
-        out.push({
-          date,
-          networkId,
-          calls: b.calls,
-          extendedIds: [...b.providers.entries()]
-            .sort(([a], [c]) => a - c)
-            .map(([providerId, calls]) => ({ providerId, providerName: providerById(providerId).name, calls })),
-          callsWithoutEids: b.withoutEids,
-          hasUserUid: { with: b.uid, without: b.calls - b.uid },
-          hasUserPid: { with: b.pid, without: b.calls - b.pid },
-          userId: { ...b.effective },
-          ...(dmps.length ? { hasDmpId: Object.fromEntries(dmps.map((d) => [d.dmp, { with: b.dmp.get(d.dmp) ?? 0, without: b.calls - (b.dmp.get(d.dmp) ?? 0) }])) } : {}),
-        });
-      }
-    }
-    return out;
+    for (const [period, networks] of periods[granularity]) for (const [networkId, c] of networks) out.push(rowOf(period, networkId, c, dmps));
+    return sortRows(out);
   }
 
   return {
     add(call, at = new Date()) {
-      const b = bucketFor(dayOf(at), call.networkId ?? null);
-      if (!b) {
+      const { day, hour } = periodsOf(at);
+      const networkId = call.networkId ?? null;
+      const d = countersFor('day', day, networkId);
+      if (!d) {
         droppedCalls++;
         return;
       }
-      b.calls++;
-      const ids = providerIdsOf(call.eids);
-      for (const id of ids) b.providers.set(id, (b.providers.get(id) ?? 0) + 1);
-      if (ids.length === 0) b.withoutEids++;
-      if (call.uid !== undefined) b.uid++;
-      if (call.pid !== undefined) b.pid++;
-      b.effective[call.uid !== undefined ? 'uid' : call.pid !== undefined ? 'pid' : 'none']++;
-      if (dmps.length) for (const [dmp, id] of Object.entries(dmpIds(call, dmps))) if (id !== undefined) b.dmp.set(dmp, (b.dmp.get(dmp) ?? 0) + 1);
-    },
-    toJSON: () => ({ rows: rows(), droppedCalls }),
-    toCSV() {
-      const lines = ['date,network_id,dimension,key,label,calls'];
-      const line = (r: ReportRow, dimension: string, key: string | number, label: string, calls: number) =>
-        lines.push([r.date, r.networkId, dimension, key, label, calls].map(csvField).join(','));
-      for (const r of rows()) {
-        line(r, 'Ad Calls', 'all', 'all ad calls', r.calls);
-        for (const p of r.extendedIds) line(r, 'Extended Ids', p.providerId, p.providerName, p.calls);
-        line(r, 'Extended Ids', 'none', 'no extended id', r.callsWithoutEids);
-        line(r, 'Has User Uid', 'yes', 'with uid', r.hasUserUid.with);
-        line(r, 'Has User Uid', 'no', 'without uid', r.hasUserUid.without);
-        line(r, 'Has User Pid', 'yes', 'with pid', r.hasUserPid.with);
-        line(r, 'Has User Pid', 'no', 'without pid', r.hasUserPid.without);
-        for (const [dmp, n] of Object.entries(r.hasDmpId ?? {})) {
-          line(r, 'Has DMP Id', dmp, `with ${dmp} id`, n.with);
-          line(r, 'Has DMP Id', dmp, `without ${dmp} id`, n.without);
-        }
+      const h = countersFor('hour', hour, networkId);
+      for (const field of countersOf(call, dmps)) {
+        d.set(field, (d.get(field) ?? 0) + 1);
+        if (h) h.set(field, (h.get(field) ?? 0) + 1);
       }
-      return lines.join('\r\n') + '\r\n';
     },
+    toJSON: (o) => ({ rows: rows(o?.granularity), droppedCalls }),
+    toCSV: (o) => reportCSV(rows(o?.granularity), o?.granularity),
   };
+}
+
+/** The report's CSV (RFC 4180, formulas defused), the one writer for every report: one line per count. */
+export function reportCSV(rows: readonly ReportRow[], granularity: ReportGranularity = 'day'): string {
+  const hourly = granularity === 'hour';
+  const lines = [hourly ? 'date,hour,network_id,dimension,key,label,calls' : 'date,network_id,dimension,key,label,calls'];
+  const line = (r: ReportRow, dimension: string, key: string | number, label: string, calls: number) =>
+    lines.push((hourly ? [r.date, r.hour ?? null, r.networkId, dimension, key, label, calls] : [r.date, r.networkId, dimension, key, label, calls]).map(csvField).join(','));
+  for (const r of rows) {
+    line(r, 'Ad Calls', 'all', 'all ad calls', r.calls);
+    for (const p of r.extendedIds) line(r, 'Extended Ids', p.providerId, p.providerName, p.calls);
+    line(r, 'Extended Ids', 'none', 'no extended id', r.callsWithoutEids);
+    line(r, 'Has User Uid', 'yes', 'with uid', r.hasUserUid.with);
+    line(r, 'Has User Uid', 'no', 'without uid', r.hasUserUid.without);
+    line(r, 'Has User Pid', 'yes', 'with pid', r.hasUserPid.with);
+    line(r, 'Has User Pid', 'no', 'without pid', r.hasUserPid.without);
+    for (const [dmp, n] of Object.entries(r.hasDmpId ?? {})) {
+      line(r, 'Has DMP Id', dmp, `with ${dmp} id`, n.with);
+      line(r, 'Has DMP Id', dmp, `without ${dmp} id`, n.without);
+    }
+  }
+  return lines.join('\r\n') + '\r\n';
 }

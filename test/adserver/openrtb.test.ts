@@ -4,6 +4,7 @@ import ts from 'typescript';
 import { buildBidRequest, eidsForPartner, parseAdCall } from '../../src/adserver/index.js';
 import type { AdCall } from '../../src/adserver/index.js';
 import { EUID, HEM, ID5, RAMP, UID2, UNKNOWN, b64url } from './fixtures.js';
+import { typecheckFile } from '../support/typecheck.js';
 
 /**
  * Type-checks JSON values as object literals against the published iab-openrtb types, in a virtual file next to
@@ -125,17 +126,7 @@ describe('OpenRTB forwarding', () => {
 
   test('the built requests type-check against the published iab-openrtb 2.6 and 2.5 types', () => {
     const file = fileURLToPath(new URL('./openrtb.typecheck.ts', import.meta.url));
-    const program = ts.createProgram([file], {
-      strict: true,
-      noEmit: true,
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      types: ['node'],
-      skipLibCheck: true,
-    });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
-    expect(diagnostics).toEqual([]);
+    expect(typecheckFile(file)).toEqual([]);
   }, 60_000);
 
   test('the requests built at run time, as JSON, fit the published iab-openrtb 2.6 and 2.5 types key for key', () => {

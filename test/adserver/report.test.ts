@@ -99,3 +99,31 @@ describe('report dimensions', () => {
     expect(json.droppedCalls).toBe(1);
   });
 });
+
+describe('hourly rows', () => {
+  test('granularity hour gives one row per UTC hour and network, and a CSV with an hour column', () => {
+    const report = createReport();
+    report.add(callWith({ uid: 'u1', eids: [ID5] }), new Date('2025-03-01T08:10:00Z'));
+    report.add(callWith({ pid: 'p1', eids: [] }), new Date('2025-03-01T08:59:59Z'));
+    report.add(callWith({ pid: 'p1', eids: [UID2] }), new Date('2025-03-01T23:00:00Z'));
+    const hours = report.toJSON({ granularity: 'hour' }).rows;
+    expect(hours.map((r) => [r.date, r.hour, r.calls])).toEqual([
+      ['2025-03-01', 8, 2],
+      ['2025-03-01', 23, 1],
+    ]);
+    expect(hours[0]).toMatchObject({ hasUserUid: { with: 1, without: 1 }, callsWithoutEids: 1, userId: { uid: 1, pid: 1, none: 0 } });
+    expect(report.toJSON().rows.map((r) => [r.date, r.hour, r.calls])).toEqual([['2025-03-01', undefined, 3]]);
+    expect(report.toCSV({ granularity: 'hour' }).split('\r\n').slice(0, 3)).toEqual([
+      'date,hour,network_id,dimension,key,label,calls',
+      '2025-03-01,8,1234,Ad Calls,all,all ad calls,2',
+      '2025-03-01,8,1234,Extended Ids,2,ID5,1',
+    ]);
+  });
+
+  test('keeps at most maxHours hours', () => {
+    const report = createReport({ maxHours: 2 });
+    for (const h of ['00', '01', '02']) report.add(callWith({}), new Date(`2025-01-01T${h}:30:00Z`));
+    expect(report.toJSON({ granularity: 'hour' }).rows.map((r) => r.hour)).toEqual([1, 2]);
+    expect(report.toJSON().rows[0].calls).toBe(3);
+  });
+});

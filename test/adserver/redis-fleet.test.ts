@@ -1,0 +1,134 @@
+// Two ad-server processes (child processes, each its own node-redis client, the built package) sharing one real
+// redis-server: caps are exact across them, and their reports merge. `npm test` builds before the suites run.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createReport, createRedisReport } from '../../src/adserver/index.js';
+import type { AdCall } from '../../src/adserver/index.js';
+// @ts-expect-error plain ESM helper shared with the bench
+import { connectRedis, startRedis } from '../support/redis-server.mjs';
+// @ts-expect-error plain ESM helper shared with the worker processes
+import { fleetCall, fleetStart } from '../support/fleet-calls.mjs';
+
+const worker = fileURLToPath(new URL('../support/redis-worker.mjs', import.meta.url));
+const dist = fileURLToPath(new URL('../../dist/node/adserver/redis-capping.js', import.meta.url));
+
+/** Starts one worker per job, releases them together once all are ready, and returns their results. */
+async function runFleet(jobs: object[]): Promise<any[]> {
+  const procs = jobs.map((job) => spawn(process.execPath, [worker, JSON.stringify(job)], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const lines = procs.map((p) => {
+    let buf = '';
+    const waiters: Array<(line: string) => void> = [];
+    p.stdout!.on('data', (d) => {
+      buf += d;
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        waiters.shift()?.(line);
+      }
+    });
+    return () => new Promise<string>((resolve) => waiters.push(resolve));
+  });
+  const ready = lines.map((next) => next());
+  const done = lines.map((next, i) => ready[i].then(() => next()));
+  expect(await Promise.all(ready)).toEqual(jobs.map(() => 'ready'));
+  for (const p of procs) p.stdin!.write('go\n');
+  return (await Promise.all(done)).map((line) => JSON.parse(line));
+}
+
+let redis: Awaited<ReturnType<typeof startRedis>>;
+beforeAll(async () => {
+  if (!existsSync(dist)) throw new Error('build first: npm run build');
+  redis = await startRedis();
+});
+afterAll(() => redis?.stop());
+
+describe('two processes sharing Redis', () => {
+  test('500 concurrent takes per process for the same users with max 3: exactly 3 served per user across both', async () => {
+    const cap = { item: 'deal:race', windows: [{ max: 3, per: 'day' }, { max: 3, windowMs: 3_600_000 }] };
+    const job = { kind: 'take', url: redis.url, users: 10, perUser: 50, cap };
+    const [a, b] = await runFleet([job, job]);
+    for (let u = 0; u < 10; u++) {
+      const user = `user-${u}`;
+      expect((a.served[user] ?? 0) + (b.served[user] ?? 0), user).toBe(3);
+    }
+    expect(a.metrics.timeouts + b.metrics.timeouts + a.metrics.errors + b.metrics.errors).toBe(0);
+    expect(a.metrics.storeCalls + b.metrics.storeCalls).toBe(1000);
+    const client = await connectRedis(redis.url);
+    expect(await client.zCard('eidkit:fc:{pid:user-0}deal:race')).toBe(3);
+    await client.close();
+  }, 60_000);
+
+  test('two processes each add 10,000 calls: merged totals equal the calls sent, per dimension, per hour and per day', async () => {
+    const start = fleetStart();
+    const [a, b] = await runFleet([
+      { kind: 'report', url: redis.url, offset: 0, count: 10_000, start },
+      { kind: 'report', url: redis.url, offset: 10_000, count: 10_000, start },
+    ]);
+    expect(a.metrics).toMatchObject({ buffered: 0, droppedCalls: 0, flushErrors: 0 });
+    expect(b.metrics).toMatchObject({ buffered: 0, droppedCalls: 0, flushErrors: 0 });
+    // What was sent, counted by the in-memory report: the same rows, through the same row builder.
+    const expected = createReport();
+    for (let i = 0; i < 20_000; i++) {
+      const { call, at } = fleetCall(i, start) as { call: AdCall; at: Date };
+      expected.add(call, at);
+    }
+    const client = await connectRedis(redis.url);
+    const merged = createRedisReport(client);
+    const day = await merged.toJSON();
+    expect(day.rows.reduce((n, r) => n + r.calls, 0)).toBe(20_000);
+    expect(new Set(day.rows.map((r) => r.date)).size).toBe(2); // the calls span a UTC midnight
+    expect(day).toEqual(expected.toJSON());
+    const hour = await merged.toJSON({ granularity: 'hour' });
+    expect(hour.rows.length).toBeGreaterThanOrEqual(6 * 3);
+    expect(hour).toEqual(expected.toJSON({ granularity: 'hour' }));
+    expect(await merged.toCSV()).toBe(expected.toCSV());
+    expect(await merged.toCSV({ granularity: 'hour' })).toBe(expected.toCSV({ granularity: 'hour' }));
+    const firstDay = new Date(start).toISOString().slice(0, 10);
+    expect((await merged.toCSV()).split('\r\n').slice(0, 2)).toEqual(['date,network_id,dimension,key,label,calls', `${firstDay},,Ad Calls,all,all ad calls,${day.rows[0].calls}`]);
+    expect(day.rows[0]).toMatchObject({ date: firstDay, networkId: null });
+    await merged.close();
+    await client.close();
+  }, 60_000);
+});
+
+describe('the demo', () => {
+  test('with REDIS_URL, two demo servers share one cap and one report through Redis', async () => {
+    // @ts-expect-error plain ESM demo
+    const { startDemo } = await import('../../demo/server.mjs');
+    process.env.REDIS_URL = redis.url;
+    const demos: Array<{ url: string; server: import('node:http').Server }> = [];
+    try {
+      demos.push(await startDemo(0, { quiet: true }), await startDemo(0, { quiet: true }));
+      const eids = Buffer.from(JSON.stringify([{ source: 'id5-sync.com', uids: [{ id: 'ID5*demo', atype: 1 }] }])).toString('base64url');
+      const served = [];
+      for (let i = 0; i < 6; i++) {
+        const r = await fetch(`${demos[i % 2].url}ac?nwid=77&siteid=1&eids=${eids}`, { headers: { cookie: 'pid=demo-user' } });
+        served.push((await r.json()).pid);
+      }
+      expect(served).toEqual(Array(6).fill('demo-user'));
+      // Each demo flushes its counts every second; the reader's own are flushed before it reads.
+      let json;
+      for (let i = 0; i < 100; i++) {
+        json = await (await fetch(`${demos[0].url}report.json`)).json();
+        if (json.rows.find((r: { networkId: number }) => r.networkId === 77)?.calls === 6) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(json.store).toBe('redis');
+      expect(json.rows.find((r: { networkId: number }) => r.networkId === 77)).toMatchObject({ calls: 6, extendedIds: [{ providerId: 2, calls: 6 }] });
+      // The demo cap (3 per rolling minute) is counted across both servers: each saw only 3 calls, so a call
+      // refused with 3 counted proves the other server's impressions were seen. At most 3 served by the store.
+      type Capping = { allowed: boolean; count: number; storeError: string | null };
+      const decisions: Capping[] = [json, await (await fetch(`${demos[1].url}report.json`)).json()].flatMap((j) => j.lastCalls.map((c: { capping: Capping }) => c.capping));
+      expect(decisions).toHaveLength(6);
+      expect(decisions.filter((d) => d.allowed && !d.storeError).length).toBeLessThanOrEqual(3);
+      expect(decisions.some((d) => !d.allowed && d.count === 3)).toBe(true);
+      expect((await (await fetch(`${demos[1].url}report.csv?granularity=hour`)).text()).split('\r\n')[0]).toBe('date,hour,network_id,dimension,key,label,calls');
+    } finally {
+      delete process.env.REDIS_URL;
+      await Promise.all(demos.map((d) => new Promise((r) => d.server.close(r))));
+    }
+  }, 60_000);
+});

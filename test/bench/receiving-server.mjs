@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// The receiving-side benchmark's ad server (a child process of receiving.bench.mjs, so the load generator does
+// not share its event loop): the README's hono app on @hono/node-server, with three handlers side by side:
+//   /bare    answers 200 and nothing else;
+//   /memory  the README's full receiving path on the in-memory stores: parse, provider log to a sink, report,
+//            `take` on one cap, OpenRTB bid requests for two partners (serialised, as sending them would);
+//   /redis   the same path on the Redis stores (argv[2] is the redis URL).
+// argv[3] = 'node' serves the same handlers on plain node:http instead; 'hono-request' parses c.req.raw.
+// Prints `{"port": N}` once listening.
+import { createWriteStream } from 'node:fs';
+import { createServer } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { Hono } from 'hono';
+import { createClient } from 'redis';
+import {
+  buildBidRequest,
+  createFrequencyCapper,
+  createRedisFrequencyCapStore,
+  createRedisReport,
+  createReport,
+  defineFrequencyCap,
+  jsonLinesLogSink,
+  logProviders,
+  parseAdCallRequest,
+  parseIncomingMessage,
+} from '../../dist/node/adserver/index.js';
+
+const redis = createClient({ url: process.argv[2], disableOfflineQueue: true });
+redis.on('error', (e) => console.error(`redis: ${e.message}`));
+await redis.connect();
+
+const partners = [{ id: 'dsp-a' }, { id: 'dsp-b', openrtb: '2.5' }];
+const cap = defineFrequencyCap({ item: 'deal:42', windows: [{ max: 3, per: 'day' }, { max: 10, per: 'week' }] });
+const sink = jsonLinesLogSink(createWriteStream('/dev/null'));
+const stores = {
+  '/memory': { report: createReport(), capper: createFrequencyCapper() },
+  // A generous timeout: the bench measures Redis's cost, not the fallback policy (its decisions are counted below).
+  '/redis': { report: createRedisReport(redis), capper: createFrequencyCapper({ store: createRedisFrequencyCapStore(redis), timeoutMs: 1_000 }) },
+};
+
+/** The receiving path after parsing; returns the JSON answer. */
+async function receive(s, call) {
+  logProviders(call, sink);
+  s.report.add(call);
+  const decision = await s.capper.take(call, cap);
+  const body = JSON.stringify(partners.map((p) => buildBidRequest(call, p, { tmax: 200 })));
+  return `{"ok":true,"served":${decision.allowed},"bytes":${body.length}}`;
+}
+const metrics = () => JSON.stringify({ redis: stores['/redis'].capper.metrics(), report: stores['/redis'].report.metrics() });
+
+let listener;
+if (process.argv[3] === 'node') {
+  listener = async (req, res) => {
+    const path = req.url.slice(0, req.url.indexOf('?') >>> 0);
+    if (path === '/bare') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    if (path === '/metrics') return res.writeHead(200).end(metrics());
+    const s = stores[path];
+    if (!s) return res.writeHead(404).end();
+    const call = await parseIncomingMessage(req, { ip: req.socket.remoteAddress });
+    res.writeHead(200, { 'content-type': 'application/json' }).end(await receive(s, call));
+  };
+} else {
+  const app = new Hono();
+  app.get('/bare', (c) => c.json({ ok: true }));
+  app.get('/metrics', (c) => c.body(metrics()));
+  // `hono-request` parses hono's WHATWG Request (c.req.raw); `hono` parses the Node request under it (c.env.incoming),
+  // which spares @hono/node-server building a Request.
+  const parse = process.argv[3] === 'hono-request' ? (c) => parseAdCallRequest(c.req.raw) : (c) => parseIncomingMessage(c.env.incoming, { ip: c.env.incoming.socket.remoteAddress });
+  for (const path of ['/memory', '/redis']) app.get(path, async (c) => c.body(await receive(stores[path], await parse(c)), 200, { 'content-type': 'application/json' }));
+  listener = getRequestListener(app.fetch);
+}
+const server = createServer(listener);
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));

@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// Receiving-side throughput, side by side in one run: the README's full receiving path (parse, provider log,
+// report, `take` on one cap, OpenRTB for two partners) on the in-memory stores and on the Redis stores (a local
+// redis-server), versus a bare handler on the same HTTP server that only answers 200. Load: autocannon, in this
+// process; the server runs in a child process. Rounds are interleaved so a busy machine slows every case alike.
+// Budgets: memory ≥ 0.7× and Redis ≥ 0.5× the bare handler's requests per second, Redis adds ≤ 2 ms at p99.
+// Also prints Redis commands per ad call, counted by the server (INFO commandstats). Exit 1 when over a budget.
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { createWriteStream } from 'node:fs';
+import {
+  buildBidRequest,
+  createFrequencyCapper,
+  createRedisFrequencyCapStore,
+  createReport,
+  defineFrequencyCap,
+  jsonLinesLogSink,
+  logProviders,
+  parseAdCall,
+} from '../../dist/node/adserver/index.js';
+import { connectRedis, startRedis } from '../support/redis-server.mjs';
+import { eids } from './eids.mjs';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const CONNECTIONS = 16;
+const USERS = 500;
+const CASES = ['/bare', '/memory', '/redis'];
+// `node` (default): plain node:http with parseIncomingMessage; `hono`: the README's hono app parsing c.env.incoming;
+// `hono-request`: the hono app parsing its WHATWG Request (c.req.raw) with parseAdCallRequest.
+const SERVER = ['hono', 'hono-request'].includes(process.env.BENCH_SERVER) ? process.env.BENCH_SERVER : 'node';
+
+const redis = await startRedis();
+const admin = await connectRedis(redis.url);
+const child = spawn(process.execPath, [fileURLToPath(new URL('./receiving-server.mjs', import.meta.url)), redis.url, SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
+const { port } = JSON.parse(await new Promise((resolve) => createInterface({ input: child.stdout }).once('line', resolve)));
+
+const param = Buffer.from(JSON.stringify(eids)).toString('base64url');
+const query = `?nwid=1234&siteid=56789&pgid=1234567&fmtid=12345&tgt=sport%3Dfootball&tmstp=1700000000000&eids=${param}`;
+// The same request rotation for every case: USERS users (pid cookies), so caps see many users, not one.
+const requests = (path) =>
+  Array.from({ length: USERS }, (_, i) => ({ method: 'GET', path: path + query, headers: { cookie: `pid=user-${i}`, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)', referer: 'https://news.example/article' } }));
+
+async function load(path, seconds) {
+  const r = await autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: seconds, requests: requests(path) });
+  if (r.non2xx || r.errors) throw new Error(`${path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return { rps: r.requests.average, total: r.requests.total, p50: r.latency.p50, p99: r.latency.p99 };
+}
+
+const commandStats = async () =>
+  Object.fromEntries([...(await admin.info('commandstats')).matchAll(/cmdstat_(\w+):calls=(\d+)/g)].map((m) => [m[1], Number(m[2])]));
+
+for (const path of CASES) await load(path, 1); // warm-up: JIT, script load, connections
+const runs = Object.fromEntries(CASES.map((c) => [c, []]));
+let redisCalls = 0;
+const before = await commandStats();
+for (let round = 0; round < ROUNDS; round++) {
+  for (const path of round % 2 ? [...CASES].reverse() : CASES) {
+    const r = await load(path, SECONDS);
+    runs[path].push(r);
+    if (path === '/redis') redisCalls += r.total;
+  }
+}
+await new Promise((r) => setTimeout(r, 1_500)); // the Redis report's last flush of the run
+const after = await commandStats();
+const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).json();
+child.kill();
+
+// Where the time goes: each stage of the path in this process, 16 calls in flight like the HTTP runs.
+async function stages() {
+  const headers = (i) => ({ host: 'ads.example', cookie: `pid=user-${i % USERS}`, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)', referer: 'https://news.example/article' });
+  const calls = Array.from({ length: USERS }, (_, i) => parseAdCall({ url: `/ac${query}`, headers: headers(i) }));
+  const cap = defineFrequencyCap({ item: 'deal:42', windows: [{ max: 3, per: 'day' }, { max: 10, per: 'week' }] });
+  const sink = jsonLinesLogSink(createWriteStream('/dev/null'));
+  const report = createReport();
+  const memory = createFrequencyCapper();
+  const shared = createFrequencyCapper({ store: createRedisFrequencyCapStore(admin), timeoutMs: 1_000 });
+  const partners = [{ id: 'dsp-a' }, { id: 'dsp-b', openrtb: '2.5' }];
+  const cases = {
+    'parse (10 eids)': (i) => parseAdCall({ url: `/ac${query}`, headers: headers(i) }),
+    'provider log (JSON lines)': (i) => logProviders(calls[i % USERS], sink),
+    'report.add (memory; Redis: same + buffer)': (i) => report.add(calls[i % USERS]),
+    'take (memory)': (i) => memory.take(calls[i % USERS], cap),
+    'take (Redis, node CPU and wait)': (i) => shared.take(calls[i % USERS], cap),
+    'bid requests ×2 + JSON': (i) => JSON.stringify(partners.map((p) => buildBidRequest(calls[i % USERS], p, { tmax: 200 }))),
+  };
+  const out = {};
+  for (const [name, fn] of Object.entries(cases)) {
+    const N = 20_000;
+    let i = 0;
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: CONNECTIONS }, async () => { while (i < N) await fn(i++); }));
+    out[name] = ((performance.now() - t0) / N) * 1000;
+  }
+  return out;
+}
+await stages(); // warm-up
+const perStage = await stages();
+await admin.close();
+await redis.stop();
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const ratio = (path) => median(runs[path].map((r, i) => r.rps / runs['/bare'][i].rps));
+const p99 = (path) => median(runs[path].map((r) => r.p99));
+const line = (path) => `  ${path.padEnd(8)} ${median(runs[path].map((r) => r.rps)).toFixed(0).padStart(7)} req/s   p50 ${median(runs[path].map((r) => r.p50))} ms   p99 ${p99(path)} ms   ${ratio(path).toFixed(2)}x bare`;
+console.log(`${SERVER} server; ${ROUNDS} interleaved rounds of ${SECONDS} s per case, ${CONNECTIONS} connections, ${USERS} users, GET /ac with 10 eids`);
+for (const path of CASES) console.log(line(path));
+
+// Commands the Redis server ran on behalf of /redis (the admin's INFO excluded), per ad call.
+const delta = Object.fromEntries(Object.keys(after).filter((k) => k !== 'info').map((k) => [k, after[k] - (before[k] ?? 0)]).filter(([, n]) => n > 0));
+const total = Object.values(delta).reduce((a, b) => a + b, 0);
+console.log(`Redis commands per ad call: ${(total / redisCalls).toFixed(3)} executed by the server (${Object.entries(delta).map(([k, n]) => `${k} ${(n / redisCalls).toFixed(3)}`).join(', ')})`);
+console.log(`  round trips per ad call: ${(delta.evalsha / redisCalls).toFixed(3)} EVALSHA (the take); the report sent ${metrics.report.commands} commands in ${metrics.report.flushes} pipelined flushes for ${redisCalls} calls = ${(metrics.report.flushes / redisCalls).toFixed(5)} flushes per call`);
+console.log(`  capper: ${metrics.redis.timeouts} timeouts, ${metrics.redis.errors} errors; report: ${metrics.report.flushErrors} failed flushes, ${metrics.report.droppedCalls} dropped`);
+
+console.log(`per stage, µs per call in one process: ${Object.entries(perStage).map(([k, v]) => `${k} ${v.toFixed(1)}`).join('; ')}`);
+
+const checks = [
+  [`in-memory stores / bare = ${ratio('/memory').toFixed(2)}x (budget ≥ 0.7x)`, ratio('/memory') >= 0.7],
+  [`Redis stores / bare = ${ratio('/redis').toFixed(2)}x (budget ≥ 0.5x)`, ratio('/redis') >= 0.5],
+  [`Redis added p99 = ${(p99('/redis') - p99('/bare')).toFixed(2)} ms (budget ≤ 2 ms)`, p99('/redis') - p99('/bare') <= 2],
+];
+for (const [text, ok] of checks) console.log(`${text}: ${ok ? 'OK' : 'OVER BUDGET'}`);
+process.exit(checks.every(([, ok]) => ok) ? 0 : 1);

@@ -1,0 +1,18 @@
+// Deterministic ad calls for the fleet tests: call i has a network, user ids, eids and an hour derived from i,
+// so a test can rebuild exactly what each process sent.
+const SOURCES = ['id5-sync.com', 'uidapi.com', 'euid.eu', 'liveramp.com', 'example.org'];
+
+/** 20:00 UTC yesterday: six hours from there span a UTC midnight, well within the reports' retention. */
+export function fleetStart(now = Date.now()) {
+  const d = new Date(now - 86_400_000);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), 20);
+}
+
+/** The i-th call and the time it is counted at (within six hours after `start`). */
+export function fleetCall(i, start) {
+  const eids = SOURCES.filter((_, k) => (i >> k) % 3 === 0).map((source) => ({ source, uids: [{ id: `${source}-${i % 97}`, atype: 1 }] }));
+  const call = { endpoint: 'ac', networkId: i % 4 === 3 ? undefined : 1000 + (i % 3), formats: [], eids, consent: {}, issues: [] };
+  if (i % 5 === 0) call.uid = `u${i % 50}`;
+  if (i % 2 === 0) call.pid = `p${i % 70}`;
+  return { call, at: new Date(start + ((i * 7919) % (6 * 3_600_000))) };
+}
