@@ -4,3 +4,4 @@
  */
 export * from './rules/index.js';
 export * from './client/index.js';
+export * from './plan/index.js';

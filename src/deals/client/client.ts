@@ -16,6 +16,8 @@ import { TokenManager, DEFAULT_REALM, type AuthBudget, type Credentials, type Gr
 import { ForbiddenError, NotFoundError, ValidationError, DealApiError, type FieldIssue } from './errors.js';
 import { PagedList, assertSameOrigin, parseLinkHeader, type ListOptions, type Page } from './paginate.js';
 import { REDACTED, Redactor } from './redact.js';
+import { Hooks, type ClientEvents, type ClientListener } from './hooks.js';
+import { createWithKey } from './keyed.js';
 import { Transport, type HttpRequest, type HttpResponse, type Logger, type RetryOptions, type RetryPolicy } from './transport.js';
 
 /** Options of {@link DealApiClient}. */
@@ -120,6 +122,19 @@ export interface CreatedDeal {
   historyId?: string;
   /** The deal, when the service returned it. */
   deal?: DealRead;
+  /** True when the create's answer was lost and the deal was found by its key instead (`create(deal, { key })`). */
+  recovered?: true;
+}
+
+/** Options of {@link DealsResource.create}. */
+export interface CreateOptions extends CallOptions {
+  /** Create it as a copy of this deal (`X-CopyOfDealId`). */
+  copyOf?: number | string;
+  /**
+   * A stable key of yours: written into `callerDealIds` as `eidkit:<key>`, and used to look the deal up when the
+   * answer to the create is lost, so the create is never lost nor doubled (README "Deals as code").
+   */
+  key?: string;
 }
 
 /** A write as it would be sent: what `--dry-run` prints. The Authorization header is masked. */
@@ -286,8 +301,24 @@ export class DealsResource {
    * @example
    * const { id, location, historyId } = await client.deals.create(deal);
    * const copy = await client.deals.create(deal, { copyOf: id });
+   * const { id: same, recovered } = await client.deals.create(deal, { key: 'spring-fr' }); // safe to run again on failure
    */
-  async create(deal: DealWriteInput, options: CallOptions & { copyOf?: number | string } = {}): Promise<CreatedDeal> {
+  async create(deal: DealWriteInput, options: CreateOptions = {}): Promise<CreatedDeal> {
+    if (options.key !== undefined) {
+      const c = this.#c;
+      return createWithKey(
+        {
+          now: () => c.now(),
+          maxRecoveries: c.maxRetries,
+          send: (marked) => this.create(marked, { ...options, key: undefined }),
+          list: (since) => this.list({ createdOrModifiedSince: since, signal: options.signal }),
+          urlOf: (id) => new URL(`deals/${id}`, c.baseUrl).href,
+          warn: (message) => c.log('warn', message),
+        },
+        deal,
+        options.key,
+      );
+    }
     const prepared = await this.#prepareCreate(deal, options);
     const res = await this.#c.send(prepared, options.signal);
     const location = res.headers.get('location') ?? '';
@@ -540,6 +571,9 @@ export class DealApiClient {
   readonly #logger?: Logger;
   readonly #grant: Grant;
   readonly #referenceCache = new Map<string, { at: number; item: unknown }>();
+  readonly #hooks = new Hooks((event, err) => this.log('warn', `a '${event}' listener threw: ${(err as Error)?.message ?? err}`));
+  /** @internal Retries after the first attempt (also the recoveries of a keyed create). */
+  readonly maxRetries: number;
 
   constructor(options: DealApiClientOptions) {
     if (!options || !options.baseUrl) throw new TypeError('DealApiClient needs { baseUrl }');
@@ -552,6 +586,7 @@ export class DealApiClient {
     this.concurrency = options.concurrency ?? 10;
     this.referenceChecks = options.referenceChecks ?? true;
     const retries = typeof options.retries === 'number' ? { maxRetries: options.retries } : (options.retries ?? {});
+    this.maxRetries = retries.maxRetries ?? 3;
     const fetchImpl = options.fetch ?? globalThis.fetch;
     if (typeof fetchImpl !== 'function') throw new TypeError('no fetch: pass { fetch } on this runtime');
     this.#transport = new Transport({
@@ -562,6 +597,7 @@ export class DealApiClient {
       redactor: this.#redactor,
       userAgent: options.userAgent ?? `eidkit-deals/${VERSION} node/${process.versions.node}`,
       random: options.random,
+      hooks: this.#hooks,
     });
     this.#tokens = new TokenManager({
       transport: this.#transport,
@@ -581,6 +617,23 @@ export class DealApiClient {
     });
     this.deals = new DealsResource(this);
     this.lookups = new LookupsResource(this);
+  }
+
+  /**
+   * Listens to every HTTP attempt: `request` (method, url, attempt), `response` (+ status or error, elapsedMs) and
+   * `retry` (+ status, error, delayMs, elapsedMs). URLs are scrubbed; no header or body is ever passed.
+   * @example
+   * client.on('response', (e) => metrics.timing('deal_api', e.elapsedMs, { method: e.method, status: e.status }));
+   */
+  on<E extends keyof ClientEvents>(event: E, listener: ClientListener<E>): this {
+    this.#hooks.on(event, listener);
+    return this;
+  }
+
+  /** Removes a listener added with {@link on}. */
+  off<E extends keyof ClientEvents>(event: E, listener: ClientListener<E>): this {
+    this.#hooks.off(event, listener);
+    return this;
   }
 
   /** Obtains (or returns the cached) user token; `eidkit login` uses it. */

@@ -20,6 +20,7 @@ import {
 } from './errors.js';
 import { STATUS_CODES } from 'node:http';
 import type { Redactor } from './redact.js';
+import type { Hooks } from './hooks.js';
 
 /** A console-compatible logger; every line it receives is already scrubbed of secrets. */
 export interface Logger {
@@ -92,6 +93,8 @@ export interface TransportSettings {
   userAgent: string;
   /** Injected for tests. */
   random?: () => number;
+  /** The client's `request` / `response` / `retry` listeners. */
+  hooks?: Hooks;
 }
 
 /** The codes that mean the TCP connection was never established, so the request cannot have been acted on. */
@@ -222,6 +225,7 @@ export class Transport {
     let attempts = 0;
     let retries = 0;
     let replayed = false;
+    const started = performance.now();
     for (;;) {
       const token = req.token ? await req.token() : undefined;
       req.beforeAttempt?.();
@@ -256,6 +260,15 @@ export class Transport {
       }
       const delay = retryAfterMs ?? this.#backoff(retries);
       retries++;
+      this.#s.hooks?.emit('retry', {
+        method: req.method,
+        url: redact(req.url.href),
+        attempt: attempts,
+        ...(error.status !== undefined ? { status: error.status } : {}),
+        error: error.name,
+        delayMs: delay,
+        elapsedMs: Math.round(performance.now() - started),
+      });
       this.#log('warn', `${req.method} ${pathOf(req.url)} failed (${error.status ?? error.name}); retry ${retries} of ${maxRetries} in ${delay} ms`);
       await sleep(delay, req.signal);
     }
@@ -301,16 +314,23 @@ export class Transport {
       aborted.catch(() => undefined);
     }
     const debug = typeof this.#s.logger?.debug === 'function';
-    const started = debug ? performance.now() : 0;
+    const hooks = this.#s.hooks;
+    const event = { method: req.method, url: redact(req.url.href), attempt: attempts };
+    hooks?.emit('request', event);
+    const started = performance.now();
     try {
       const sent = this.#s.fetch(req.url, { method: req.method, headers, body, signal });
       const res = aborted ? await Promise.race([sent, aborted]) : await sent;
       const parsed = aborted ? await Promise.race([readBody(res), aborted]) : await readBody(res);
-      if (debug) this.#log('debug', `${req.method} ${pathOf(req.url)} → ${res.status} (${Math.round(performance.now() - started)} ms)`);
+      const elapsedMs = Math.round(performance.now() - started);
+      hooks?.emit('response', { ...event, status: res.status, elapsedMs });
+      if (debug) this.#log('debug', `${req.method} ${pathOf(req.url)} → ${res.status} (${elapsedMs} ms)`);
       return { status: res.status, statusText: res.statusText, headers: res.headers, body: parsed, attempts };
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason ?? err;
       const details = { method: req.method, url: req.url.href, attempts, redact };
+      const elapsedMs = Math.round(performance.now() - started);
+      hooks?.emit('response', { ...event, error: controller.signal.aborted ? 'TimeoutError' : 'ConnectionError', elapsedMs });
       if (controller.signal.aborted) {
         this.#log('debug', `${req.method} ${pathOf(req.url)} timed out after ${this.#s.timeoutMs} ms`);
         return new TimeoutError(`${req.method} ${pathOf(req.url)} timed out after ${this.#s.timeoutMs} ms`, { ...details, cause: err });
