@@ -21,6 +21,7 @@ import {
 } from './client/index.js';
 import { ConfigError, defaultTokenPath, fileTokenCache, loadConnectionConfig, CONFIG_ENV } from './client/config.js';
 import { csvRow, formatRecord, formatTable } from './client/output.js';
+import { registerPlanCommands } from './plan/cli.js';
 
 /** Default columns of `deals list`. */
 const DEAL_COLUMNS = ['id', 'dealId', 'name', 'isActive', 'pricingModel', 'price', 'currency', 'beginDate', 'endDate'];
@@ -151,7 +152,7 @@ async function simulatorSession(flags: ConnectionFlags, base: Partial<DealApiCli
 
 async function openSession(flags: ConnectionFlags): Promise<Session> {
   const timeoutMs = intArg('--timeout', 1)(String(flags.timeout ?? '30000'));
-  const logger = flags.verbose ? { debug: (m: string) => process.stderr.write(`${m}\n`), info: (m: string) => process.stderr.write(`${m}\n`), warn: (m: string) => process.stderr.write(`${m}\n`) } : { warn: (m: string) => process.stderr.write(`warning: ${m}\n`) };
+  const logger = flags.verbose ? { info: (m: string) => process.stderr.write(`${m}\n`), warn: (m: string) => process.stderr.write(`${m}\n`) } : { warn: (m: string) => process.stderr.write(`warning: ${m}\n`) };
   const base: Partial<DealApiClientOptions> = { timeoutMs, logger };
   if (flags.simulator) return simulatorSession(flags, base);
   const config = loadConnectionConfig({ path: flags.config, warn: (line) => process.stderr.write(`${line}\n`) });
@@ -188,6 +189,7 @@ async function openSession(flags: ConnectionFlags): Promise<Session> {
 
 async function withSession(flags: ConnectionFlags, fn: (client: DealApiClient) => Promise<void>): Promise<void> {
   const session = await openSession(flags);
+  if (flags.verbose) logRequests(session.client);
   try {
     await fn(session.client);
   } finally {
@@ -286,9 +288,16 @@ function progressReporter(what: string, forced: boolean | undefined): ((p: { fet
 
 type Flags = ConnectionFlags & OutputFlags & Record<string, any>;
 
+/** `-v`: one stderr line per HTTP attempt from the client's `response` hook (URLs scrubbed, no headers); retries are logged as warnings. */
+function logRequests(client: DealApiClient): void {
+  const path = (url: string) => new URL(url).pathname + new URL(url).search;
+  client.on('response', (e) => process.stderr.write(`${e.method} ${path(e.url)} → ${e.status ?? e.error} (${e.elapsedMs} ms${e.attempt > 1 ? `, attempt ${e.attempt}` : ''})\n`));
+}
+
 /** Adds `deals …`, `lookups` and `login` to the program. */
 export function registerDealsCommands(program: Command): void {
   const deals = program.command('deals').description('manage deals on the deal API (spec: deal-api.md)');
+  registerPlanCommands(deals, { connectionOptions, withSession, exitCodeOf });
 
   outputOptions(connectionOptions(deals.command('list')))
     .description('list deals across every page')

@@ -39,7 +39,7 @@ function detail(item: PlanItem): string {
 }
 
 function rows(lines: Array<[string, string, string, string, string[]]>): string {
-  const w = [0, 1, 2].map((i) => Math.max(0, ...lines.map((l) => l[i]!.length)));
+  const w = [1, 2, 3].map((i) => Math.max(0, ...lines.map((l) => (l[i] as string).length)));
   return lines
     .map(([mark, action, key, id, sub]) => {
       const last = sub.shift() ?? '';
