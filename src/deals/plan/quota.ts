@@ -42,7 +42,7 @@ export function quotaStatus(live: readonly DealRead[], now: number, limits: Quot
     const c = Date.parse(d.createdAt);
     const u = Date.parse(d.updatedAt);
     if (c >= start) created++;
-    else if (u >= start) updated++;
+    if (u >= start && u !== c) updated++;
   }
   return {
     ...limits,
