@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'vitest';
-import { applyPlan, dealKeyOf, planDeals, utcDay, writableFields } from '../../../src/deals/index.js';
+import { applyPlan, dealKeyOf, diffDeal, planDeals, utcDay, writableFields } from '../../../src/deals/index.js';
 import { dealsFile, DEFAULTS, manyDeals, setup } from './helpers.js';
 
 describe('apply under injected faults and the daily creation quota', () => {
-  test('a 40-deal file applied over three simulated days with 20% faults ends with exactly the 40 deals of the file', async () => {
-    const { sim, client, nextDay } = setup({ faults: { rate: 0.2, seed: 20260302 } });
+  test.each([20260302, 7, 11])('a 40-deal file applied over three simulated days with 20 percent of requests failing (seed %i) ends with exactly the 40 deals of the file', async (seed) => {
+    const { sim, client, nextDay } = setup({ faults: { rate: 0.2, seed } });
     const wanted = manyDeals(40);
     const file = dealsFile(wanted);
     const createdPerDay: number[] = [];
@@ -32,6 +32,8 @@ describe('apply under injected faults and the daily creation quota', () => {
       const deal = live.find((d) => dealKeyOf(d)?.key === want.key)!;
       const { key, ...fields } = want;
       expect(writableFields(deal as never)).toMatchObject({ ...DEFAULTS, ...fields });
+      // Every other write field holds its spec §4.3 default: nothing more, nothing less than the file.
+      expect(diffDeal(deal as never, { ...DEFAULTS, ...fields })).toEqual([]);
     }
     // The faults really happened, drops after processing included.
     expect(sim.requests.filter((r) => r.fault === 'drop-after').length).toBeGreaterThan(0);
@@ -40,6 +42,13 @@ describe('apply under injected faults and the daily creation quota', () => {
     const final = await planDeals(client, file);
     expect(final.changes).toBe(false);
     expect(final.summary).toMatchObject({ create: 0, update: 0, deferred: 0, noChange: 40 });
+
+    // Updates under the same faults: PUTs are retried safely, each lands once.
+    const repriced = dealsFile(wanted.map((d, i) => (i % 8 === 0 ? { ...d, price: 99.99 } : d)));
+    const updated = await applyPlan(client, await planDeals(client, repriced));
+    expect(updated.summary).toMatchObject({ updated: 5, created: 0, failed: 0, deferred: 0 });
+    expect(sim.deals().filter((d) => d.price === 99.99)).toHaveLength(5);
+    expect((await planDeals(client, repriced)).changes).toBe(false);
     console.log(`faults injected: ${sim.requests.filter((r) => r.fault).length} of ${sim.requests.length} requests; creates recovered by key: ${recovered}`);
   }, 180_000);
 });
