@@ -17,7 +17,7 @@ import { ForbiddenError, NotFoundError, ValidationError, DealApiError, type Fiel
 import { PagedList, assertSameOrigin, parseLinkHeader, type ListOptions, type Page } from './paginate.js';
 import { REDACTED, Redactor } from './redact.js';
 import { Hooks, type ClientEvents, type ClientListener } from './hooks.js';
-import { createWithKey } from './keyed.js';
+import { createWithKey, withDealKeyMarker } from './keyed.js';
 import { Transport, type HttpRequest, type HttpResponse, type Logger, type RetryOptions, type RetryPolicy } from './transport.js';
 
 /** Options of {@link DealApiClient}. */
@@ -412,7 +412,10 @@ export class DealsResource {
 
   /** The requests a write would send, validated, without sending them (`--dry-run`). */
   readonly dryRun = {
-    create: async (deal: DealWriteInput, options: CallOptions & { copyOf?: number | string } = {}) => this.#describe(await this.#prepareCreate(deal, options)),
+    create: async (deal: DealWriteInput, options: CreateOptions = {}) => {
+      const marked = options.key === undefined ? deal : { ...deal, callerDealIds: withDealKeyMarker(deal.callerDealIds as string[] | null | undefined, options.key) };
+      return this.#describe(await this.#prepareCreate(marked, options));
+    },
     replace: async (id: number | string, deal: DealWriteInput, options: CallOptions & { stored?: DealRead } = {}) =>
       this.#describe(await this.#prepareReplace(id, deal, options)),
     update: async (id: number | string, patch: DealPatch, options: CallOptions = {}) => this.#describe(await this.#prepareUpdate(id, patch, options)),

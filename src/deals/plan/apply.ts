@@ -98,7 +98,7 @@ export async function applyPlan(client: DealApiClient, plan: Plan, options: Appl
       continue;
     }
     options.onProgress?.({ index, total: work.length, item: { ...out }, phase: 'start' });
-    const { desired, live } = planWork(planned);
+    const { desired, patch, live } = planWork(planned);
     try {
       if (isCreate) {
         const created = await client.deals.create(desired as DealWriteInput, { key: planned.key, signal: options.signal });
@@ -109,8 +109,8 @@ export async function applyPlan(client: DealApiClient, plan: Plan, options: Appl
       } else if (desired) {
         await client.deals.replace(live!.id, desired as DealWriteInput, { stored: live, signal: options.signal });
       } else {
-        // Pruning pauses: only isActive changes, every other field is kept.
-        await client.deals.update(live!.id, { isActive: false }, { signal: options.signal });
+        // Pruning pauses: only isActive (and the marker's hash) change, every other field is kept.
+        await client.deals.update(live!.id, patch!, { signal: options.signal });
       }
     } catch (err) {
       if (options.signal?.aborted) throw err;

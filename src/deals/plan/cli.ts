@@ -3,7 +3,7 @@
  * Data to stdout, progress and messages to stderr; the exit code is set, never forced, so stdout drains.
  */
 import { createInterface } from 'node:readline/promises';
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { EXIT } from '../../cli/exit-codes.js';
 import type { DealApiClient } from '../client/client.js';
 import { ConnectionError, TimeoutError, ValidationError } from '../client/errors.js';
@@ -54,14 +54,14 @@ function run<A extends unknown[]>(kit: DealsCliKit, fn: (...args: A) => Promise<
 
 function count(name: string): (value: string) => number {
   return (value) => {
-    if (!/^\d+$/.test(value)) throw new Error(`${name} must be a whole number, got ${JSON.stringify(value)}`);
+    if (!/^\d+$/.test(value)) throw new InvalidArgumentError(`${name} must be a whole number, got ${JSON.stringify(value)}`);
     return Number(value);
   };
 }
 
 function planOptions(cmd: Command): Command {
   return cmd
-    .requiredOption('-f, --file <path>', 'the deals file (YAML, or JSON when it ends in .json)')
+    .requiredOption('-f, --file <path>', 'the deals file (YAML, or JSON when it ends in .json; - reads YAML or JSON from stdin)')
     .addOption(new Option('--prune <mode>', 'live deals whose key left the file (and doubled deals of one key): pause or delete them').choices(['pause', 'delete']))
     .option('--json', 'print JSON')
     .option('--creation-quota <n>', 'deal creations allowed per day (spec §8 default 15)', count('--creation-quota'))

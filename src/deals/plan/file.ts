@@ -122,13 +122,19 @@ export function parseDealsFile(text: string, source = '<input>'): DealsFile {
   return { source, entries, issues };
 }
 
-/** Reads and parses a deals file. */
+/** Reads and parses a deals file; `-` reads it from stdin. */
 export async function loadDealsFile(path: string): Promise<DealsFile> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = path === '-' ? await readStdin() : await readFile(path, 'utf8');
   } catch (err) {
     throw new DealsFileError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  return parseDealsFile(text, path);
+  return parseDealsFile(text, path === '-' ? '<stdin>' : path);
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }

@@ -82,7 +82,10 @@ export type PlanValidator = (deal: unknown, context: { mode: 'create' | 'update'
 
 /** What apply needs beyond the plan's items: the body to send and the live deal. Kept out of the plan's JSON. */
 export interface PlanWork {
+  /** The full deal to PUT (create, update, pause, resume of a file entry). */
   desired?: Record<string, unknown>;
+  /** A patch merged into the live deal (pruning pauses: only isActive and the marker's hash change). */
+  patch?: Record<string, unknown>;
   live?: DealRead;
 }
 
@@ -141,7 +144,10 @@ function pruneItem(deal: DealRead, key: string, why: string, prune: PruneMode | 
   const base = { key, id: deal.id, name: deal.name };
   if (prune === 'delete') return { item: { ...base, action: 'delete', reason: why }, work: { live: deal } };
   if (prune === 'pause' && deal.isActive && isEditable(deal)) {
-    return { item: { ...base, action: 'pause', reason: why, changes: [{ field: 'isActive', from: true, to: false }] }, work: { live: deal } };
+    // The marker's hash follows the pause, so the deal does not read as changed outside eidkit afterwards.
+    const hash = dealContentHash({ ...(deal as unknown as Record<string, unknown>), isActive: false });
+    const patch = { isActive: false, callerDealIds: withDealKeyMarker(deal.callerDealIds, key, hash) };
+    return { item: { ...base, action: 'pause', reason: why, changes: [{ field: 'isActive', from: true, to: false }] }, work: { live: deal, patch } };
   }
   const left = prune === 'pause' ? (deal.isActive ? 'archived, left as is' : 'already paused') : 'left as is (apply --prune pause|delete handles it)';
   return { item: { ...base, action: 'orphan', reason: `${why}; ${left}` } };

@@ -75,6 +75,13 @@ describe('client.deals.create(deal, { key })', () => {
     expect(sim.deals()).toHaveLength(0);
   });
 
+  test('dryRun.create with a key shows the marker in the body it would send', async () => {
+    const { sim, client } = droppingClient(0, 'after');
+    const req = await client.deals.dryRun.create(VALID_DEAL, { key: 'spring-fr' });
+    expect((req!.body as { callerDealIds: string[] }).callerDealIds).toEqual(['eidkit:spring-fr']);
+    expect(sim.deals()).toHaveLength(0);
+  });
+
   test('refuses an invalid key before sending anything', async () => {
     const { sim, client } = droppingClient(0, 'after');
     const err = await caught(client.deals.create(VALID_DEAL, { key: 'no spaces' }));

@@ -22,8 +22,8 @@ function workspace(deals: Array<Record<string, unknown>>) {
   return {
     file,
     rewrite: (next: Array<Record<string, unknown>>) => writeFileSync(file, stringify({ defaults: DEFAULTS, deals: next })),
-    /** Runs `eidkit <args> --simulator` on this workspace's data; stdin is never a terminal here. */
-    eidkit: (args: string[], simulator = true) =>
+    /** Runs `eidkit <args> --simulator` on this workspace's data; stdin (never a terminal here) gets `input`. */
+    eidkit: (args: string[], simulator = true, input = '') =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         const child = execFile(
           process.execPath,
@@ -31,7 +31,7 @@ function workspace(deals: Array<Record<string, unknown>>) {
           { env: { PATH: process.env.PATH!, HOME: work }, maxBuffer: 16 * 1024 * 1024 },
           (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr }),
         );
-        child.stdin?.end();
+        child.stdin?.end(input);
       }),
   };
 }
@@ -51,6 +51,16 @@ describe('eidkit deals plan', () => {
       '',
     ]);
     expect(r.stderr).toBe('');
+  });
+
+  test('-f - reads the deals file from stdin', async () => {
+    const ws = workspace([]);
+    const r = await ws.eidkit(['deals', 'plan', '-f', '-', '--json'], true, JSON.stringify({ defaults: DEFAULTS, deals: manyDeals(1) }));
+    expect(r.code).toBe(7);
+    expect(JSON.parse(r.stdout)).toMatchObject({ source: '<stdin>', items: [{ key: 'deal-01', action: 'create' }] });
+    const usage = await ws.eidkit(['deals', 'plan', '-f', ws.file, '--creation-quota', 'many']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/--creation-quota must be a whole number/);
   });
 
   test('--json is the plan object: per key action, id, changes, issues; summary and quota', async () => {

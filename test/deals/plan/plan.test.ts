@@ -124,6 +124,10 @@ describe('plan', () => {
     await applyPlan(client, pause);
     expect(sim.deals().find((d) => d.id === gone.id)).toMatchObject({ isActive: false, name: 'Deal 3', price: 1.5 });
     expect((await planDeals(client, smaller, { prune: 'pause' })).changes).toBe(false);
+    // Back in the file: a resume, not drift (the pause rewrote the marker's hash).
+    const back = (await planDeals(client, dealsFile(manyDeals(3)))).items.find((i) => i.key === 'deal-03')!;
+    expect(back).toMatchObject({ action: 'resume', changes: [{ field: 'isActive', from: false, to: true }] });
+    expect(back.drift).toBeUndefined();
 
     const del = await planDeals(client, smaller, { prune: 'delete' });
     expect(del.items.filter((i) => i.action === 'delete').map((i) => i.id)).toEqual([gone.id]);
