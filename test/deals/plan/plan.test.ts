@@ -171,6 +171,20 @@ describe('plan and apply within the daily quotas', () => {
     expect(plan.summary).toMatchObject({ create: 3, deferred: 5, noChange: 12 });
   });
 
+  test('updates are scheduled against the update quota, and a service refusal defers the rest of them', async () => {
+    const { sim, client } = setup({ quotas: { updatesPerDay: 2 } });
+    await applyPlan(client, await planDeals(client, dealsFile(manyDeals(4))));
+    const renamed = dealsFile(manyDeals(4).map((d) => ({ ...d, name: `${d.name} v2` })));
+    const planned = await planDeals(client, renamed, { quotas: { updatesPerDay: 3 } });
+    expect(planned.summary).toMatchObject({ update: 3, deferred: 1 });
+    expect(planned.items[3]).toMatchObject({ action: 'update', deferredUntil: '2026-03-03' });
+    // The service allows 2, not the 3 the plan assumed: the third update is deferred, not failed.
+    const result = await applyPlan(client, planned);
+    expect(result.summary).toMatchObject({ updated: 2, deferred: 2, failed: 0 });
+    expect(result.items.map((i) => i.status)).toEqual(['done', 'done', 'deferred', 'deferred']);
+    expect(sim.deals().filter((d) => d.name.endsWith('v2'))).toHaveLength(2);
+  });
+
   test('when the service says the quota is spent before the estimate, apply stops creating cleanly and defers the rest', async () => {
     const { sim, client, make } = setup();
     // Deals created and deleted today spent quota the listing cannot see.
