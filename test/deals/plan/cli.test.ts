@@ -22,6 +22,15 @@ function workspace(deals: Array<Record<string, unknown>>) {
   return {
     file,
     rewrite: (next: Array<Record<string, unknown>>) => writeFileSync(file, stringify({ defaults: DEFAULTS, deals: next })),
+    /** On a terminal (util-linux `script` gives the command a pty): runs `eidkit <args> --simulator`, typing `typed`. */
+    onTerminal: (args: string[], typed: string) =>
+      new Promise<{ code: number; output: string }>((resolve) => {
+        const command = [process.execPath, bin, ...args, '--simulator', '--simulator-data', data].join(' ');
+        const child = execFile('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH!, HOME: work } }, (err, stdout) =>
+          resolve({ code: err ? Number((err as { code?: number }).code) : 0, output: stdout }),
+        );
+        child.stdin?.end(typed);
+      }),
     /** Runs `eidkit <args> --simulator` on this workspace's data; stdin (never a terminal here) gets `input`. */
     eidkit: (args: string[], simulator = true, input = '') =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
@@ -140,6 +149,20 @@ describe('eidkit deals apply', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/pass --yes/);
     expect((await ws.eidkit(['deals', 'plan', '-f', ws.file])).code).toBe(7);
+  });
+
+  test('on a terminal, apply shows the plan and asks; only "yes" applies', async () => {
+    const ws = workspace(manyDeals(2));
+    const no = await ws.onTerminal(['deals', 'apply', '-f', ws.file], 'no\n');
+    expect(no.output).toMatch(/\+ create +deal-01/);
+    expect(no.output).toMatch(/Apply these changes\? Only "yes" is accepted:/);
+    expect(no.output).toMatch(/Apply cancelled; nothing was changed\./);
+    expect(no.code).toBe(1);
+    expect((await ws.eidkit(['deals', 'plan', '-f', ws.file])).code).toBe(7);
+    const yes = await ws.onTerminal(['deals', 'apply', '-f', ws.file], 'yes\n');
+    expect(yes.code).toBe(0);
+    expect(yes.output).toMatch(/Applied .*: 2 created/);
+    expect((await ws.eidkit(['deals', 'plan', '-f', ws.file])).code).toBe(0);
   });
 
   test('--prune pause pauses a deal whose key left the file; deals without a key are untouched', async () => {
