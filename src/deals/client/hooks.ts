@@ -63,11 +63,6 @@ export class Hooks {
     (this.#listeners[event] as Set<ClientListener<E>> | undefined)?.delete(listener);
   }
 
-  /** True when someone listens to `event` (so the transport can skip building it). */
-  has(event: keyof ClientEvents): boolean {
-    return this.#listeners[event].size > 0;
-  }
-
   /** Calls every listener of `event` with a frozen copy of it. */
   emit<E extends keyof ClientEvents>(event: E, payload: ClientEvents[E]): void {
     const set = this.#listeners[event] as Set<ClientListener<E>>;

@@ -70,7 +70,7 @@ export function mayHaveCreated(err: unknown): boolean {
 export interface KeyedCreateContext {
   /** The client's clock. */
   now(): number;
-  /** How many times a create that may have reached the service is looked up and sent again. */
+  /** How many times a create that may have reached the service, and is not found by its key, is sent again. */
   maxRecoveries: number;
   /** Sends one create (validated, retried only while provably unsent). */
   send(deal: DealWriteInput): Promise<{ id: number; location: string; historyId?: string; deal?: DealRead }>;
@@ -115,7 +115,7 @@ export async function createWithKey(
     try {
       return await ctx.send(marked);
     } catch (err) {
-      if (!mayHaveCreated(err) || recovery >= ctx.maxRecoveries) throw err;
+      if (!mayHaveCreated(err)) throw err;
       ctx.warn(`create of key ${key} may have reached the service (${(err as Error).message}); looking the key up before deciding`);
       let found: DealRead | undefined;
       try {
@@ -126,6 +126,7 @@ export async function createWithKey(
         throw err;
       }
       if (found) return { id: found.id, location: ctx.urlOf(found.id), deal: found, recovered: true };
+      if (recovery >= ctx.maxRecoveries) throw err;
       // Not there: the service did not create it, so sending it again cannot double it.
       await sleep(Math.min(2_000, 50 * 2 ** recovery));
     }

@@ -46,5 +46,5 @@ export type DealEntryInput = z.input<typeof DealEntrySchema>;
 /** The JSON Schema (draft 2020-12) of the deals file, for editors and CI checks. */
 export function dealsFileJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(DealsFileSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
-  return { ...schema, $id: 'https://eidkit.dev/schemas/deals-file.json', title: 'eidkit deals file' };
+  return { ...schema, title: 'eidkit deals file' };
 }

@@ -6,7 +6,7 @@ import { caught } from './fake.js';
 import { VALID_DEAL } from './sim.js';
 
 /** A client whose fetch drops the first `drops` POST /deals: after the simulator processed them, or before. */
-function droppingClient(drops: number, when: 'after' | 'before') {
+function droppingClient(drops: number, when: 'after' | 'before', maxRetries = 3) {
   const sim = createDealApiSimulator();
   const user = sim.users.find((u) => u.kind === 'company')!;
   let left = drops;
@@ -25,7 +25,7 @@ function droppingClient(drops: number, when: 'after' | 'before') {
     audience: sim.audience,
     credentials: { clientId: user.clientId, clientSecret: user.clientSecret, username: user.username, password: user.password },
     fetch: fetchImpl as typeof fetch,
-    retries: { maxRetries: 3, baseDelayMs: 1, maxDelayMs: 5 },
+    retries: { maxRetries, baseDelayMs: 1, maxDelayMs: 5 },
   });
   return { sim, client };
 }
@@ -73,6 +73,14 @@ describe('client.deals.create(deal, { key })', () => {
     const err = await caught(client.deals.create(VALID_DEAL, { key: 'spring-fr' }));
     expect(err).toBeInstanceOf(ConnectionError);
     expect(sim.deals()).toHaveLength(0);
+  });
+
+  test('with retries off, a lost answer is still looked up (found: recovered), but a create not found is not sent again', async () => {
+    const after = droppingClient(1, 'after', 0);
+    expect((await after.client.deals.create(VALID_DEAL, { key: 'a' })).recovered).toBe(true);
+    const before = droppingClient(1, 'before', 0);
+    expect(await caught(before.client.deals.create(VALID_DEAL, { key: 'a' }))).toBeInstanceOf(ConnectionError);
+    expect(before.sim.deals()).toHaveLength(0);
   });
 
   test('dryRun.create with a key shows the marker in the body it would send', async () => {
