@@ -1,5 +1,5 @@
 /** `eidkit deals plan | apply | schema`, spawning the built binary (dist/node/cli/index.js: run `npm run build` first). */
-import { afterAll, describe, expect, test } from 'vitest';
+import { afterAll, describe, expect, test, vi } from 'vitest';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
 import { DEFAULTS, manyDeals } from './helpers.js';
+
+// Each test spawns the binary several times; a loaded machine (the full suite, six helpers) needs room.
+vi.setConfig({ testTimeout: 90_000 });
 
 const bin = fileURLToPath(new URL('../../../dist/node/cli/index.js', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'eidkit-plan-cli-'));
