@@ -118,7 +118,7 @@ async function planEntry(entry: DealsFileEntry, group: DealRead[], validate: Pla
   if (entry.issues.length > 0) return { item: { ...base, action: 'refused', issues: entry.issues } };
   const body: Record<string, unknown> = { ...entry.fields };
   if (live) for (const field of entry.unmanaged) body[field] = (live as Record<string, unknown>)[field] ?? null;
-  if (body.callerDealIds !== undefined && body.callerDealIds !== null && Array.isArray(body.callerDealIds)) body.callerDealIds = userCallerDealIds(body.callerDealIds as string[]);
+  if (Array.isArray(body.callerDealIds)) body.callerDealIds = userCallerDealIds(body.callerDealIds as string[]);
   const result = await validate(body, live ? { mode: 'update', stored: live } : { mode: 'create' });
   const name = typeof body.name === 'string' ? body.name : live?.name;
   if (!result.ok || !result.value) return { item: { ...base, name, action: 'refused', issues: labelIssues(entry, result.issues) } };
