@@ -1,36 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createDealApiSimulator } from '../../src/simulator/index.js';
+import { eidkit, home as dir, simulatorEnv } from './helpers.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'dist/node/cli/index.js');
-const dir = mkdtempSync(join(tmpdir(), 'eidkit-cli-'));
 const DEAL = { name: 'CLI deal', isActive: true, beginDate: null, endDate: null, currency: 'EUR', pricingModel: 1, price: 2.5, minCompanyVendorCost: 0.1, buyerIds: [101], countryCodes: ['FR'] };
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real binary with a clean environment (no credentials unless given). */
-function eidkit(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: { PATH: process.env.PATH!, HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_CACHE_HOME: join(dir, 'cache'), ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin ?? '');
-  });
-}
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -128,15 +102,7 @@ describe('eidkit against a simulator over HTTP with real credentials', () => {
   });
   afterAll(() => close());
   const user = sim.users.find((u) => u.kind === 'company')!;
-  const env = () => ({
-    EIDKIT_BASE_URL: `${url}/current/`,
-    EIDKIT_AUTH_URL: url,
-    EIDKIT_AUDIENCE: sim.audience,
-    EIDKIT_CLIENT_ID: user.clientId,
-    EIDKIT_CLIENT_SECRET: user.clientSecret,
-    EIDKIT_USERNAME: user.username,
-    EIDKIT_PASSWORD: user.password,
-  });
+  const env = () => simulatorEnv(sim, url);
 
   test('login caches the user token in a file only the user can read; later commands reuse it', async () => {
     const tokenFile = join(dir, 'token-login.json');

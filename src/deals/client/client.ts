@@ -410,7 +410,8 @@ export class DealsResource {
     const result = await this.validate(deal, { mode, stored, signal });
     if (!result.ok) {
       const list = result.issues.map((i) => `${i.path || '(deal)'}: ${i.message}`).join('; ');
-      throw new ValidationError(`the deal was refused before sending (${mode}): ${list}`, result.issues, { attempts: 0, redact: this.#c.redact });
+      const summary = `the deal was refused before sending (${mode})`;
+      throw new ValidationError(`${summary}: ${list}`, result.issues, { attempts: 0, redact: this.#c.redact, summary });
     }
     for (const w of result.warnings) this.#c.log('warn', `deal ${w.path}: ${w.message}`);
     return { value: result.value as Record<string, unknown>, warnings: result.warnings };

@@ -106,9 +106,12 @@ export class ValidationError extends DealApiError {
   static override readonly errorName: string = 'ValidationError';
   /** Every problem, each naming its field. */
   readonly issues: FieldIssue[];
-  constructor(message: string, issues: FieldIssue[], details: ErrorDetails = {}) {
+  /** The message without the list of issues (the CLI prints it, then one line per issue); not serialised. */
+  declare readonly summary: string;
+  constructor(message: string, issues: FieldIssue[], details: ErrorDetails & { summary?: string } = {}) {
     super(message, details);
     this.issues = issues;
+    Object.defineProperty(this, 'summary', { value: (details.redact ?? identity)(details.summary ?? message), enumerable: false });
   }
 }
 

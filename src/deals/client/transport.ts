@@ -155,7 +155,7 @@ export function mapApiError(res: HttpResponse, req: HttpRequest, redact: (s: str
     case 422: {
       const issues = issuesFrom(body);
       const list = issues.length ? ` (${issues.map((i) => `${i.path || '(deal)'}: ${i.message}`).join('; ')})` : '';
-      return new ValidationError(message + list, issues, details);
+      return new ValidationError(message + list, issues, { ...details, summary: message });
     }
     case 401:
       return new AuthenticationError(message, details);
