@@ -19,7 +19,7 @@ import {
   type FieldIssue,
 } from './errors.js';
 import { STATUS_CODES } from 'node:http';
-import type { Redactor } from './redact.js';
+import { clip, type Redactor } from './redact.js';
 
 /** A console-compatible logger; every line it receives is already scrubbed of secrets. */
 export interface Logger {
@@ -143,7 +143,7 @@ function issuesFrom(body: any): FieldIssue[] {
 /** The deal API's mapping of an error response to a typed error (statuses as documented in the README). */
 export function mapApiError(res: HttpResponse, req: HttpRequest, redact: (s: string) => string): DealApiError {
   const body: any = res.body;
-  const serverMessage = typeof body === 'object' && body && typeof body.message === 'string' ? body.message : typeof body === 'string' ? body.slice(0, 200) : '';
+  const serverMessage = typeof body === 'object' && body && typeof body.message === 'string' ? body.message : typeof body === 'string' ? clip(body, 200, redact) : '';
   const code = typeof body === 'object' && body && typeof body.code === 'string' ? body.code : undefined;
   const reason = res.statusText || STATUS_CODES[res.status] || '';
   const base = `${req.method} ${pathOf(req.url)} failed with ${res.status}${reason ? ' ' + reason : ''}`;
