@@ -13,7 +13,7 @@ import {
   type LookupItem,
 } from '../rules/index.js';
 import { TokenManager, DEFAULT_REALM, type AuthBudget, type Credentials, type Grant, type TokenCache } from './auth.js';
-import { ForbiddenError, NotFoundError, ValidationError, DealApiError, type FieldIssue } from './errors.js';
+import { ConnectionError, ForbiddenError, NotFoundError, ValidationError, DealApiError, markCreateOutcome, type FieldIssue } from './errors.js';
 import { PagedList, assertSameOrigin, parseLinkHeader, type ListOptions, type Page } from './paginate.js';
 import { REDACTED, Redactor } from './redact.js';
 import { Transport, type HttpRequest, type HttpResponse, type Logger, type RetryOptions, type RetryPolicy } from './transport.js';
@@ -142,6 +142,8 @@ export interface Prepared {
   warnings: FieldIssue[];
   /** For update: the stored deal when the patch changes nothing (no PUT is needed). */
   unchanged?: DealRead;
+  /** For create: a 2xx whose body is cut still resolves (see HttpRequest.keepCutBody). */
+  keepCutBody?: boolean;
 }
 
 const VERSION = '0.1.0';
@@ -282,18 +284,29 @@ export class DealsResource {
   }
 
   /**
-   * Creates a deal after validating it client-side. Never retried once it may have reached the service.
+   * Creates a deal after validating it client-side. Never retried once it may have reached the service: every
+   * error carries `mayHaveCreated` (true after a 5xx, a timeout or a connection dropped once the request was sent).
+   * A `201` whose body is cut still resolves when `Location` names the new deal (`deal` is then absent).
    * @example
    * const { id, location, historyId } = await client.deals.create(deal);
    * const copy = await client.deals.create(deal, { copyOf: id });
    */
   async create(deal: DealWriteInput, options: CallOptions & { copyOf?: number | string } = {}): Promise<CreatedDeal> {
     const prepared = await this.#prepareCreate(deal, options);
-    const res = await this.#c.send(prepared, options.signal);
+    let res: HttpResponse;
+    try {
+      res = await this.#c.send(prepared, options.signal);
+    } catch (err) {
+      throw err instanceof DealApiError ? markCreateOutcome(err) : err;
+    }
     const location = res.headers.get('location') ?? '';
     const body: any = res.body;
     const fromLocation = /(\d+)\/?$/.exec(location)?.[1];
-    const id = typeof body?.id === 'number' ? body.id : Number(fromLocation);
+    const id = typeof body?.id === 'number' ? body.id : fromLocation !== undefined ? Number(fromLocation) : undefined;
+    if (id === undefined) {
+      const why = res.bodyCut ? 'its body was cut' : 'it named no deal';
+      throw markCreateOutcome(new ConnectionError(`POST ${prepared.url.pathname} answered ${res.status} without a Location header and ${why}`, true, { status: res.status, method: 'POST', url: prepared.url.href, attempts: res.attempts, redact: this.#c.redact }));
+    }
     const historyId = res.headers.get('x-historyid') ?? undefined;
     const out: CreatedDeal = { id, location: location ? new URL(location, this.#c.baseUrl).href : new URL(`deals/${id}`, this.#c.baseUrl).href };
     if (historyId !== undefined) out.historyId = historyId;
@@ -421,7 +434,7 @@ export class DealsResource {
     const headers: Record<string, string> = {};
     if (options.copyOf !== undefined) headers['x-copyofdealid'] = dealId(options.copyOf);
     const { value, warnings } = await this.#checked(deal, 'create', undefined, options.signal);
-    return { method: 'POST', url: new URL('deals', this.#c.baseUrl), headers, json: value, retry: 'unsent-only', warnings };
+    return { method: 'POST', url: new URL('deals', this.#c.baseUrl), headers, json: value, retry: 'unsent-only', keepCutBody: true, warnings };
   }
 
   async #prepareReplace(id: number | string, deal: DealWriteInput, options: CallOptions & { stored?: DealRead }): Promise<Prepared> {
@@ -617,7 +630,7 @@ export class DealApiClient {
 
   /** @internal Sends a prepared write. */
   send(p: Prepared, signal?: AbortSignal): Promise<HttpResponse> {
-    return this.request({ method: p.method, url: p.url, headers: p.headers, json: p.json, retry: p.retry, signal });
+    return this.request({ method: p.method, url: p.url, headers: p.headers, json: p.json, retry: p.retry, keepCutBody: p.keepCutBody, signal });
   }
 
   /** @internal The reference items a deal names (DSPs, buyers of a guaranteed deal, its identity provider). */

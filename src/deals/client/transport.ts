@@ -69,6 +69,11 @@ export interface HttpRequest {
   beforeAttempt?: () => void;
   /** Maps an error response to an error (defaults to the deal API's mapping). */
   mapError?: (res: HttpResponse, req: HttpRequest) => DealApiError;
+  /**
+   * A 2xx whose body then fails to arrive (connection dropped, timeout) still resolves, with `bodyCut` set: for a
+   * create, the status and `Location` already say the deal exists.
+   */
+  keepCutBody?: boolean;
 }
 
 /** A response whose status was 2xx (or any status, when given to `mapError`). */
@@ -80,6 +85,8 @@ export interface HttpResponse {
   body: unknown;
   /** HTTP attempts made, retries and replay included. */
   attempts: number;
+  /** True when the status and headers arrived but the body did not (only with `keepCutBody`); `body` is then ''. */
+  bodyCut?: boolean;
 }
 
 /** Settings shared by every request of one client. */
@@ -305,7 +312,14 @@ export class Transport {
     try {
       const sent = this.#s.fetch(req.url, { method: req.method, headers, body, signal });
       const res = aborted ? await Promise.race([sent, aborted]) : await sent;
-      const parsed = aborted ? await Promise.race([readBody(res), aborted]) : await readBody(res);
+      let parsed: unknown;
+      try {
+        parsed = aborted ? await Promise.race([readBody(res), aborted]) : await readBody(res);
+      } catch (err) {
+        if (!(req.keepCutBody && res.ok) || req.signal?.aborted) throw err;
+        this.#log('warn', `${req.method} ${pathOf(req.url)} → ${res.status}, but the body was cut: ${errorCodes(err)[0] ?? (err as Error)?.message ?? err}`);
+        return { status: res.status, statusText: res.statusText, headers: res.headers, body: '', attempts, bodyCut: true };
+      }
       if (debug) this.#log('debug', `${req.method} ${pathOf(req.url)} → ${res.status} (${Math.round(performance.now() - started)} ms)`);
       return { status: res.status, statusText: res.statusText, headers: res.headers, body: parsed, attempts };
     } catch (err) {
