@@ -92,10 +92,11 @@ export function registerDealsCommands(program: Command): void {
 
   dealInputOptions(writeOptions(deals.command('create')))
     .description('create a deal (validated first; never retried once it may have reached the service)')
-    .option('--copy-of <id>', 'create it as a copy of this deal (X-CopyOfDealId)')
+    .option('--copy-of <id>', 'create a copy of this deal (X-CopyOfDealId); --data/--file/--set then only change fields of the copy')
     .action(
       action(async (flags: Flags) => {
-        const deal = readJsonInput(flags, 'deal');
+        // With --copy-of the body only changes fields of the copy; none copies the deal as it is.
+        const deal = readJsonInput(flags, 'deal', { optional: flags.copyOf !== undefined });
         await withSession(flags, async (client) => {
           if (flags.dryRun) return printDryRun(await client.deals.dryRun.create(deal as any, { copyOf: flags.copyOf }), flags.json);
           const created = await client.deals.create(deal as any, { copyOf: flags.copyOf });

@@ -64,6 +64,20 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
     expect(gone.stdout).toBe('');
   });
 
+  test('create --copy-of copies the deal, with --data changing fields of the copy or alone as it is', async () => {
+    const data = join(dir, 'copy.json');
+    const env = { EIDKIT_SIMULATOR_DATA: data };
+    const renamed = await eidkit(['deals', 'create', '--simulator', '--copy-of', '100001', '--data', '{"name":"Copy of spring"}'], env);
+    expect(renamed.stderr).toMatch(/^created deal \d+/);
+    expect(renamed.code).toBe(0);
+    const source = JSON.parse((await eidkit(['deals', 'get', '100001', '--simulator', '--json'], env)).stdout);
+    const copy = JSON.parse((await eidkit(['deals', 'get', renamed.stdout.trim(), '--simulator', '--json'], env)).stdout);
+    expect(copy).toMatchObject({ name: 'Copy of spring', price: source.price, currency: source.currency, countryCodes: source.countryCodes });
+    const asIs = await eidkit(['deals', 'create', '--simulator', '--copy-of', '100001'], env);
+    expect(asIs.code).toBe(0);
+    expect(asIs.stdout.trim()).toMatch(/^\d+$/);
+  });
+
   test('--dry-run validates and prints the request with the token masked, sending nothing', async () => {
     const r = await eidkit(['deals', 'create', '--simulator', '--dry-run', '--data', JSON.stringify(DEAL)]);
     expect(r.code).toBe(0);

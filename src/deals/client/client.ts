@@ -291,7 +291,10 @@ export class DealsResource {
    * const { id, location, historyId } = await client.deals.create(deal);
    * const copy = await client.deals.create(deal, { copyOf: id });
    */
-  async create(deal: DealWriteInput, options: CallOptions & { copyOf?: number | string } = {}): Promise<CreatedDeal> {
+  async create(deal: DealWriteInput, options?: CallOptions & { copyOf?: undefined }): Promise<CreatedDeal>;
+  /** A copy of deal `copyOf` with the given fields changed (spec 4.3 X-CopyOfDealId); `{}` copies it as it is. */
+  async create(deal: Partial<DealWriteInput> | undefined, options: CallOptions & { copyOf: number | string }): Promise<CreatedDeal>;
+  async create(deal: Partial<DealWriteInput> | undefined, options: CallOptions & { copyOf?: number | string } = {}): Promise<CreatedDeal> {
     const prepared = await this.#prepareCreate(deal, options);
     let res: HttpResponse;
     try {
@@ -394,7 +397,7 @@ export class DealsResource {
 
   /** The requests a write would send, validated, without sending them (`--dry-run`). */
   readonly dryRun = {
-    create: async (deal: DealWriteInput, options: CallOptions & { copyOf?: number | string } = {}) => this.#describe(await this.#prepareCreate(deal, options)),
+    create: async (deal: Partial<DealWriteInput> | undefined, options: CallOptions & { copyOf?: number | string } = {}) => this.#describe(await this.#prepareCreate(deal, options)),
     replace: async (id: number | string, deal: DealWriteInput, options: CallOptions & { stored?: DealRead } = {}) =>
       this.#describe(await this.#prepareReplace(id, deal, options)),
     update: async (id: number | string, patch: DealPatch, options: CallOptions = {}) => this.#describe(await this.#prepareUpdate(id, patch, options)),
@@ -430,11 +433,21 @@ export class DealsResource {
     return { value: result.value as Record<string, unknown>, warnings: result.warnings };
   }
 
-  async #prepareCreate(deal: DealWriteInput, options: CallOptions & { copyOf?: number | string }): Promise<Prepared> {
-    const headers: Record<string, string> = {};
-    if (options.copyOf !== undefined) headers['x-copyofdealid'] = dealId(options.copyOf);
-    const { value, warnings } = await this.#checked(deal, 'create', undefined, options.signal);
-    return { method: 'POST', url: new URL('deals', this.#c.baseUrl), headers, json: value, retry: 'unsent-only', keepCutBody: true, warnings };
+  async #prepareCreate(deal: DealWriteInput | Partial<DealWriteInput> | undefined, options: CallOptions & { copyOf?: number | string }): Promise<Prepared> {
+    const prepared = { method: 'POST', url: new URL('deals', this.#c.baseUrl), retry: 'unsent-only', keepCutBody: true } as const;
+    if (options.copyOf === undefined) {
+      const { value, warnings } = await this.#checked(deal, 'create', undefined, options.signal);
+      return { ...prepared, headers: {}, json: value, warnings };
+    }
+    // A copy (X-CopyOfDealId): the service copies the source deal and lays the body over it, field by field, so
+    // that is what is validated; the body sent holds only the fields given (none copies the deal as it is).
+    const sourceId = dealId(options.copyOf);
+    const given = deal ?? {};
+    if (!isPlainObject(given)) throw new ValidationError('the deal must be a plain object of deal fields', [{ path: '', message: 'must be an object' }], { attempts: 0 });
+    const source = await this.get(sourceId, options);
+    const { value, warnings } = await this.#checked({ ...writableFields(source as unknown as Record<string, unknown>), ...given }, 'create', undefined, options.signal);
+    const body = Object.fromEntries(Object.keys(given).filter((k) => value[k] !== undefined).map((k) => [k, value[k]]));
+    return { ...prepared, headers: { 'x-copyofdealid': sourceId }, json: body, warnings };
   }
 
   async #prepareReplace(id: number | string, deal: DealWriteInput, options: CallOptions & { stored?: DealRead }): Promise<Prepared> {
