@@ -88,12 +88,17 @@ async function openSession(flags: ConnectionFlags): Promise<Session> {
     grant === 'password-realm' && !username && CONFIG_ENV.username,
     grant === 'password-realm' && !password && CONFIG_ENV.password,
   ].filter(Boolean);
-  const principal = grant === 'password-realm' ? `${username}` : `${clientId}`;
+  const principal = grant === 'password-realm' ? username : clientId;
   const tokenCache = flags.cache === false ? undefined : fileTokenCache(flags.tokenFile ?? defaultTokenPath(), { baseUrl, principal });
-  // A cached user token lets commands run without the secrets at hand; logging in needs them.
+  // A cached user token (eidkit login) lets commands run with only the base and auth URLs set: without the
+  // username or client id, the token cached for this base URL is used, whoever logged in.
   const cached = missing.length ? await tokenCache?.load() : undefined;
   if (missing.length && !(cached && cached.expiresAt > Date.now())) {
     throw new ConfigError(`missing credentials: set ${missing.join(', ')} (or put them in the config file), then run eidkit login`);
+  }
+  // The identity provider refuses a token request without the audience (a bare 400): name the setting instead.
+  if (!missing.length && !config.audience) {
+    throw new ConfigError(`missing setting: set ${CONFIG_ENV.audience} (the audience given with the credentials) or "audience" in the config file`);
   }
   const client = new DealApiClient({
     ...base,

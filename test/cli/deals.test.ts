@@ -133,6 +133,27 @@ describe('eidkit against a simulator over HTTP with real credentials', () => {
     expect(sim.requests.filter((r) => r.path.endsWith('/oauth/token')).length).toBe(tokensBefore);
   });
 
+  test('after login, commands run with only the base and auth URLs set (no username, no secrets)', async () => {
+    const tokenFile = join(dir, 'token-urls-only.json');
+    expect((await eidkit(['login', '--token-file', tokenFile], env())).code).toBe(0);
+    const tokensBefore = sim.requests.filter((r) => r.path.endsWith('/oauth/token')).length;
+    const { EIDKIT_BASE_URL, EIDKIT_AUTH_URL } = env();
+    const r = await eidkit(['deals', 'count', '--token-file', tokenFile, '--json'], { EIDKIT_BASE_URL, EIDKIT_AUTH_URL });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).total).toBe(30);
+    expect(sim.requests.filter((r) => r.path.endsWith('/oauth/token')).length).toBe(tokensBefore);
+  });
+
+  test('a missing EIDKIT_AUDIENCE is named by the settings check (exit 2), with no token request sent', async () => {
+    const { EIDKIT_AUDIENCE: _a, ...noAudience } = env();
+    const tokensBefore = sim.requests.filter((r) => r.path.endsWith('/oauth/token')).length;
+    const r = await eidkit(['deals', 'count', '--no-cache'], noAudience);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/EIDKIT_AUDIENCE/);
+    expect(sim.requests.filter((r) => r.path.endsWith('/oauth/token')).length).toBe(tokensBefore);
+  });
+
   test('credentials from a config file work too; a group-readable one gets a warning', async () => {
     const config = join(dir, 'config.json');
     const e = env();
