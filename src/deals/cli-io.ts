@@ -146,10 +146,10 @@ export async function printWritten(deal: Record<string, unknown>, json: boolean 
   say(message);
 }
 
-/** Prints one record as JSON, CSV (header and one row) or key/value lines, limited to --columns. */
+/** Prints one record as JSON, or as CSV (header and one row) or key/value lines limited to --columns. */
 export async function printRecord(record: Record<string, unknown>, flags: OutputFlags): Promise<void> {
   const columns = columnsOf(flags);
-  if (flags.json) return outJson(columns ? Object.fromEntries(columns.map((c) => [c, record[c] ?? null])) : record);
+  if (flags.json) return outJson(record);
   if (flags.csv) {
     const cols = columns ?? Object.keys(record);
     return out(csvRow(cols) + csvRow(cols.map((c) => record[c])));

@@ -89,6 +89,21 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
     expect(JSON.parse(count.stdout).total).toBe(25);
   });
 
+  test('each error is printed once: a validation summary then one line per issue; a server error on one line', async () => {
+    const invalid = await eidkit(['deals', 'create', '--simulator', '--data', JSON.stringify({ ...DEAL, partnerIds: [1], price: -1 })]);
+    expect(invalid.stderr.split('\n')[0]).toBe('eidkit: the deal was refused before sending (create)');
+    expect(invalid.stderr.split('must be at least 0').length - 1).toBe(1);
+    const missing = await eidkit(['deals', 'get', '999', '--simulator']);
+    expect(missing.stderr).toBe('eidkit: GET /current/deals/999 failed with 404 Not Found: Deal 999 not found\n');
+  });
+
+  test('get --columns limits the table and CSV to those columns, in that order', async () => {
+    const table = await eidkit(['deals', 'get', '100001', '--simulator', '--columns', 'price,id,name']);
+    expect(table.stdout.trimEnd().split('\n').map((l) => l.split(/\s+/)[0])).toEqual(['price', 'id', 'name']);
+    const csv = await eidkit(['deals', 'get', '100001', '--simulator', '--csv', '--columns', 'id,price']);
+    expect(csv.stdout).toMatch(/^id,price\r\n100001,[\d.]+\r\n$/);
+  });
+
   test('exit codes: validation 3 with field issues, usage 2, forbidden 5', async () => {
     const invalid = await eidkit(['deals', 'create', '--simulator', '--data', JSON.stringify({ ...DEAL, partnerIds: [1], price: -1 })]);
     expect(invalid.code).toBe(3);

@@ -161,8 +161,12 @@ export function mapApiError(res: HttpResponse, req: HttpRequest, redact: (s: str
     case 400:
     case 422: {
       const issues = issuesFrom(body);
-      const list = issues.length ? ` (${issues.map((i) => `${i.path || '(deal)'}: ${i.message}`).join('; ')})` : '';
-      return new ValidationError(message + list, issues, { ...details, summary: message });
+      if (!issues.length) return new ValidationError(message, issues, details);
+      // A server message that restates an issue would print it twice (three times in the CLI): keep the list only.
+      const restates = issues.some((i) => serverMessage.includes(i.message));
+      const summary = serverMessage && !restates ? message : base;
+      const list = issues.map((i) => `${i.path || '(deal)'}: ${i.message}`).join('; ');
+      return new ValidationError(`${summary} (${list})`, issues, { ...details, summary });
     }
     case 401:
       return new AuthenticationError(message, details);

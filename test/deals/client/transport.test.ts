@@ -253,3 +253,22 @@ describe('error text cut to length', () => {
     }
   });
 });
+
+describe('error messages say each thing once', () => {
+  const req = { method: 'POST' as const, url: new URL('https://api.test/v1/deals'), retry: 'none' as const };
+  const answer = (body: unknown) => mapApiError({ status: 400, statusText: 'Bad Request', headers: new Headers(), body, attempts: 1 }, req, (s) => s);
+  const count = (text: string, part: string) => text.split(part).length - 1;
+
+  test('a 400 whose message restates its field errors names each issue once', () => {
+    const err = answer({ message: 'The deal is invalid: price: must be at least 0 (and 1 more)', errors: [{ field: 'price', message: 'must be at least 0' }, { field: 'name', message: 'is required' }] }) as ValidationError;
+    expect(count(err.message, 'must be at least 0')).toBe(1);
+    expect(count(err.message, 'is required')).toBe(1);
+    expect(err.summary).toBe('POST /v1/deals failed with 400 Bad Request');
+  });
+
+  test('a 400 whose message says something else keeps it, once, before the list', () => {
+    const err = answer({ message: 'Deal rejected by policy', errors: [{ field: 'price', message: 'too low' }] }) as ValidationError;
+    expect(err.message).toBe('POST /v1/deals failed with 400 Bad Request: Deal rejected by policy (price: too low)');
+    expect(err.summary).toBe('POST /v1/deals failed with 400 Bad Request: Deal rejected by policy');
+  });
+});
