@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { decodeBase64Json, validateEids } from '../core/index.js';
 import type { Eid, Issue } from '../core/index.js';
 import { EXIT } from '../cli/exit-codes.js';
+import { out } from '../cli/output.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { parseAdCall } from './parse.js';
 import type { AdCall } from './parse.js';
@@ -134,12 +135,12 @@ export function registerDecodeCommand(program: Command): void {
     .description('decode the eids of an ad-call URL, a POST ad-call body, a Base64 eids string or a JSON array ("-" reads stdin)')
     .argument('<input>', 'ad-call URL (https://…/ac?…eids=… or /ac?…), POST body JSON, Base64 eids, JSON array, or - for stdin')
     .option('--json', 'print machine-readable JSON')
-    .action((inputArg: string, opts: { json?: boolean }) => {
+    .action(async (inputArg: string, opts: { json?: boolean }) => {
       const text = inputArg === '-' ? readFileSync(0, 'utf8') : inputArg;
-      const out = decodeInput(text);
-      process.stdout.write(opts.json ? JSON.stringify(out, null, 2) + '\n' : formatDecodeOutput(out));
-      if (!out.decoded) {
-        const why = out.issues.find((i) => i.path === 'eids' || i.path === 'body')?.message ?? 'no eids could be read';
+      const result = decodeInput(text);
+      await out(opts.json ? JSON.stringify(result, null, 2) + '\n' : formatDecodeOutput(result));
+      if (!result.decoded) {
+        const why = result.issues.find((i) => i.path === 'eids' || i.path === 'body')?.message ?? 'no eids could be read';
         throw new DecodeError(`could not decode the eids: ${why}`);
       }
     });

@@ -1,9 +1,10 @@
 /**
  * Report dimensions (extended-ids.md §2.3), aggregated per UTC day and network:
  * Extended Ids (calls carrying each provider's eids), Has User Uid and Has User Pid (calls with / without).
- * Readable as JSON and CSV.
+ * Readable as JSON and CSV (the CSV also carries which id served as the user id: uid, pid or none).
  */
 import { providerById } from '../core/index.js';
+import { csvRow } from '../core/csv.js';
 import type { AdCall } from './parse.js';
 import { providerIdsOf } from './providers.js';
 
@@ -77,14 +78,6 @@ interface Bucket {
 
 const dayOf = (d: Date) => d.toISOString().slice(0, 10);
 
-/** Quotes a CSV field when it holds a comma, quote or line break (RFC 4180), and defuses spreadsheet formulas. */
-export function csvField(value: string | number | null): string {
-  if (value === null) return '';
-  let s = String(value);
-  if (/^[=+\-@\t\r]/.test(s) && typeof value === 'string') s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
 /**
  * Creates an in-memory report.
  * @example const report = createReport(); report.add(call); res.end(report.toCSV());
@@ -156,9 +149,9 @@ export function createReport(options: ReportOptions = {}): Report {
     },
     toJSON: () => ({ rows: rows(), droppedCalls }),
     toCSV() {
-      const lines = ['date,network_id,dimension,key,label,calls'];
+      const lines = [csvRow(['date', 'network_id', 'dimension', 'key', 'label', 'calls'])];
       const line = (r: ReportRow, dimension: string, key: string | number, label: string, calls: number) =>
-        lines.push([r.date, r.networkId, dimension, key, label, calls].map(csvField).join(','));
+        lines.push(csvRow([r.date, r.networkId, dimension, key, label, calls]));
       for (const r of rows()) {
         line(r, 'Ad Calls', 'all', 'all ad calls', r.calls);
         for (const p of r.extendedIds) line(r, 'Extended Ids', p.providerId, p.providerName, p.calls);
@@ -167,8 +160,11 @@ export function createReport(options: ReportOptions = {}): Report {
         line(r, 'Has User Uid', 'no', 'without uid', r.hasUserUid.without);
         line(r, 'Has User Pid', 'yes', 'with pid', r.hasUserPid.with);
         line(r, 'Has User Pid', 'no', 'without pid', r.hasUserPid.without);
+        line(r, 'User Id', 'uid', 'uid (overrides pid)', r.userId.uid);
+        line(r, 'User Id', 'pid', 'pid', r.userId.pid);
+        line(r, 'User Id', 'none', 'neither', r.userId.none);
       }
-      return lines.join('\r\n') + '\r\n';
+      return lines.join('');
     },
   };
 }

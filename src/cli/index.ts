@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 /** The `eidkit` command line: one program; each part registers its own commands. */
-import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
 import { registerDecodeCommand } from '../adserver/cli.js';
 import { registerSimulateCommand } from '../simulator/cli.js';
 import { registerDealsCommands } from '../deals/cli.js';
-import { EXIT } from './exit-codes.js';
+import { runCli } from './output.js';
+
+// dist/node/cli/index.js and src/cli/index.ts both sit three levels below the package root.
+const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 const program = new Command('eidkit')
   .description('eids on ad calls, and the deal management API from the command line')
+  .version(version, '-V, --version', 'print the eidkit version')
   .exitOverride()
   .showHelpAfterError();
 
@@ -15,11 +20,4 @@ registerDecodeCommand(program);
 registerSimulateCommand(program);
 registerDealsCommands(program);
 
-program.parseAsync(process.argv).catch((err: unknown) => {
-  if (err instanceof CommanderError) {
-    process.exit(err.exitCode === 0 ? EXIT.OK : EXIT.USAGE);
-  }
-  const exitCode = (err as { exitCode?: number })?.exitCode;
-  process.stderr.write(`eidkit: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(typeof exitCode === 'number' ? exitCode : EXIT.ERROR);
-});
+void runCli(program, process.argv);

@@ -1,19 +1,14 @@
 /** `eidkit deals plan | apply | schema`, spawning the built binary (dist/node/cli/index.js: run `npm run build` first). */
-import { afterAll, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { bin, eidkit, home as work } from '../../cli/helpers.js';
 import { DEFAULTS, manyDeals } from './helpers.js';
 
 // Each test spawns the binary several times; a loaded machine (the full suite, six helpers) needs room.
 vi.setConfig({ testTimeout: 90_000 });
-
-const bin = fileURLToPath(new URL('../../../dist/node/cli/index.js', import.meta.url));
-const work = mkdtempSync(join(tmpdir(), 'eidkit-plan-cli-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 let runs = 0;
 /** A fresh simulator data file and a deals file holding `deals`. */
@@ -35,16 +30,7 @@ function workspace(deals: Array<Record<string, unknown>>) {
         child.stdin?.end(typed);
       }),
     /** Runs `eidkit <args> --simulator` on this workspace's data; stdin (never a terminal here) gets `input`. */
-    eidkit: (args: string[], simulator = true, input = '') =>
-      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        const child = execFile(
-          process.execPath,
-          [bin, ...args, ...(simulator ? ['--simulator', '--simulator-data', data] : [])],
-          { env: { PATH: process.env.PATH!, HOME: work }, maxBuffer: 16 * 1024 * 1024 },
-          (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code) : 0, stdout, stderr }),
-        );
-        child.stdin?.end(input);
-      }),
+    eidkit: (args: string[], simulator = true, input = '') => eidkit([...args, ...(simulator ? ['--simulator', '--simulator-data', data] : [])], {}, input),
   };
 }
 
@@ -72,7 +58,7 @@ describe('eidkit deals plan', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ source: '<stdin>', items: [{ key: 'deal-01', action: 'create' }] });
     const usage = await ws.eidkit(['deals', 'plan', '-f', ws.file, '--creation-quota', 'many']);
     expect(usage.code).toBe(2);
-    expect(usage.stderr).toMatch(/--creation-quota must be a whole number/);
+    expect(usage.stderr).toMatch(/--creation-quota must be an integer ≥ 0, got "many"/);
   });
 
   test('--json is the plan object: per key action, id, changes, issues; summary and quota', async () => {
