@@ -34,7 +34,6 @@ export {
   dealKeyMarker,
   dealKeyOf,
   isDealKey,
-  mayHaveCreated,
   parseDealKeyMarker,
   userCallerDealIds,
   withDealKeyMarker,

@@ -5,7 +5,7 @@
  * lost or doubled although the API has no idempotency key (spec §4, §8).
  */
 import type { DealRead, DealWriteInput } from '../rules/index.js';
-import { ConnectionError, DealApiError, ServerError, TimeoutError, ValidationError } from './errors.js';
+import { DealApiError, ValidationError } from './errors.js';
 
 /** The prefix of a key marker in `callerDealIds`. */
 export const DEAL_KEY_PREFIX = 'eidkit:';
@@ -50,20 +50,6 @@ export function userCallerDealIds(ids: readonly string[] | null | undefined): st
 /** `callerDealIds` with the marker of `key` appended and any other key marker removed. */
 export function withDealKeyMarker(ids: readonly string[] | null | undefined, key: string, hash?: string): string[] {
   return [...userCallerDealIds(ids), dealKeyMarker(key, hash)];
-}
-
-/**
- * True when a failed create may have created the deal: the connection dropped after it was established, no
- * answer came in time, or the service failed (5xx). A refusal (4xx) or a connection never made did not create it.
- */
-export function mayHaveCreated(err: unknown): boolean {
-  if (!(err instanceof DealApiError)) return false;
-  const flagged = (err as { mayHaveCreated?: unknown }).mayHaveCreated;
-  if (typeof flagged === 'boolean') return flagged;
-  if (err instanceof ConnectionError) return err.mayHaveReachedServer;
-  if (err instanceof TimeoutError) return true;
-  if (err instanceof ServerError) return true;
-  return err.status !== undefined && err.status >= 500;
 }
 
 /** What a keyed create needs from the client. */
@@ -115,7 +101,8 @@ export async function createWithKey(
     try {
       return await ctx.send(marked);
     } catch (err) {
-      if (!mayHaveCreated(err)) throw err;
+      // Every error of a create says whether it may have created the deal (errors.ts markCreateOutcome).
+      if (!(err instanceof DealApiError && err.mayHaveCreated === true)) throw err;
       ctx.warn(`create of key ${key} may have reached the service (${(err as Error).message}); looking the key up before deciding`);
       let found: DealRead | undefined;
       try {
