@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { decodeBase64Json, validateEids } from '../core/index.js';
 import type { Eid, Issue } from '../core/index.js';
 import { EXIT } from '../cli/exit-codes.js';
+import { out } from '../cli/output.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { parseAdCall } from './parse.js';
 import type { AdCall } from './parse.js';
@@ -140,15 +141,15 @@ export function registerDecodeCommand(program: Command): void {
     .argument('[input]', 'ad-call URL (https://…/ac?…eids=… or /ac?…), POST body JSON, Base64 eids, JSON array, or - for stdin')
     .option('--post-body <file>', 'read a POST ad-call body (eidkit, Prebid adapter /prebid/v1, OpenRTB 2.5/2.6) from a file, or - for stdin')
     .option('--json', 'print machine-readable JSON')
-    .action((inputArg: string | undefined, opts: { json?: boolean; postBody?: string }, cmd: Command) => {
+    .action(async (inputArg: string | undefined, opts: { json?: boolean; postBody?: string }, cmd: Command) => {
       const source = opts.postBody ?? inputArg;
       if (source === undefined) return cmd.error("error: missing argument 'input' (or --post-body <file>)", { exitCode: EXIT.USAGE });
       const text = source === '-' ? readFileSync(0, 'utf8') : opts.postBody !== undefined ? readFileSync(source, 'utf8') : source;
       if (opts.postBody !== undefined && !text.trim().startsWith('{')) throw new DecodeError('the --post-body input is not a JSON object');
-      const out = decodeInput(text);
-      process.stdout.write(opts.json ? JSON.stringify(out, null, 2) + '\n' : formatDecodeOutput(out));
-      if (!out.decoded) {
-        const why = out.issues.find((i) => i.path === 'eids' || i.path === 'body')?.message ?? 'no eids could be read';
+      const result = decodeInput(text);
+      await out(opts.json ? JSON.stringify(result, null, 2) + '\n' : formatDecodeOutput(result));
+      if (!result.decoded) {
+        const why = result.issues.find((i) => i.path === 'eids' || i.path === 'body')?.message ?? 'no eids could be read';
         throw new DecodeError(`could not decode the eids: ${why}`);
       }
     });

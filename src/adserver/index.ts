@@ -12,7 +12,9 @@ export { parseAdCall, parseAdCallRequest, parseIncomingMessage, endpointOf, read
 export type { ProviderHit, ProviderLogRecord, ProviderLogSink } from './providers.js';
 export { providerHits, providerIdsOf, providerLogRecord, logProviders, memoryLogSink, jsonLinesLogSink } from './providers.js';
 export type { Report, ReportJson, ReportRow, ReportOptions, ReportGranularity, ReportReadOptions, ExtendedIdsCount, WithWithout } from './report.js';
-export { createReport, csvField } from './report.js';
+export { createReport } from './report.js';
+/** The CSV field writer of every eidkit CSV (defuses spreadsheet formulas). */
+export { csvField } from '../core/csv.js';
 export type { RedisReport, RedisReportOptions, RedisReportMetrics } from './redis-report.js';
 export { createRedisReport } from './redis-report.js';
 export type { DemandPartner, BidRequestOptions, OrtbBidRequest, OrtbBidRequest25, OrtbBidRequest26, OrtbBidRequestBase, OrtbEid, OrtbUid } from './openrtb.js';

@@ -1,11 +1,12 @@
 /**
  * Report dimensions (extended-ids.md §2.3), aggregated per UTC day (and hour) and network:
  * Extended Ids (calls carrying each provider's eids), Has User Uid and Has User Pid (calls with / without).
- * Readable as JSON and CSV.
+ * Readable as JSON and CSV (the CSV also carries which id served as the user id: uid, pid or none).
  */
 import { providerById } from '../core/index.js';
 import { dmpIds } from './dmp.js';
 import type { DmpConfig } from './dmp.js';
+import { csvRow } from '../core/csv.js';
 import type { AdCall } from './parse.js';
 import { providerIdsOf } from './providers.js';
 
@@ -145,14 +146,6 @@ export function periodsOf(d: Date): { day: string; hour: string } {
   return lastHour;
 }
 
-/** Quotes a CSV field when it holds a comma, quote or line break (RFC 4180), and defuses spreadsheet formulas. */
-export function csvField(value: string | number | null): string {
-  if (value === null) return '';
-  let s = String(value);
-  if (/^[=+\-@\t\r]/.test(s) && typeof value === 'string') s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
 /**
  * Creates an in-memory report.
  * @example const report = createReport(); report.add(call); res.end(report.toCSV());
@@ -214,9 +207,9 @@ export function createReport(options: ReportOptions = {}): Report {
 /** The report's CSV (RFC 4180, formulas defused), the one writer for every report: one line per count. */
 export function reportCSV(rows: readonly ReportRow[], granularity: ReportGranularity = 'day'): string {
   const hourly = granularity === 'hour';
-  const lines = [hourly ? 'date,hour,network_id,dimension,key,label,calls' : 'date,network_id,dimension,key,label,calls'];
+  const lines = [csvRow(hourly ? ['date', 'hour', 'network_id', 'dimension', 'key', 'label', 'calls'] : ['date', 'network_id', 'dimension', 'key', 'label', 'calls'])];
   const line = (r: ReportRow, dimension: string, key: string | number, label: string, calls: number) =>
-    lines.push((hourly ? [r.date, r.hour ?? null, r.networkId, dimension, key, label, calls] : [r.date, r.networkId, dimension, key, label, calls]).map(csvField).join(','));
+    lines.push(csvRow(hourly ? [r.date, r.hour ?? null, r.networkId, dimension, key, label, calls] : [r.date, r.networkId, dimension, key, label, calls]));
   for (const r of rows) {
     line(r, 'Ad Calls', 'all', 'all ad calls', r.calls);
     for (const p of r.extendedIds) line(r, 'Extended Ids', p.providerId, p.providerName, p.calls);
@@ -225,10 +218,13 @@ export function reportCSV(rows: readonly ReportRow[], granularity: ReportGranula
     line(r, 'Has User Uid', 'no', 'without uid', r.hasUserUid.without);
     line(r, 'Has User Pid', 'yes', 'with pid', r.hasUserPid.with);
     line(r, 'Has User Pid', 'no', 'without pid', r.hasUserPid.without);
+    line(r, 'User Id', 'uid', 'uid (overrides pid)', r.userId.uid);
+    line(r, 'User Id', 'pid', 'pid', r.userId.pid);
+    line(r, 'User Id', 'none', 'neither', r.userId.none);
     for (const [dmp, n] of Object.entries(r.hasDmpId ?? {})) {
       line(r, 'Has DMP Id', dmp, `with ${dmp} id`, n.with);
       line(r, 'Has DMP Id', dmp, `without ${dmp} id`, n.without);
     }
   }
-  return lines.join('\r\n') + '\r\n';
+  return lines.join('');
 }

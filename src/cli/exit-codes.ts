@@ -14,4 +14,6 @@ export const EXIT = {
   API: 5,
   /** Network failure or timeout. */
   NETWORK: 6,
+  /** `deals plan`: there are changes to apply; `deals apply`: work is left for a later day (daily quota). */
+  CHANGES: 7,
 } as const;

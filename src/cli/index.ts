@@ -1,14 +1,20 @@
 #!/usr/bin/env node
 /** The `eidkit` command line: one program; each part registers its own commands. */
-import { Command, CommanderError } from 'commander';
+import { existsSync, readFileSync } from 'node:fs';
+import { Command } from 'commander';
 import { registerDecodeCommand } from '../adserver/cli.js';
 import { registerSimulateCommand } from '../simulator/cli.js';
 import { registerDealsCommands } from '../deals/cli.js';
 import { registerTagsCommands } from '../operator/cli.js';
-import { EXIT } from './exit-codes.js';
+import { runCli } from './output.js';
+
+// The package root is three levels above dist/node/cli/index.js and two above src/cli/index.ts (tests import it).
+const pkgUrl = [new URL('../../../package.json', import.meta.url), new URL('../../package.json', import.meta.url)].find((u) => existsSync(u))!;
+const { version } = JSON.parse(readFileSync(pkgUrl, 'utf8')) as { version: string };
 
 const program = new Command('eidkit')
   .description('eids on ad calls, and the deal management API from the command line')
+  .version(version, '-V, --version', 'print the eidkit version')
   .exitOverride()
   .showHelpAfterError();
 
@@ -17,11 +23,4 @@ registerSimulateCommand(program);
 registerDealsCommands(program);
 registerTagsCommands(program);
 
-program.parseAsync(process.argv).catch((err: unknown) => {
-  if (err instanceof CommanderError) {
-    process.exit(err.exitCode === 0 ? EXIT.OK : EXIT.USAGE);
-  }
-  const exitCode = (err as { exitCode?: number })?.exitCode;
-  process.stderr.write(`eidkit: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(typeof exitCode === 'number' ? exitCode : EXIT.ERROR);
-});
+void runCli(program, process.argv);

@@ -5,3 +5,4 @@
  */
 export * from './rules/index.js';
 export * from './client/index.js';
+export * from './plan/index.js';

@@ -2,6 +2,8 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
+import { EXIT } from '../cli/exit-codes.js';
+import { CliError, out } from '../cli/output.js';
 import { createDealApiSimulator, DEMO_USERS, loadUsersFile, type SimulatorUser } from './index.js';
 
 function nonNegativeInt(name: string) {
@@ -30,7 +32,17 @@ export function registerSimulateCommand(program: Command): void {
         latencyMs: opts.latency,
         seed: opts.seedDeals > 0 ? { deals: opts.seedDeals } : undefined,
       });
-      const { url, close } = await sim.listen({ port: opts.port, host: opts.host });
+      let listening: Awaited<ReturnType<typeof sim.listen>>;
+      try {
+        listening = await sim.listen({ port: opts.port, host: opts.host });
+      } catch (err) {
+        await sim.close();
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE') throw new CliError(`port ${opts.port} on ${opts.host} is already in use: pick another with --port <n> (--port 0 takes any free port)`, EXIT.USAGE);
+        if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') throw new CliError(`cannot listen on ${opts.host}:${opts.port} (${code})`, EXIT.USAGE);
+        throw err;
+      }
+      const { url, close } = listening;
       const lines = [
         `eidkit deal API simulator listening`,
         `  base URL:  ${url}`,
@@ -48,7 +60,7 @@ export function registerSimulateCommand(program: Command): void {
           lines.push(`    ${u.kind.padEnd(7)} username=${u.username} password=${u.password} client_id=${u.clientId} client_secret=${u.clientSecret}`);
         }
       }
-      process.stdout.write(`${lines.join('\n')}\n`);
+      await out(`${lines.join('\n')}\n`);
       await new Promise<void>((done) => {
         const stop = () => {
           process.off('SIGINT', stop);

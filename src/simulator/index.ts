@@ -206,7 +206,9 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
           const r = validateDeal(body, { mode: 'create', now: now() });
           if (!r.ok) throw new Error(`generated deal is invalid: ${r.issues[0].path}: ${r.issues[0].message}`);
           const id = store.nextId++;
-          const stamp = new Date(now() - Math.floor(((count - added.length) * 60_000))).toISOString();
+          // An hour apart, all before today (UTC): seeded deals bypass the quotas, so they must not look like
+          // today's creations to a client estimating what is left of the daily quota.
+          const stamp = new Date(Math.floor(now() / 86_400_000) * 86_400_000 - (count - added.length) * 3_600_000).toISOString();
           store.deals.set(id, { companyId, id, dealId: makeDealId(companyId, id), createdAt: stamp, updatedAt: stamp, historyId: store.nextHistoryId++, write: r.value! });
           added.push(id);
         }

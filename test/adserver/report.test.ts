@@ -65,7 +65,7 @@ describe('report dimensions', () => {
     expect(row.hasUserPid).toEqual({ with: 1, without: 0 });
   });
 
-  test('writes CSV with a header and one line per count', () => {
+  test('writes CSV with a header and one line per count, the uid / pid / none user id dimension included', () => {
     const report = createReport();
     report.add(callWith({ uid: 'u1', eids: [ID5] }), day1);
     report.add({ ...callWith({ eids: [] }), networkId: undefined }, day1);
@@ -77,6 +77,9 @@ describe('report dimensions', () => {
       '2025-03-01,,Has User Uid,no,without uid,1',
       '2025-03-01,,Has User Pid,yes,with pid,0',
       '2025-03-01,,Has User Pid,no,without pid,1',
+      '2025-03-01,,User Id,uid,uid (overrides pid),0',
+      '2025-03-01,,User Id,pid,pid,0',
+      '2025-03-01,,User Id,none,neither,1',
       '2025-03-01,1234,Ad Calls,all,all ad calls,1',
       '2025-03-01,1234,Extended Ids,2,ID5,1',
       '2025-03-01,1234,Extended Ids,none,no extended id,0',
@@ -84,6 +87,9 @@ describe('report dimensions', () => {
       '2025-03-01,1234,Has User Uid,no,without uid,0',
       '2025-03-01,1234,Has User Pid,yes,with pid,0',
       '2025-03-01,1234,Has User Pid,no,without pid,1',
+      '2025-03-01,1234,User Id,uid,uid (overrides pid),1',
+      '2025-03-01,1234,User Id,pid,pid,0',
+      '2025-03-01,1234,User Id,none,neither,0',
       '',
     ]);
   });

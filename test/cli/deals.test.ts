@@ -1,36 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createDealApiSimulator } from '../../src/simulator/index.js';
+import { eidkit, home as dir, simulatorEnv } from './helpers.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const bin = join(root, 'dist/node/cli/index.js');
-const dir = mkdtempSync(join(tmpdir(), 'eidkit-cli-'));
 const DEAL = { name: 'CLI deal', isActive: true, beginDate: null, endDate: null, currency: 'EUR', pricingModel: 1, price: 2.5, minCompanyVendorCost: 0.1, buyerIds: [101], countryCodes: ['FR'] };
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the real binary with a clean environment (no credentials unless given). */
-function eidkit(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: { PATH: process.env.PATH!, HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_CACHE_HOME: join(dir, 'cache'), ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin ?? '');
-  });
-}
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -90,6 +64,20 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
     expect(gone.stdout).toBe('');
   });
 
+  test('create --copy-of copies the deal, with --data changing fields of the copy or alone as it is', async () => {
+    const data = join(dir, 'copy.json');
+    const env = { EIDKIT_SIMULATOR_DATA: data };
+    const renamed = await eidkit(['deals', 'create', '--simulator', '--copy-of', '100001', '--data', '{"name":"Copy of spring"}'], env);
+    expect(renamed.stderr).toMatch(/^created deal \d+/);
+    expect(renamed.code).toBe(0);
+    const source = JSON.parse((await eidkit(['deals', 'get', '100001', '--simulator', '--json'], env)).stdout);
+    const copy = JSON.parse((await eidkit(['deals', 'get', renamed.stdout.trim(), '--simulator', '--json'], env)).stdout);
+    expect(copy).toMatchObject({ name: 'Copy of spring', price: source.price, currency: source.currency, countryCodes: source.countryCodes });
+    const asIs = await eidkit(['deals', 'create', '--simulator', '--copy-of', '100001'], env);
+    expect(asIs.code).toBe(0);
+    expect(asIs.stdout.trim()).toMatch(/^\d+$/);
+  });
+
   test('--dry-run validates and prints the request with the token masked, sending nothing', async () => {
     const r = await eidkit(['deals', 'create', '--simulator', '--dry-run', '--data', JSON.stringify(DEAL)]);
     expect(r.code).toBe(0);
@@ -99,6 +87,21 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
     expect(r.stderr).toMatch(/was not sent/);
     const count = await eidkit(['deals', 'count', '--simulator', '--json']);
     expect(JSON.parse(count.stdout).total).toBe(25);
+  });
+
+  test('each error is printed once: a validation summary then one line per issue; a server error on one line', async () => {
+    const invalid = await eidkit(['deals', 'create', '--simulator', '--data', JSON.stringify({ ...DEAL, partnerIds: [1], price: -1 })]);
+    expect(invalid.stderr.split('\n')[0]).toBe('eidkit: the deal was refused before sending (create)');
+    expect(invalid.stderr.split('must be at least 0').length - 1).toBe(1);
+    const missing = await eidkit(['deals', 'get', '999', '--simulator']);
+    expect(missing.stderr).toBe('eidkit: GET /current/deals/999 failed with 404 Not Found: Deal 999 not found\n');
+  });
+
+  test('get --columns limits the table and CSV to those columns, in that order', async () => {
+    const table = await eidkit(['deals', 'get', '100001', '--simulator', '--columns', 'price,id,name']);
+    expect(table.stdout.trimEnd().split('\n').map((l) => l.split(/\s+/)[0])).toEqual(['price', 'id', 'name']);
+    const csv = await eidkit(['deals', 'get', '100001', '--simulator', '--csv', '--columns', 'id,price']);
+    expect(csv.stdout).toMatch(/^id,price\r\n100001,[\d.]+\r\n$/);
   });
 
   test('exit codes: validation 3 with field issues, usage 2, forbidden 5', async () => {
@@ -128,15 +131,7 @@ describe('eidkit against a simulator over HTTP with real credentials', () => {
   });
   afterAll(() => close());
   const user = sim.users.find((u) => u.kind === 'company')!;
-  const env = () => ({
-    EIDKIT_BASE_URL: `${url}/current/`,
-    EIDKIT_AUTH_URL: url,
-    EIDKIT_AUDIENCE: sim.audience,
-    EIDKIT_CLIENT_ID: user.clientId,
-    EIDKIT_CLIENT_SECRET: user.clientSecret,
-    EIDKIT_USERNAME: user.username,
-    EIDKIT_PASSWORD: user.password,
-  });
+  const env = () => simulatorEnv(sim, url);
 
   test('login caches the user token in a file only the user can read; later commands reuse it', async () => {
     const tokenFile = join(dir, 'token-login.json');
@@ -150,6 +145,27 @@ describe('eidkit against a simulator over HTTP with real credentials', () => {
     // Without the secrets at hand, the cached token still works.
     const { EIDKIT_PASSWORD: _p, EIDKIT_CLIENT_SECRET: _s, ...noSecrets } = env();
     expect((await eidkit(['deals', 'count', '--token-file', tokenFile], noSecrets)).code).toBe(0);
+    expect(sim.requests.filter((r) => r.path.endsWith('/oauth/token')).length).toBe(tokensBefore);
+  });
+
+  test('after login, commands run with only the base and auth URLs set (no username, no secrets)', async () => {
+    const tokenFile = join(dir, 'token-urls-only.json');
+    expect((await eidkit(['login', '--token-file', tokenFile], env())).code).toBe(0);
+    const tokensBefore = sim.requests.filter((r) => r.path.endsWith('/oauth/token')).length;
+    const { EIDKIT_BASE_URL, EIDKIT_AUTH_URL } = env();
+    const r = await eidkit(['deals', 'count', '--token-file', tokenFile, '--json'], { EIDKIT_BASE_URL, EIDKIT_AUTH_URL });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).total).toBe(30);
+    expect(sim.requests.filter((r) => r.path.endsWith('/oauth/token')).length).toBe(tokensBefore);
+  });
+
+  test('a missing EIDKIT_AUDIENCE is named by the settings check (exit 2), with no token request sent', async () => {
+    const { EIDKIT_AUDIENCE: _a, ...noAudience } = env();
+    const tokensBefore = sim.requests.filter((r) => r.path.endsWith('/oauth/token')).length;
+    const r = await eidkit(['deals', 'count', '--no-cache'], noAudience);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/EIDKIT_AUDIENCE/);
     expect(sim.requests.filter((r) => r.path.endsWith('/oauth/token')).length).toBe(tokensBefore);
   });
 

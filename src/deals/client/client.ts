@@ -13,9 +13,11 @@ import {
   type LookupItem,
 } from '../rules/index.js';
 import { TokenManager, DEFAULT_REALM, type AuthBudget, type Credentials, type Grant, type TokenCache } from './auth.js';
-import { ForbiddenError, NotFoundError, ValidationError, DealApiError, type FieldIssue } from './errors.js';
+import { ConnectionError, ForbiddenError, NotFoundError, ValidationError, DealApiError, markCreateOutcome, type FieldIssue } from './errors.js';
 import { PagedList, assertSameOrigin, parseLinkHeader, type ListOptions, type Page } from './paginate.js';
 import { REDACTED, Redactor } from './redact.js';
+import { Hooks, type ClientEvents, type ClientListener } from './hooks.js';
+import { createWithKey, withDealKeyMarker } from './keyed.js';
 import { Transport, type HttpRequest, type HttpResponse, type Logger, type RetryOptions, type RetryPolicy } from './transport.js';
 
 /** Options of {@link DealApiClient}. */
@@ -120,6 +122,19 @@ export interface CreatedDeal {
   historyId?: string;
   /** The deal, when the service returned it. */
   deal?: DealRead;
+  /** True when the create's answer was lost and the deal was found by its key instead (`create(deal, { key })`). */
+  recovered?: true;
+}
+
+/** Options of {@link DealsResource.create}. */
+export interface CreateOptions extends CallOptions {
+  /** Create it as a copy of this deal (`X-CopyOfDealId`). */
+  copyOf?: number | string;
+  /**
+   * A stable key of yours: written into `callerDealIds` as `eidkit:<key>`, and used to look the deal up when the
+   * answer to the create is lost, so the create is never lost nor doubled (README "Deals as code").
+   */
+  key?: string;
 }
 
 /** A write as it would be sent: what `--dry-run` prints. The Authorization header is masked. */
@@ -142,6 +157,8 @@ export interface Prepared {
   warnings: FieldIssue[];
   /** For update: the stored deal when the patch changes nothing (no PUT is needed). */
   unchanged?: DealRead;
+  /** For create: a 2xx whose body is cut still resolves (see HttpRequest.keepCutBody). */
+  keepCutBody?: boolean;
 }
 
 const VERSION = '0.1.0';
@@ -282,18 +299,48 @@ export class DealsResource {
   }
 
   /**
-   * Creates a deal after validating it client-side. Never retried once it may have reached the service.
+   * Creates a deal after validating it client-side. Never retried once it may have reached the service: every
+   * error carries `mayHaveCreated` (true after a 5xx, a timeout or a connection dropped once the request was sent).
+   * A `201` whose body is cut still resolves when `Location` names the new deal (`deal` is then absent).
    * @example
    * const { id, location, historyId } = await client.deals.create(deal);
    * const copy = await client.deals.create(deal, { copyOf: id });
+   * const { id: same, recovered } = await client.deals.create(deal, { key: 'spring-fr' }); // safe to run again on failure
    */
-  async create(deal: DealWriteInput, options: CallOptions & { copyOf?: number | string } = {}): Promise<CreatedDeal> {
+  async create(deal: DealWriteInput, options?: CreateOptions & { copyOf?: undefined }): Promise<CreatedDeal>;
+  /** A copy of deal `copyOf` with the given fields changed (spec 4.3 X-CopyOfDealId); `{}` copies it as it is. */
+  async create(deal: Partial<DealWriteInput> | undefined, options: CreateOptions & { copyOf: number | string }): Promise<CreatedDeal>;
+  async create(deal: Partial<DealWriteInput> | undefined, options: CreateOptions = {}): Promise<CreatedDeal> {
+    if (options.key !== undefined) {
+      const c = this.#c;
+      return createWithKey(
+        {
+          now: () => c.now(),
+          maxRecoveries: c.maxRetries,
+          send: (marked) => this.create(marked, { ...options, key: undefined } as CreateOptions & { copyOf: number | string }),
+          list: (since) => this.list({ createdOrModifiedSince: since, signal: options.signal }),
+          urlOf: (id) => new URL(`deals/${id}`, c.baseUrl).href,
+          warn: (message) => c.log('warn', message),
+        },
+        (deal ?? {}) as DealWriteInput,
+        options.key,
+      );
+    }
     const prepared = await this.#prepareCreate(deal, options);
-    const res = await this.#c.send(prepared, options.signal);
+    let res: HttpResponse;
+    try {
+      res = await this.#c.send(prepared, options.signal);
+    } catch (err) {
+      throw err instanceof DealApiError ? markCreateOutcome(err) : err;
+    }
     const location = res.headers.get('location') ?? '';
     const body: any = res.body;
     const fromLocation = /(\d+)\/?$/.exec(location)?.[1];
-    const id = typeof body?.id === 'number' ? body.id : Number(fromLocation);
+    const id = typeof body?.id === 'number' ? body.id : fromLocation !== undefined ? Number(fromLocation) : undefined;
+    if (id === undefined) {
+      const why = res.bodyCut ? 'its body was cut' : 'it named no deal';
+      throw markCreateOutcome(new ConnectionError(`POST ${prepared.url.pathname} answered ${res.status} without a Location header and ${why}`, true, { status: res.status, method: 'POST', url: prepared.url.href, attempts: res.attempts, redact: this.#c.redact }));
+    }
     const historyId = res.headers.get('x-historyid') ?? undefined;
     const out: CreatedDeal = { id, location: location ? new URL(location, this.#c.baseUrl).href : new URL(`deals/${id}`, this.#c.baseUrl).href };
     if (historyId !== undefined) out.historyId = historyId;
@@ -381,7 +428,10 @@ export class DealsResource {
 
   /** The requests a write would send, validated, without sending them (`--dry-run`). */
   readonly dryRun = {
-    create: async (deal: DealWriteInput, options: CallOptions & { copyOf?: number | string } = {}) => this.#describe(await this.#prepareCreate(deal, options)),
+    create: async (deal: Partial<DealWriteInput> | undefined, options: CreateOptions = {}) => {
+      const marked = options.key === undefined ? deal : { ...deal, callerDealIds: withDealKeyMarker(deal?.callerDealIds as string[] | null | undefined, options.key) };
+      return this.#describe(await this.#prepareCreate(marked, options));
+    },
     replace: async (id: number | string, deal: DealWriteInput, options: CallOptions & { stored?: DealRead } = {}) =>
       this.#describe(await this.#prepareReplace(id, deal, options)),
     update: async (id: number | string, patch: DealPatch, options: CallOptions = {}) => this.#describe(await this.#prepareUpdate(id, patch, options)),
@@ -410,17 +460,28 @@ export class DealsResource {
     const result = await this.validate(deal, { mode, stored, signal });
     if (!result.ok) {
       const list = result.issues.map((i) => `${i.path || '(deal)'}: ${i.message}`).join('; ');
-      throw new ValidationError(`the deal was refused before sending (${mode}): ${list}`, result.issues, { attempts: 0, redact: this.#c.redact });
+      const summary = `the deal was refused before sending (${mode})`;
+      throw new ValidationError(`${summary}: ${list}`, result.issues, { attempts: 0, redact: this.#c.redact, summary });
     }
     for (const w of result.warnings) this.#c.log('warn', `deal ${w.path}: ${w.message}`);
     return { value: result.value as Record<string, unknown>, warnings: result.warnings };
   }
 
-  async #prepareCreate(deal: DealWriteInput, options: CallOptions & { copyOf?: number | string }): Promise<Prepared> {
-    const headers: Record<string, string> = {};
-    if (options.copyOf !== undefined) headers['x-copyofdealid'] = dealId(options.copyOf);
-    const { value, warnings } = await this.#checked(deal, 'create', undefined, options.signal);
-    return { method: 'POST', url: new URL('deals', this.#c.baseUrl), headers, json: value, retry: 'unsent-only', warnings };
+  async #prepareCreate(deal: DealWriteInput | Partial<DealWriteInput> | undefined, options: CallOptions & { copyOf?: number | string }): Promise<Prepared> {
+    const prepared = { method: 'POST', url: new URL('deals', this.#c.baseUrl), retry: 'unsent-only', keepCutBody: true } as const;
+    if (options.copyOf === undefined) {
+      const { value, warnings } = await this.#checked(deal, 'create', undefined, options.signal);
+      return { ...prepared, headers: {}, json: value, warnings };
+    }
+    // A copy (X-CopyOfDealId): the service copies the source deal and lays the body over it, field by field, so
+    // that is what is validated; the body sent holds only the fields given (none copies the deal as it is).
+    const sourceId = dealId(options.copyOf);
+    const given = deal ?? {};
+    if (!isPlainObject(given)) throw new ValidationError('the deal must be a plain object of deal fields', [{ path: '', message: 'must be an object' }], { attempts: 0 });
+    const source = await this.get(sourceId, options);
+    const { value, warnings } = await this.#checked({ ...writableFields(source as unknown as Record<string, unknown>), ...given }, 'create', undefined, options.signal);
+    const body = Object.fromEntries(Object.keys(given).filter((k) => value[k] !== undefined).map((k) => [k, value[k]]));
+    return { ...prepared, headers: { 'x-copyofdealid': sourceId }, json: body, warnings };
   }
 
   async #prepareReplace(id: number | string, deal: DealWriteInput, options: CallOptions & { stored?: DealRead }): Promise<Prepared> {
@@ -540,6 +601,9 @@ export class DealApiClient {
   readonly #logger?: Logger;
   readonly #grant: Grant;
   readonly #referenceCache = new Map<string, { at: number; item: unknown }>();
+  readonly #hooks = new Hooks((event, err) => this.log('warn', `a '${event}' listener threw: ${(err as Error)?.message ?? err}`));
+  /** @internal Retries after the first attempt (also the recoveries of a keyed create). */
+  readonly maxRetries: number;
 
   constructor(options: DealApiClientOptions) {
     if (!options || !options.baseUrl) throw new TypeError('DealApiClient needs { baseUrl }');
@@ -552,6 +616,7 @@ export class DealApiClient {
     this.concurrency = options.concurrency ?? 10;
     this.referenceChecks = options.referenceChecks ?? true;
     const retries = typeof options.retries === 'number' ? { maxRetries: options.retries } : (options.retries ?? {});
+    this.maxRetries = retries.maxRetries ?? 3;
     const fetchImpl = options.fetch ?? globalThis.fetch;
     if (typeof fetchImpl !== 'function') throw new TypeError('no fetch: pass { fetch } on this runtime');
     this.#transport = new Transport({
@@ -562,6 +627,7 @@ export class DealApiClient {
       redactor: this.#redactor,
       userAgent: options.userAgent ?? `eidkit-deals/${VERSION} node/${process.versions.node}`,
       random: options.random,
+      hooks: this.#hooks,
     });
     this.#tokens = new TokenManager({
       transport: this.#transport,
@@ -581,6 +647,23 @@ export class DealApiClient {
     });
     this.deals = new DealsResource(this);
     this.lookups = new LookupsResource(this);
+  }
+
+  /**
+   * Listens to every HTTP attempt: `request` (method, url, attempt), `response` (+ status or error, elapsedMs) and
+   * `retry` (+ status, error, delayMs, elapsedMs). URLs are scrubbed; no header or body is ever passed.
+   * @example
+   * client.on('response', (e) => metrics.timing('deal_api', e.elapsedMs, { method: e.method, status: e.status }));
+   */
+  on<E extends keyof ClientEvents>(event: E, listener: ClientListener<E>): this {
+    this.#hooks.on(event, listener);
+    return this;
+  }
+
+  /** Removes a listener added with {@link on}. */
+  off<E extends keyof ClientEvents>(event: E, listener: ClientListener<E>): this {
+    this.#hooks.off(event, listener);
+    return this;
   }
 
   /** Obtains (or returns the cached) user token; `eidkit login` uses it. */
@@ -616,7 +699,7 @@ export class DealApiClient {
 
   /** @internal Sends a prepared write. */
   send(p: Prepared, signal?: AbortSignal): Promise<HttpResponse> {
-    return this.request({ method: p.method, url: p.url, headers: p.headers, json: p.json, retry: p.retry, signal });
+    return this.request({ method: p.method, url: p.url, headers: p.headers, json: p.json, retry: p.retry, keepCutBody: p.keepCutBody, signal });
   }
 
   /** @internal The reference items a deal names (DSPs, buyers of a guaranteed deal, its identity provider). */

@@ -90,9 +90,10 @@ export function loadConnectionConfig(options: { path?: string; env?: NodeJS.Proc
 
 /**
  * A {@link TokenCache} in a JSON file created with mode 0600 in a 0700 directory, written atomically. The token is
- * bound to the base URL and the login it was issued for, so switching accounts never reuses it.
+ * bound to the base URL and the login it was issued for, so switching accounts never reuses it. Without a
+ * `principal` (no username or client id at hand) it loads the token cached for the base URL, whoever logged in.
  */
-export function fileTokenCache(path: string, scope: { baseUrl: string; principal: string }): TokenCache {
+export function fileTokenCache(path: string, scope: { baseUrl: string; principal?: string }): TokenCache {
   return {
     load(): CachedToken | undefined {
       let raw: any;
@@ -101,7 +102,7 @@ export function fileTokenCache(path: string, scope: { baseUrl: string; principal
       } catch {
         return undefined;
       }
-      if (raw?.baseUrl !== scope.baseUrl || raw?.principal !== scope.principal) return undefined;
+      if (raw?.baseUrl !== scope.baseUrl || (scope.principal !== undefined && raw?.principal !== scope.principal)) return undefined;
       if (typeof raw.token !== 'string' || typeof raw.expiresAt !== 'number') return undefined;
       return { token: raw.token, expiresAt: raw.expiresAt };
     },

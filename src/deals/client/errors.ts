@@ -60,6 +60,12 @@ export class DealApiError extends Error {
   readonly code?: string;
   /** HTTP attempts made (retries included); 0 when the client refused before sending anything. */
   readonly attempts?: number;
+  /**
+   * Set on every error of `deals.create`: true when the deal may exist although the call failed (the request was
+   * sent, then a 5xx, a timeout or a dropped connection), so look for it before creating it again; false when the
+   * service cannot have created it.
+   */
+  readonly mayHaveCreated?: boolean;
 
   constructor(message: string, details: ErrorDetails = {}) {
     const redact = details.redact ?? identity;
@@ -106,9 +112,12 @@ export class ValidationError extends DealApiError {
   static override readonly errorName: string = 'ValidationError';
   /** Every problem, each naming its field. */
   readonly issues: FieldIssue[];
-  constructor(message: string, issues: FieldIssue[], details: ErrorDetails = {}) {
+  /** The message without the list of issues (the CLI prints it, then one line per issue); not serialised. */
+  declare readonly summary: string;
+  constructor(message: string, issues: FieldIssue[], details: ErrorDetails & { summary?: string } = {}) {
     super(message, details);
     this.issues = issues;
+    Object.defineProperty(this, 'summary', { value: (details.redact ?? identity)(details.summary ?? message), enumerable: false });
   }
 }
 
@@ -210,4 +219,19 @@ export class ConnectionError extends DealApiError {
     super(message, details);
     this.mayHaveReachedServer = mayHaveReachedServer;
   }
+}
+
+/** Whether a failed create may have created the deal: sent, then a 5xx, a timeout or a dropped connection. */
+function mayHaveCreatedBy(err: DealApiError): boolean {
+  if (err instanceof ConnectionError) return err.mayHaveReachedServer;
+  if (err instanceof TimeoutError) return err.status === undefined; // a 408 means the request was not read
+  return err.status !== undefined && err.status >= 500;
+}
+
+/** @internal Sets `mayHaveCreated` on an error of a create, and says so in the message when it is true. */
+export function markCreateOutcome(err: DealApiError): DealApiError {
+  const may = mayHaveCreatedBy(err);
+  Object.defineProperty(err, 'mayHaveCreated', { value: may, enumerable: true, configurable: true });
+  if (may) err.message += '; the deal may have been created: look for it (deals list) before creating it again';
+  return err;
 }

@@ -6,6 +6,7 @@ export {
   mergeDeal,
   writableFields,
   type CallOptions,
+  type CreateOptions,
   type CreatedDeal,
   type DealApiClientOptions,
   type DealListFilters,
@@ -26,6 +27,17 @@ export {
 export { PagedList, parseLinkHeader, type ListOptions, type Page } from './paginate.js';
 export { parseRetryAfter, type Logger, type RetryOptions, type RetryPolicy } from './transport.js';
 export { REDACTED } from './redact.js';
+export type { ClientEvents, ClientListener, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js';
+export {
+  DEAL_KEY_PREFIX,
+  RECOVERY_LOOKBACK_MS,
+  dealKeyMarker,
+  dealKeyOf,
+  isDealKey,
+  parseDealKeyMarker,
+  userCallerDealIds,
+  withDealKeyMarker,
+} from './keyed.js';
 export {
   DealApiError,
   ValidationError,

@@ -32,3 +32,17 @@ export class Redactor {
     return REDACTED;
   }
 }
+
+/**
+ * Shortens text to at most `max` characters (plus `…`) AFTER scrubbing it, so a secret straddling the cut is
+ * still recognised whole; the cut never splits a `[REDACTED]` marker.
+ * @example clip(body, 200, redactor.redact)
+ */
+export function clip(text: string, max: number, redact: (text: string) => string): string {
+  const scrubbed = redact(text);
+  if (scrubbed.length <= max) return scrubbed;
+  let cut = max;
+  const marker = scrubbed.lastIndexOf(REDACTED, cut);
+  if (marker >= 0 && marker < cut && marker + REDACTED.length > cut) cut = marker;
+  return `${scrubbed.slice(0, cut)}…`;
+}

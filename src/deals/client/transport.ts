@@ -19,7 +19,8 @@ import {
   type FieldIssue,
 } from './errors.js';
 import { STATUS_CODES } from 'node:http';
-import type { Redactor } from './redact.js';
+import { clip, type Redactor } from './redact.js';
+import type { Hooks } from './hooks.js';
 
 /** A console-compatible logger; every line it receives is already scrubbed of secrets. */
 export interface Logger {
@@ -69,6 +70,11 @@ export interface HttpRequest {
   beforeAttempt?: () => void;
   /** Maps an error response to an error (defaults to the deal API's mapping). */
   mapError?: (res: HttpResponse, req: HttpRequest) => DealApiError;
+  /**
+   * A 2xx whose body then fails to arrive (connection dropped, timeout) still resolves, with `bodyCut` set: for a
+   * create, the status and `Location` already say the deal exists.
+   */
+  keepCutBody?: boolean;
 }
 
 /** A response whose status was 2xx (or any status, when given to `mapError`). */
@@ -80,6 +86,8 @@ export interface HttpResponse {
   body: unknown;
   /** HTTP attempts made, retries and replay included. */
   attempts: number;
+  /** True when the status and headers arrived but the body did not (only with `keepCutBody`); `body` is then ''. */
+  bodyCut?: boolean;
 }
 
 /** Settings shared by every request of one client. */
@@ -92,6 +100,8 @@ export interface TransportSettings {
   userAgent: string;
   /** Injected for tests. */
   random?: () => number;
+  /** The client's `request` / `response` / `retry` listeners. */
+  hooks?: Hooks;
 }
 
 /** The codes that mean the TCP connection was never established, so the request cannot have been acted on. */
@@ -143,7 +153,7 @@ function issuesFrom(body: any): FieldIssue[] {
 /** The deal API's mapping of an error response to a typed error (statuses as documented in the README). */
 export function mapApiError(res: HttpResponse, req: HttpRequest, redact: (s: string) => string): DealApiError {
   const body: any = res.body;
-  const serverMessage = typeof body === 'object' && body && typeof body.message === 'string' ? body.message : typeof body === 'string' ? body.slice(0, 200) : '';
+  const serverMessage = typeof body === 'object' && body && typeof body.message === 'string' ? body.message : typeof body === 'string' ? clip(body, 200, redact) : '';
   const code = typeof body === 'object' && body && typeof body.code === 'string' ? body.code : undefined;
   const reason = res.statusText || STATUS_CODES[res.status] || '';
   const base = `${req.method} ${pathOf(req.url)} failed with ${res.status}${reason ? ' ' + reason : ''}`;
@@ -154,8 +164,12 @@ export function mapApiError(res: HttpResponse, req: HttpRequest, redact: (s: str
     case 400:
     case 422: {
       const issues = issuesFrom(body);
-      const list = issues.length ? ` (${issues.map((i) => `${i.path || '(deal)'}: ${i.message}`).join('; ')})` : '';
-      return new ValidationError(message + list, issues, details);
+      if (!issues.length) return new ValidationError(message, issues, details);
+      // A server message that restates an issue would print it twice (three times in the CLI): keep the list only.
+      const restates = issues.some((i) => serverMessage.includes(i.message));
+      const summary = serverMessage && !restates ? message : base;
+      const list = issues.map((i) => `${i.path || '(deal)'}: ${i.message}`).join('; ');
+      return new ValidationError(`${summary} (${list})`, issues, { ...details, summary });
     }
     case 401:
       return new AuthenticationError(message, details);
@@ -222,6 +236,7 @@ export class Transport {
     let attempts = 0;
     let retries = 0;
     let replayed = false;
+    const started = performance.now();
     for (;;) {
       const token = req.token ? await req.token() : undefined;
       req.beforeAttempt?.();
@@ -256,6 +271,15 @@ export class Transport {
       }
       const delay = retryAfterMs ?? this.#backoff(retries);
       retries++;
+      this.#s.hooks?.emit('retry', {
+        method: req.method,
+        url: redact(req.url.href),
+        attempt: attempts,
+        ...(error.status !== undefined ? { status: error.status } : {}),
+        error: error.name,
+        delayMs: delay,
+        elapsedMs: Math.round(performance.now() - started),
+      });
       this.#log('warn', `${req.method} ${pathOf(req.url)} failed (${error.status ?? error.name}); retry ${retries} of ${maxRetries} in ${delay} ms`);
       await sleep(delay, req.signal);
     }
@@ -301,16 +325,31 @@ export class Transport {
       aborted.catch(() => undefined);
     }
     const debug = typeof this.#s.logger?.debug === 'function';
-    const started = debug ? performance.now() : 0;
+    const hooks = this.#s.hooks;
+    const event = { method: req.method, url: redact(req.url.href), attempt: attempts };
+    hooks?.emit('request', event);
+    const started = performance.now();
     try {
       const sent = this.#s.fetch(req.url, { method: req.method, headers, body, signal });
       const res = aborted ? await Promise.race([sent, aborted]) : await sent;
-      const parsed = aborted ? await Promise.race([readBody(res), aborted]) : await readBody(res);
-      if (debug) this.#log('debug', `${req.method} ${pathOf(req.url)} → ${res.status} (${Math.round(performance.now() - started)} ms)`);
+      let parsed: unknown;
+      try {
+        parsed = aborted ? await Promise.race([readBody(res), aborted]) : await readBody(res);
+      } catch (err) {
+        if (!(req.keepCutBody && res.ok) || req.signal?.aborted) throw err;
+        this.#log('warn', `${req.method} ${pathOf(req.url)} → ${res.status}, but the body was cut: ${errorCodes(err)[0] ?? (err as Error)?.message ?? err}`);
+        hooks?.emit('response', { ...event, status: res.status, elapsedMs: Math.round(performance.now() - started) });
+        return { status: res.status, statusText: res.statusText, headers: res.headers, body: '', attempts, bodyCut: true };
+      }
+      const elapsedMs = Math.round(performance.now() - started);
+      hooks?.emit('response', { ...event, status: res.status, elapsedMs });
+      if (debug) this.#log('debug', `${req.method} ${pathOf(req.url)} → ${res.status} (${elapsedMs} ms)`);
       return { status: res.status, statusText: res.statusText, headers: res.headers, body: parsed, attempts };
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason ?? err;
       const details = { method: req.method, url: req.url.href, attempts, redact };
+      const elapsedMs = Math.round(performance.now() - started);
+      hooks?.emit('response', { ...event, error: controller.signal.aborted ? 'TimeoutError' : 'ConnectionError', elapsedMs });
       if (controller.signal.aborted) {
         this.#log('debug', `${req.method} ${pathOf(req.url)} timed out after ${this.#s.timeoutMs} ms`);
         return new TimeoutError(`${req.method} ${pathOf(req.url)} timed out after ${this.#s.timeoutMs} ms`, { ...details, cause: err });

@@ -28,6 +28,22 @@ async function start(...args: Parameters<typeof startSimulator>) {
 
 for (const transport of ['in-process', 'http'] as Transport[]) {
   describe(`client against the simulator (${transport})`, () => {
+    test('create with copyOf validates the body laid over the source deal, and {} copies it as it is', async () => {
+      const { client } = await start(transport);
+      const source = await client.deals.create({ ...VALID_DEAL, price: 4.25, countryCodes: ['DE'] });
+      const renamed = await client.deals.create({ name: 'Copy of spring' }, { copyOf: source.id });
+      expect(await client.deals.get(renamed.id)).toMatchObject({ name: 'Copy of spring', price: 4.25, countryCodes: ['DE'], buyerIds: [101] });
+      const asIs = await client.deals.create({}, { copyOf: source.id });
+      expect(await client.deals.get(asIs.id)).toMatchObject({ price: 4.25, countryCodes: ['DE'] });
+      // A field that makes the copy invalid is refused before sending, naming the field.
+      const err = await caught(client.deals.create({ price: -1 }, { copyOf: source.id }));
+      expect(err).toBeInstanceOf(ValidationError);
+      expect(err.attempts).toBe(0);
+      expect(err.issues.map((i: { path: string }) => i.path)).toEqual(['price']);
+      const missing = await caught(client.deals.create({ name: 'x' }, { copyOf: 999_999 }));
+      expect(missing).toBeInstanceOf(NotFoundError);
+    });
+
     test('create, get, list, update, pause, resume, domain lists, countBreakdown and delete round-trip', async () => {
       const { client, sim } = await start(transport);
       const created = await client.deals.create(VALID_DEAL);

@@ -18,6 +18,8 @@ import {
   UpdateQuotaExceededError,
   ValidationError,
 } from '../../../src/deals/index.js';
+import { Redactor } from '../../../src/deals/client/redact.js';
+import { mapApiError } from '../../../src/deals/client/transport.js';
 import { PASS, SECRETS, clientOptions, connectionRefused, connectionReset, fakeApi, json, caught } from './fake.js';
 
 const DEAL = { id: 7, dealId: 'EQ-7', name: 'Spring', isActive: true, beginDate: null, endDate: null, currency: 'EUR', pricingModel: 1, price: 2.5, minCompanyVendorCost: 0.1, buyerIds: [1], countryCodes: ['FR'] };
@@ -206,5 +208,67 @@ describe('redaction', () => {
     for (const out of [err.message, err.stack, inspect(err, { depth: 5 }), JSON.stringify(err), ...lines]) {
       for (const spelling of spellings) expect(out).not.toContain(spelling);
     }
+  });
+});
+
+describe('error text cut to length', () => {
+  const secrets = ['R3p@ss w0rd&=%', 'correct horse battery staple', 'sec+ret/=?"\\é€'];
+  const spellingsOf = (s: string) => [s, encodeURIComponent(s), new URLSearchParams({ s }).toString().slice(2), JSON.stringify(s).slice(1, -1)];
+  /** Every prefix of 3 or more characters of every spelling: none may survive in an error message. */
+  const leaks = (text: string) => secrets.flatMap(spellingsOf).flatMap((sp) => [...Array(sp.length - 2).keys()].map((i) => sp.slice(0, i + 3))).filter((p) => text.includes(p));
+
+  test('a secret straddling the 200-character cut of an echoed body is scrubbed whole, at every cut position', () => {
+    const redactor = new Redactor();
+    for (const s of secrets) redactor.add(s);
+    const req = { method: 'POST' as const, url: new URL('https://idp.test/oauth/token'), retry: 'none' as const };
+    let checked = 0;
+    for (const secret of secrets) {
+      for (const spelling of spellingsOf(secret)) {
+        for (let start = 200 - spelling.length; start <= 200; start++) {
+          const body = `${'x'.repeat(Math.max(0, start - 'password='.length))}password=${spelling}&client_id=abc`;
+          const err = mapApiError({ status: 502, statusText: 'Bad Gateway', headers: new Headers(), body, attempts: 1 }, req, redactor.redact);
+          expect(err).toBeInstanceOf(ServerError);
+          expect(leaks(err.message)).toEqual([]);
+          expect(err.message).not.toMatch(/\[REDA?C?T?E?D?…/); // the cut never splits the marker
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(200);
+  });
+
+  test('an identity provider echoing the token form in a 502 text body leaks no part of the password', async () => {
+    for (const password of secrets) {
+      const encoded = new URLSearchParams({ s: password }).toString().slice(2);
+      for (let inside = 1; inside < encoded.length; inside++) {
+        // Padding that puts the cut `inside` characters into the form-encoded password.
+        const echo = (body: string) => `${'x'.repeat(200 - inside - body.indexOf(encoded))}${body}`;
+        const echoing = fakeApi((req) => (req.url.pathname.endsWith('/oauth/token') ? new Response(echo(req.body), { status: 502 }) : PASS()));
+        const options = clientOptions(echoing.fetch);
+        const client = new DealApiClient({ ...options, credentials: { ...options.credentials, password }, retries: { maxRetries: 0 } });
+        const err = await caught(client.deals.get(7));
+        expect(err).toBeInstanceOf(ServerError);
+        expect(leaks(err.message)).toEqual([]);
+      }
+    }
+  });
+});
+
+describe('error messages say each thing once', () => {
+  const req = { method: 'POST' as const, url: new URL('https://api.test/v1/deals'), retry: 'none' as const };
+  const answer = (body: unknown) => mapApiError({ status: 400, statusText: 'Bad Request', headers: new Headers(), body, attempts: 1 }, req, (s) => s);
+  const count = (text: string, part: string) => text.split(part).length - 1;
+
+  test('a 400 whose message restates its field errors names each issue once', () => {
+    const err = answer({ message: 'The deal is invalid: price: must be at least 0 (and 1 more)', errors: [{ field: 'price', message: 'must be at least 0' }, { field: 'name', message: 'is required' }] }) as ValidationError;
+    expect(count(err.message, 'must be at least 0')).toBe(1);
+    expect(count(err.message, 'is required')).toBe(1);
+    expect(err.summary).toBe('POST /v1/deals failed with 400 Bad Request');
+  });
+
+  test('a 400 whose message says something else keeps it, once, before the list', () => {
+    const err = answer({ message: 'Deal rejected by policy', errors: [{ field: 'price', message: 'too low' }] }) as ValidationError;
+    expect(err.message).toBe('POST /v1/deals failed with 400 Bad Request: Deal rejected by policy (price: too low)');
+    expect(err.summary).toBe('POST /v1/deals failed with 400 Bad Request: Deal rejected by policy');
   });
 });

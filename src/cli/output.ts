@@ -1,0 +1,176 @@
+/**
+ * The one place the `eidkit` CLI writes and ends: data to stdout with backpressure, messages to stderr, and the
+ * end of a command that waits until both have drained (the exit code goes to `process.exitCode`; nothing calls
+ * `process.exit()` after a write, which would cut output still queued for a pipe). A reader that closes the pipe
+ * early (`| head -1`) ends the command quietly with status 141, as a program killed by SIGPIPE would.
+ */
+import { CommanderError, type Command } from 'commander';
+import { EXIT } from './exit-codes.js';
+
+/** Exit status when stdout was closed by its reader (128 + SIGPIPE, what a shell reports for `yes | head -1`). */
+export const EXIT_CLOSED_PIPE = 141;
+
+/** Thrown by {@link Output.write} once the reader has closed the pipe: the command stops producing output. */
+export class OutputClosedError extends Error {
+  override readonly name = 'OutputClosedError';
+}
+
+/**
+ * An error the CLI reports as `eidkit: <message>` (then each detail line, indented) and exits with `exitCode`.
+ * Parts throw it (or map their errors to it) so every message is printed once, at the top.
+ */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    /** Further lines, e.g. one per invalid field. */
+    readonly details: readonly string[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Ends a command with a non-zero exit code and no message, when its output already said everything (e.g.
+ * `deals plan` exits 7 when there are changes, like `terraform plan -detailed-exitcode`).
+ */
+export class ExitStatus extends Error {
+  override readonly name = 'ExitStatus';
+  constructor(readonly exitCode: number) {
+    super(`exit status ${exitCode}`);
+  }
+}
+
+/** A writable stream that remembers whether its reader went away and lets a command wait until it drained. */
+export class Output {
+  #closed = false;
+  #last: Promise<void> = Promise.resolve();
+
+  constructor(readonly stream: NodeJS.WritableStream & { writableLength?: number }) {
+    // Without a listener an EPIPE would be an uncaught exception with a stack trace.
+    // EPIPE is the usual one; any other write error also means nothing more can be written.
+    stream.on('error', () => {
+      this.#closed = true;
+    });
+  }
+
+  /** True once the reader has closed the pipe (or the stream failed). */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Writes text; resolves at once while the stream's buffer has room, else when it drained. Rejects with
+   * {@link OutputClosedError} once the reader is gone, so a long listing stops fetching pages nobody reads.
+   */
+  async write(text: string): Promise<void> {
+    if (this.#closed) throw new OutputClosedError('output closed by its reader');
+    if (text === '') return;
+    let ok = true;
+    this.#last = new Promise<void>((done) => {
+      ok = this.stream.write(text, () => done());
+    });
+    if (!ok) await this.#drained();
+    if (this.#closed) throw new OutputClosedError('output closed by its reader');
+  }
+
+  /** Resolves when everything written so far has been handed to the operating system (or the reader is gone). */
+  async flush(): Promise<void> {
+    await Promise.race([this.#last, this.#gone()]);
+  }
+
+  #drained(): Promise<void> {
+    return new Promise((done) => {
+      const finish = () => {
+        this.stream.off('drain', finish);
+        this.stream.off('error', finish);
+        this.stream.off('close', finish);
+        done();
+      };
+      this.stream.on('drain', finish);
+      this.stream.on('error', finish);
+      this.stream.on('close', finish);
+    });
+  }
+
+  #gone(): Promise<void> {
+    return new Promise((done) => {
+      if (this.#closed) return done();
+      this.stream.once('error', () => done());
+      this.stream.once('close', () => done());
+    });
+  }
+}
+
+let stdoutOutput: Output | undefined;
+let stderrOutput: Output | undefined;
+
+/** The process's stdout (data). */
+export function stdout(): Output {
+  return (stdoutOutput ??= new Output(process.stdout));
+}
+
+/** The process's stderr (messages, progress). */
+export function stderr(): Output {
+  return (stderrOutput ??= new Output(process.stderr));
+}
+
+/** Writes data to stdout, honouring backpressure (see {@link Output.write}). */
+export function out(text: string): Promise<void> {
+  return stdout().write(text);
+}
+
+/** Writes text to stderr as is; never throws (a closed stderr loses the message, not the command). */
+export function toStderr(text: string): void {
+  const err = stderr();
+  if (!err.closed) void err.write(text).catch(() => undefined);
+}
+
+/** Writes a message line to stderr (adds the newline); never throws. */
+export function say(line: string): void {
+  toStderr(line.endsWith('\n') ? line : `${line}\n`);
+}
+
+/** Writes a JSON value to stdout, pretty-printed, with a final newline. */
+export function outJson(value: unknown): Promise<void> {
+  return out(JSON.stringify(value, null, 2) + '\n');
+}
+
+/** The text the CLI prints for an error: the message once, then its detail lines. */
+export function errorText(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  let text = `eidkit: ${message}\n`;
+  if (err instanceof CliError) text += err.details.map((d) => `  ${d}\n`).join('');
+  return text;
+}
+
+/** The exit code for an error thrown by a command. */
+export function exitCodeOf(err: unknown): number {
+  if (err instanceof OutputClosedError) return EXIT_CLOSED_PIPE;
+  if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+  const code = (err as { exitCode?: unknown } | null)?.exitCode;
+  return typeof code === 'number' ? code : EXIT.ERROR;
+}
+
+/**
+ * Runs the program: parses `argv`, runs the command, prints an error once (commander prints its own usage errors),
+ * waits until stdout and stderr have drained, and resolves with the exit code (also set on `process.exitCode`).
+ */
+export async function runCli(program: Command, argv: string[]): Promise<number> {
+  let code: number = EXIT.OK;
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    code = exitCodeOf(err);
+    if (!(err instanceof CommanderError) && !(err instanceof OutputClosedError) && !(err instanceof ExitStatus)) {
+      let text = errorText(err);
+      if (code === EXIT.ERROR && err instanceof Error && process.env.EIDKIT_DEBUG) text += `${err.stack}\n`;
+      say(text);
+    }
+  }
+  await Promise.all([stdout().flush(), stderr().flush()]);
+  if (stdout().closed && code === EXIT.OK) code = EXIT_CLOSED_PIPE;
+  process.exitCode = code;
+  return code;
+}

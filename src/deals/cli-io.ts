@@ -1,0 +1,194 @@
+/**
+ * Input and output of the `deals`, `lookups` and `login` commands: reading a deal from --file / --data / --set,
+ * printing rows as a table, CSV or JSON through src/cli/output.ts, and mapping client errors to exit codes.
+ */
+import { readFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import { EXIT } from '../cli/exit-codes.js';
+import { CliError, OutputClosedError, out, outJson, say, toStderr } from '../cli/output.js';
+import { formatRecord, formatTable } from '../cli/format.js';
+import { csvRow } from '../core/csv.js';
+import {
+  AuthenticationError,
+  ConnectionError,
+  DealApiError,
+  PayloadTooLargeError,
+  TimeoutError,
+  ValidationError,
+  type PreparedRequest,
+} from './client/index.js';
+import { ConfigError } from './client/config.js';
+
+/** --json, --csv and --columns. */
+export interface OutputFlags {
+  json?: boolean;
+  csv?: boolean;
+  columns?: string;
+}
+
+/** The exit code for an error of the deal API client. */
+function exitCodeOf(err: unknown): number {
+  if (err instanceof ConfigError) return EXIT.USAGE;
+  if (err instanceof ValidationError || err instanceof PayloadTooLargeError) return EXIT.VALIDATION;
+  if (err instanceof AuthenticationError) return EXIT.AUTH;
+  if (err instanceof TimeoutError && err.status === undefined) return EXIT.NETWORK;
+  if (err instanceof ConnectionError) return EXIT.NETWORK;
+  if (err instanceof DealApiError) return EXIT.API;
+  return EXIT.ERROR;
+}
+
+/** A client error as the CLI prints it: the message once; for a validation error its summary, then one line per field. */
+export function toCliError(err: unknown): unknown {
+  if (err instanceof CliError || err instanceof OutputClosedError) return err;
+  if (err instanceof ValidationError && err.issues.length) {
+    return new CliError(err.summary, EXIT.VALIDATION, err.issues.map((i) => `${i.path || '(deal)'}: ${i.message}`));
+  }
+  const code = exitCodeOf(err);
+  return code === EXIT.ERROR ? err : new CliError(err instanceof Error ? err.message : String(err), code);
+}
+
+/** Wraps a command action so client errors leave it as CliErrors; src/cli/output.ts prints them once. */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await fn(...args);
+    } catch (err) {
+      throw toCliError(err);
+    }
+  };
+}
+
+/** Adds --json, --csv and --columns. */
+export function outputOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--json', 'print JSON').conflicts('csv'))
+    .addOption(new Option('--csv', 'print CSV (RFC 4180; text that a spreadsheet would run as a formula is prefixed with \')').conflicts('json'))
+    .option('--columns <list>', 'comma-separated columns for the table and CSV');
+}
+
+/** An integer option parser (usage error, exit 2, below `min`). */
+export function intArg(name: string, min = 0): (value: string) => number {
+  return (value: string) => {
+    if (!/^\d+$/.test(value) || Number(value) < min) throw new CliError(`${name} must be an integer ≥ ${min}, got ${JSON.stringify(value)}`, EXIT.USAGE);
+    return Number(value);
+  };
+}
+
+/** A comma-separated id list option parser. */
+export function idList(name: string): (value: string) => number[] {
+  return (value: string) => {
+    const parts = value.split(',').map((s) => s.trim()).filter(Boolean);
+    if (!parts.every((p) => /^\d+$/.test(p))) throw new CliError(`${name} must be comma-separated integers, got ${JSON.stringify(value)}`, EXIT.USAGE);
+    return parts.map(Number);
+  };
+}
+
+/** The columns asked for with --columns, or undefined. */
+export function columnsOf(flags: OutputFlags): string[] | undefined {
+  const list = flags.columns?.split(',').map((c) => c.trim()).filter(Boolean);
+  return list?.length ? list : undefined;
+}
+
+/** Reads a JSON object from --file (- for stdin) or --data, then applies each --set field=value. */
+export function readJsonInput(opts: { file?: string; data?: string; set?: string[] } & Record<string, unknown>, what: string, options: { optional?: boolean } = {}): Record<string, unknown> {
+  let value: unknown = {};
+  if (opts.file !== undefined && opts.data !== undefined) throw new CliError('give either --file or --data, not both', EXIT.USAGE);
+  if (opts.file !== undefined || opts.data !== undefined) {
+    let text: string;
+    try {
+      text = opts.data ?? readFileSync(opts.file === '-' ? 0 : opts.file!, 'utf8');
+    } catch (err) {
+      throw new CliError(`cannot read ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? err}`, EXIT.USAGE);
+    }
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw new CliError(`the ${what} is not valid JSON: ${(err as Error).message}`, EXIT.VALIDATION);
+    }
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new CliError(`the ${what} must be a JSON object`, EXIT.VALIDATION);
+  for (const assignment of opts.set ?? []) {
+    const eq = assignment.indexOf('=');
+    if (eq <= 0) throw new CliError(`--set takes field=value, got ${JSON.stringify(assignment)}`, EXIT.USAGE);
+    const raw = assignment.slice(eq + 1);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      parsed = raw; // a bare word is a string
+    }
+    (value as Record<string, unknown>)[assignment.slice(0, eq)] = parsed;
+  }
+  const given = opts.file !== undefined || opts.data !== undefined || (opts.set ?? []).length > 0;
+  if (!given && !options.optional) throw new CliError(`give the ${what} with --file <path|->, --data <json> or --set field=value`, EXIT.USAGE);
+  return value as Record<string, unknown>;
+}
+
+/** Prints what a write would send (`--dry-run`). */
+export async function printDryRun(req: PreparedRequest | null, json: boolean | undefined): Promise<void> {
+  if (req === null) {
+    say('dry run: nothing would change; no request would be sent');
+    if (json) await out('null\n');
+    return;
+  }
+  for (const w of req.warnings) say(`warning: ${w.path}: ${w.message}`);
+  if (json) return outJson(req);
+  let text = `${req.method} ${req.url}\n`;
+  for (const [k, v] of Object.entries(req.headers)) text += `${k}: ${v}\n`;
+  if (req.body !== undefined) text += `\n${JSON.stringify(req.body, null, 2)}\n`;
+  await out(text);
+  say('dry run: the request is valid and was not sent');
+}
+
+/** Prints a deal after a write (JSON or key/value lines) and a message on stderr. */
+export async function printWritten(deal: Record<string, unknown>, json: boolean | undefined, message: string): Promise<void> {
+  await (json ? outJson(deal) : out(formatRecord(deal)));
+  say(message);
+}
+
+/** Prints one record as JSON, or as CSV (header and one row) or key/value lines limited to --columns. */
+export async function printRecord(record: Record<string, unknown>, flags: OutputFlags): Promise<void> {
+  const columns = columnsOf(flags);
+  if (flags.json) return outJson(record);
+  if (flags.csv) {
+    const cols = columns ?? Object.keys(record);
+    return out(csvRow(cols) + csvRow(cols.map((c) => record[c])));
+  }
+  return out(formatRecord(record, columns));
+}
+
+/** Streams rows to stdout as a table, CSV or a JSON array, waiting for the reader when it is slower. */
+export async function printRows(rows: AsyncIterable<Record<string, unknown>>, flags: OutputFlags, defaults: string[]): Promise<number> {
+  const columns = columnsOf(flags) ?? defaults;
+  let n = 0;
+  if (flags.json) {
+    await out('[');
+    for await (const row of rows) await out((n++ ? ',\n' : '\n') + JSON.stringify(row));
+    await out(n ? '\n]\n' : ']\n');
+    return n;
+  }
+  if (flags.csv) {
+    await out(csvRow(columns));
+    for await (const row of rows) {
+      await out(csvRow(columns.map((c) => row[c])));
+      n++;
+    }
+    return n;
+  }
+  const all: Array<Record<string, unknown>> = [];
+  for await (const row of rows) all.push(row);
+  await out(formatTable(all, columns));
+  return all.length;
+}
+
+/** A progress line on stderr: rewritten in place on a terminal, one line per page with --progress otherwise. */
+export function progressReporter(what: string, forced: boolean | undefined): ((p: { fetched: number; total?: number }) => void) | undefined {
+  const tty = process.stderr.isTTY;
+  if (forced === false || (!tty && !forced)) return undefined;
+  return ({ fetched, total }) => {
+    if (total !== undefined && total <= 100 && !forced) return; // one page is not a long listing
+    const line = `fetched ${fetched}${total !== undefined ? ` of ${total}` : ''} ${what}`;
+    if (!tty) return say(line);
+    toStderr(`\r${line}\x1b[K${total !== undefined && fetched >= total ? '\n' : ''}`);
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * `eidkit deals plan | apply | schema` (deals as code), registered under `eidkit deals` by src/deals/cli.ts.
+ * Data to stdout, progress and messages to stderr, through src/cli/output.ts (drained before exit, quiet on EPIPE).
+ */
+import { createInterface } from 'node:readline/promises';
+import { Option, type Command } from 'commander';
+import { EXIT } from '../../cli/exit-codes.js';
+import { CliError, ExitStatus, out, outJson, say, toStderr } from '../../cli/output.js';
+import { action, intArg } from '../cli-io.js';
+import { connectionOptions, withSession, type ConnectionFlags } from '../cli-session.js';
+import type { DealApiClient } from '../client/client.js';
+import { ConnectionError, TimeoutError, ValidationError } from '../client/errors.js';
+import { applyPlan, PlanRefusedError, type ApplyItem, type ApplyResult } from './apply.js';
+import { DealsFileError, loadDealsFile } from './file.js';
+import { describeApplyItem, formatApplyResult, formatPlan } from './format.js';
+import { planDeals, planHasIssues, type Plan, type PlanOptions, type PruneMode } from './plan.js';
+import { dealsFileJsonSchema } from './schema.js';
+
+interface PlanFlags extends ConnectionFlags {
+  file: string;
+  prune?: PruneMode;
+  json?: boolean;
+  hideUnchanged?: boolean;
+  creationQuota?: number;
+  updateQuota?: number;
+  yes?: boolean;
+  skipInvalid?: boolean;
+}
+
+function planOptions(cmd: Command): Command {
+  return cmd
+    .requiredOption('-f, --file <path>', 'the deals file (YAML, or JSON when it ends in .json; - reads YAML or JSON from stdin)')
+    .addOption(new Option('--prune <mode>', 'live deals whose key left the file (and doubled deals of one key): pause or delete them').choices(['pause', 'delete']))
+    .option('--json', 'print JSON')
+    .option('--creation-quota <n>', 'deal creations allowed per day (spec §8 default 15)', intArg('--creation-quota'))
+    .option('--update-quota <n>', 'deal updates allowed per day (spec §8 default 500)', intArg('--update-quota'));
+}
+
+function optionsOf(flags: PlanFlags): PlanOptions {
+  const quotas: PlanOptions['quotas'] = {};
+  if (flags.creationQuota !== undefined) quotas.creationsPerDay = flags.creationQuota;
+  if (flags.updateQuota !== undefined) quotas.updatesPerDay = flags.updateQuota;
+  return { ...(flags.prune ? { prune: flags.prune } : {}), quotas };
+}
+
+/** The exit code of a plan: refused deals 3, changes to make 7, none 0. */
+function planExitCode(plan: Plan): number {
+  if (planHasIssues(plan)) return EXIT.VALIDATION;
+  return plan.changes ? EXIT.CHANGES : EXIT.OK;
+}
+
+function applyExitCode(result: ApplyResult): number {
+  const failed = result.items.find((i) => i.status === 'failed');
+  if (failed) {
+    const name = failed.error?.name ?? '';
+    if (name === ConnectionError.errorName || name === TimeoutError.errorName) return EXIT.NETWORK;
+    if (name.includes('Authentication') || name === 'InvalidGrantError' || name === 'AuthAttemptsExhaustedError') return EXIT.AUTH;
+    if (name === ValidationError.errorName) return EXIT.VALIDATION;
+    return EXIT.API;
+  }
+  if (result.summary.deferred > 0) return EXIT.CHANGES;
+  return result.summary.skipped > 0 ? EXIT.VALIDATION : EXIT.OK;
+}
+
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return (await rl.question(question)).trim() === 'yes';
+  } finally {
+    rl.close();
+  }
+}
+
+function progressLine(item: ApplyItem, index: number, total: number): string {
+  const width = String(total).length;
+  return `[${String(index).padStart(width)}/${total}] ${item.action} ${item.key}: ${describeApplyItem(item)}`;
+}
+
+/**
+ * Loads the file, plans it against the service and hands the plan to `fn`, whose result is the exit code; a
+ * non-zero one ends the command quietly (the output already said why).
+ */
+function withPlan(fn: (client: DealApiClient, plan: Plan, flags: PlanFlags) => Promise<number>): (flags: PlanFlags) => Promise<void> {
+  return action(async (flags: PlanFlags) => {
+    let code: number = EXIT.OK;
+    try {
+      const file = await loadDealsFile(flags.file);
+      await withSession(flags, async (client) => {
+        code = await fn(client, await planDeals(client, file, optionsOf(flags)), flags);
+      });
+    } catch (err) {
+      if (err instanceof DealsFileError || err instanceof PlanRefusedError) {
+        const details = err instanceof DealsFileError ? err.issues.map((i) => `${i.path || '(file)'}: ${i.message}`) : [];
+        throw new CliError(err.message, EXIT.VALIDATION, details);
+      }
+      throw err;
+    }
+    if (code !== EXIT.OK) throw new ExitStatus(code);
+  });
+}
+
+/** Adds `plan`, `apply` and `schema` to the `deals` command. */
+export function registerPlanCommands(deals: Command): void {
+  planOptions(connectionOptions(deals.command('plan')))
+    .description('show what apply would change to make the live deals match a deals file (reads only); exit 0 no changes, 7 changes, 3 invalid deals')
+    .option('--hide-unchanged', 'leave out the deals that need no change')
+    .action(
+      withPlan(async (_client, plan, flags) => {
+        await (flags.json ? outJson(plan) : out(formatPlan(plan, { showUnchanged: !flags.hideUnchanged })));
+        return planExitCode(plan);
+      }),
+    );
+
+  planOptions(connectionOptions(deals.command('apply')))
+    .description('make the live deals match a deals file: updates, prunes, then creates within the daily quotas (progress on stderr); exit 0 done, 7 work deferred to a later day, 3 invalid deals')
+    .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
+    .option('--skip-invalid', 'apply the valid deals even when others are refused')
+    .action(
+      withPlan(async (client, plan, flags) => {
+        if (planHasIssues(plan) && !flags.skipInvalid) toStderr(formatPlan(plan, { showUnchanged: false }));
+        if (!plan.changes && !planHasIssues(plan)) {
+          say(`No changes: the live deals match ${plan.source}.`);
+          if (flags.json) await outJson(await applyPlan(client, plan));
+          return EXIT.OK;
+        }
+        if (!flags.yes && (!planHasIssues(plan) || flags.skipInvalid)) {
+          if (!process.stdin.isTTY) {
+            throw new CliError('apply changes live deals: pass --yes to confirm (stdin is not a terminal); run plan to see what would change', EXIT.USAGE);
+          }
+          toStderr(formatPlan(plan, { showUnchanged: false }));
+          if (!(await confirm('Apply these changes? Only "yes" is accepted: '))) {
+            say('Apply cancelled; nothing was changed.');
+            return EXIT.ERROR;
+          }
+        }
+        const result = await applyPlan(client, plan, {
+          skipInvalid: flags.skipInvalid,
+          onProgress: ({ index, total, item, phase }) => {
+            if (phase === 'end') say(progressLine(item, index, total));
+          },
+        });
+        await (flags.json ? outJson(result) : out(formatApplyResult(result, plan.source)));
+        return applyExitCode(result);
+      }),
+    );
+
+  deals
+    .command('schema')
+    .description('print the JSON Schema of deals files, for editors: eidkit deals schema > deals.schema.json')
+    .action(action(() => outJson(dealsFileJsonSchema())));
+}
