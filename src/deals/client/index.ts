@@ -6,6 +6,7 @@ export {
   mergeDeal,
   writableFields,
   type CallOptions,
+  type UpdateOptions,
   type CreatedDeal,
   type DealApiClientOptions,
   type DealListFilters,
