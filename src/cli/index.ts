@@ -7,7 +7,7 @@ import { registerSimulateCommand } from '../simulator/cli.js';
 import { registerDealsCommands } from '../deals/cli.js';
 import { runCli } from './output.js';
 
-// dist/node/cli/index.js and src/cli/index.ts both sit three levels below the package root.
+// The binary is dist/node/cli/index.js: the package root is three levels up.
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 const program = new Command('eidkit')

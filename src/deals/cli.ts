@@ -3,8 +3,7 @@
  * `deals list|get|create|update|pause|resume|delete|count`, `deals domainlist attach|detach`, `lookups <resource>`,
  * `login`. Data goes to stdout, messages to stderr (src/cli/output.ts); exit codes are documented in the README.
  */
-import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { EXIT } from '../cli/exit-codes.js';
 import { CliError, confirm, examples, interactive, out, outJson, say } from '../cli/output.js';
 import { closestName } from '../cli/suggest.js';
@@ -15,7 +14,6 @@ import { defaultTokenPath } from './client/config.js';
 import type { DealListFilters } from './client/index.js';
 import { action, idList, intArg, outputOptions, printDryRun, printRecord, printRows, printWritten, progressReporter, readJsonInput, type OutputFlags } from './cli-io.js';
 import { connectionOptions, withSession, type ConnectionFlags } from './cli-session.js';
-import { Option } from 'commander';
 
 /** Default columns of `deals list`. */
 const DEAL_COLUMNS = ['id', 'dealId', 'name', 'isActive', 'pricingModel', 'price', 'currency', 'beginDate', 'endDate'];
