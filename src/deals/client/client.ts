@@ -293,14 +293,12 @@ export class DealsResource {
    * Creates a deal after validating it client-side. Never retried once it may have reached the service: every
    * error carries `mayHaveCreated` (true after a 5xx, a timeout or a connection dropped once the request was sent).
    * A `201` whose body is cut still resolves when `Location` names the new deal (`deal` is then absent).
+   * With `copyOf` (X-CopyOfDealId) `deal` holds only the fields the copy changes; `{}` copies the deal as it is.
    * @example
    * const { id, location, historyId } = await client.deals.create(deal);
-   * const copy = await client.deals.create(deal, { copyOf: id });
+   * const copy = await client.deals.create({ name: 'Copy' }, { copyOf: id });
    */
-  async create(deal: DealWriteInput, options?: CallOptions & { copyOf?: undefined }): Promise<CreatedDeal>;
-  /** A copy of deal `copyOf` with the given fields changed (spec 4.3 X-CopyOfDealId); `{}` copies it as it is. */
-  async create(deal: Partial<DealWriteInput> | undefined, options: CallOptions & { copyOf: number | string }): Promise<CreatedDeal>;
-  async create(deal: Partial<DealWriteInput> | undefined, options: CallOptions & { copyOf?: number | string } = {}): Promise<CreatedDeal> {
+  async create(deal: DealWriteInput | Partial<DealWriteInput> | undefined, options: CallOptions & { copyOf?: number | string } = {}): Promise<CreatedDeal> {
     const prepared = await this.#prepareCreate(deal, options);
     let res: HttpResponse;
     try {
