@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DealApiClient } from '../../src/deals/index.js';
 import { createDealApiSimulator } from '../../src/simulator/index.js';
 import { validDeal } from '../deals/fixtures.js';
-import { eidkit, simulatorEnv, start, type Run } from './helpers.js';
+import { rmSync } from 'node:fs';
+import { eidkit, home, simulatorEnv, start, type Run } from './helpers.js';
 
 const DEALS = 3_000;
 const FORMULAS = ['=HYPERLINK("http://evil.test","click")', '+1+2', '-2+3', '@SUM(A1:A2)'];
@@ -18,7 +19,10 @@ beforeAll(async () => {
   const client = new DealApiClient({ baseUrl: env.EIDKIT_BASE_URL!, authUrl: env.EIDKIT_AUTH_URL, audience: env.EIDKIT_AUDIENCE, credentials: { clientId: env.EIDKIT_CLIENT_ID!, clientSecret: env.EIDKIT_CLIENT_SECRET!, username: env.EIDKIT_USERNAME, password: env.EIDKIT_PASSWORD } });
   for (const name of FORMULAS) await client.deals.create(validDeal({ name }) as never);
 });
-afterAll(() => close());
+afterAll(async () => {
+  await close();
+  rmSync(home, { recursive: true, force: true });
+});
 
 /**
  * Runs the binary with a reader that reads nothing for `stallMs` (as jq, ssh or a slow disk may) then everything,
