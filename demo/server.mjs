@@ -20,6 +20,9 @@ const HOST = '127.0.0.1';
 let print = console.log;
 const here = new URL('./', import.meta.url);
 
+/** The demo's icon: "e" on a blue square. */
+const FAVICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#36c"/><text x="8" y="12" font-size="11" text-anchor="middle" fill="#fff" font-family="sans-serif">e</text></svg>';
+
 /** The ad-call endpoints and the kind of call each receives (extended-ids.md §4). */
 export const AD_CALL_PATHS = { '/ac': 'get', '/genericpost': 'generic', '/call': 'onecall' };
 
@@ -60,6 +63,8 @@ export function createDemoApp(adserver = createAdServerDemo()) {
   app.get('/', async (c) => c.html(await readFile(new URL('index.html', here), 'utf8')));
   // Header bidding (issue #17): /prebid/page.html, Prebid.js, the adapter, and the POST /prebid/v1 ad server.
   mountPrebidDemo(app, adserver, { print: (m) => print(m) });
+  // Browsers ask every page's origin for /favicon.ico; an icon keeps a 404 out of the console.
+  app.get('/favicon.ico', (c) => c.body(FAVICON, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'max-age=86400' }));
   // The per-network tag, as an operator serves it (demo/networks.json); no-store: a browser never keeps a tag
   // from an earlier build of the demo.
   app.route('/', createTagApp({ config: loadNetworksConfig(fileURLToPath(new URL('networks.json', here))), cacheControl: 'no-store' }));
@@ -117,5 +122,13 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
       console.log(`port ${process.env.PORT ?? 8080} is busy; using a free one`);
       return startDemo(0);
     })
-    .then(({ url }) => console.log(`eidkit demo: open ${url}  (debug logs: ${url}?sas_debug=1; ad server report: ${url}report)`));
+    .then(({ url }) =>
+      console.log(
+        [
+          `eidkit demo: open ${url}  (debug logs: ${url}?sas_debug=1)`,
+          `  ad server report:          ${url}report`,
+          `  provider modules, consent: ${url}modules/page.html  (a consent banner: ${url}modules/page.html?cmp=ui)`,
+        ].join('\n'),
+      ),
+    );
 }

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { decodeBase64Json, validateEids } from '../core/index.js';
 import type { Eid, Issue } from '../core/index.js';
 import { EXIT } from '../cli/exit-codes.js';
-import { out } from '../cli/output.js';
+import { examples, out } from '../cli/output.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { parseAdCall } from './parse.js';
 import type { AdCall } from './parse.js';
@@ -135,8 +135,13 @@ export function formatDecodeOutput(out: DecodeOutput): string {
 
 /** Adds this part's commands to the program. */
 export function registerDecodeCommand(program: Command): void {
-  program
-    .command('decode')
+  examples(
+    program.command('decode'),
+    "eidkit decode 'https://ads.example/ac?nwid=1234&siteid=1&pgid=2&fmtid=3&eids=W3sic291cmNlIjoiaWQ1LXN5bmMuY29tIiwidWlkcyI6W3siaWQiOiJJRDUqYWJjIiwiYXR5cGUiOjF9XX1d'",
+    'eidkit decode --json W3sic291cmNlIjoiaWQ1LXN5bmMuY29tIiwidWlkcyI6W3siaWQiOiJJRDUqYWJjIiwiYXR5cGUiOjF9XX1d',
+    'echo "$EIDS" | eidkit decode -',
+    'eidkit decode --post-body openrtb-request.json',
+  )
     .description('decode the eids of an ad-call URL, a POST ad-call body (eidkit, Prebid adapter, OpenRTB), a Base64 eids string or a JSON array ("-" reads stdin)')
     .argument('[input]', 'ad-call URL (https://…/ac?…eids=… or /ac?…), POST body JSON, Base64 eids, JSON array, or - for stdin')
     .option('--post-body <file>', 'read a POST ad-call body (eidkit, Prebid adapter /prebid/v1, OpenRTB 2.5/2.6) from a file, or - for stdin')

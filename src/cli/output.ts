@@ -4,6 +4,7 @@
  * `process.exit()` after a write, which would cut output still queued for a pipe). A reader that closes the pipe
  * early (`| head -1`) ends the command quietly with status 141, as a program killed by SIGPIPE would.
  */
+import { createInterface } from 'node:readline/promises';
 import { CommanderError, type Command } from 'commander';
 import { EXIT } from './exit-codes.js';
 
@@ -130,6 +131,26 @@ export function toStderr(text: string): void {
 /** Writes a message line to stderr (adds the newline); never throws. */
 export function say(line: string): void {
   toStderr(line.endsWith('\n') ? line : `${line}\n`);
+}
+
+/** True when a person is at the terminal (stdin and stderr are terminals), so a question can be asked. */
+export function interactive(): boolean {
+  return Boolean(process.stdin.isTTY && process.stderr.isTTY);
+}
+
+/** Asks a yes/no question on stderr; true only for `y` or `yes`. Ask only when {@link interactive}. */
+export async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/** Adds an "Examples:" section to a command's help. */
+export function examples(cmd: Command, ...lines: string[]): Command {
+  return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
 }
 
 /** Writes a JSON value to stdout, pretty-printed, with a final newline. */

@@ -3,8 +3,10 @@
  * `deals list|get|create|update|pause|resume|delete|count`, `deals domainlist attach|detach`, `lookups <resource>`,
  * `login`. Data goes to stdout, messages to stderr (src/cli/output.ts); exit codes are documented in the README.
  */
-import type { Command } from 'commander';
-import { out, outJson, say } from '../cli/output.js';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { EXIT } from '../cli/exit-codes.js';
+import { CliError, confirm, examples, interactive, out, outJson, say } from '../cli/output.js';
+import { closestName } from '../cli/suggest.js';
 import { formatTable } from '../cli/format.js';
 import { csvRow } from '../core/csv.js';
 import { LOOKUP_RESOURCES } from './rules/index.js';
@@ -12,7 +14,6 @@ import { defaultTokenPath } from './client/config.js';
 import type { DealListFilters } from './client/index.js';
 import { action, idList, intArg, outputOptions, printDryRun, printRecord, printRows, printWritten, progressReporter, readJsonInput, type OutputFlags } from './cli-io.js';
 import { connectionOptions, withSession, type ConnectionFlags } from './cli-session.js';
-import { Option } from 'commander';
 import { registerPlanCommands } from './plan/cli.js';
 
 /** Default columns of `deals list`. */
@@ -28,7 +29,7 @@ export function registerDealsCommands(program: Command): void {
   const deals = program.command('deals').description('manage deals on the deal API (spec: deal-api.md)');
   registerPlanCommands(deals);
 
-  outputOptions(connectionOptions(deals.command('list')))
+  outputOptions(connectionOptions(examples(deals.command('list'), 'eidkit deals list --simulator', 'eidkit deals list --no-archived --sort-by name --asc --csv > deals.csv', 'eidkit deals list --since 2025-01-01 --json | jq \'.[].name\'')))
     .description('list deals across every page')
     .option('--archived', 'only archived deals')
     .option('--no-archived', 'only deals that are not archived')
@@ -69,7 +70,7 @@ export function registerDealsCommands(program: Command): void {
       }),
     );
 
-  outputOptions(connectionOptions(deals.command('get')))
+  outputOptions(connectionOptions(examples(deals.command('get'), 'eidkit deals get 100001 --simulator', 'eidkit deals get 100001 --columns id,name,price --csv')))
     .description('show one deal')
     .argument('<id>', 'the service-side deal id')
     .action(
@@ -92,7 +93,7 @@ export function registerDealsCommands(program: Command): void {
       .option('--data <json>', 'the deal as inline JSON')
       .option('--set <field=value>', 'set one field (value parsed as JSON, else a string); repeatable', (v: string, prev: string[] = []) => [...prev, v]);
 
-  dealInputOptions(writeOptions(deals.command('create')))
+  dealInputOptions(writeOptions(examples(deals.command('create'), 'eidkit deals create --file deal.json', 'eidkit deals create --simulator --copy-of 100001 --data \'{"name":"Copy of spring"}\'', 'eidkit deals create --file deal.json --dry-run')))
     .description('create a deal (validated first; never retried once it may have reached the service)')
     .option('--copy-of <id>', 'create a copy of this deal (X-CopyOfDealId); --data/--file/--set then only change fields of the copy')
     .action(
@@ -108,7 +109,7 @@ export function registerDealsCommands(program: Command): void {
       }),
     );
 
-  dealInputOptions(writeOptions(deals.command('update')))
+  dealInputOptions(writeOptions(examples(deals.command('update'), 'eidkit deals update 100001 --simulator --set name="Spring sale" --set price=3', 'eidkit deals update 100001 --file patch.json --dry-run')))
     .description('change some fields of a deal: read, merge, validate, PUT (omitted fields keep their values)')
     .argument('<id>', 'the service-side deal id')
     .action(
@@ -126,34 +127,43 @@ export function registerDealsCommands(program: Command): void {
     ['pause', 'pause', 'paused'],
     ['resume', 'resume', 'resumed'],
   ] as const) {
-    writeOptions(deals.command(name))
+    writeOptions(examples(deals.command(name), `eidkit deals ${name} 100001 --simulator`, `eidkit deals ${name} 100001 --json`))
       .description(`${verb} a deal (isActive ${name === 'pause' ? 'false' : 'true'})`)
       .argument('<id>', 'the service-side deal id')
       .action(
         action(async (id: string, flags: Flags) => {
           await withSession(flags, async (client) => {
             if (flags.dryRun) return printDryRun(await client.deals.dryRun[name](id), flags.json);
-            const deal = await client.deals[name](id);
+            const stored = await client.deals.get(id);
+            if (stored.isActive === (name === 'resume')) {
+              return printWritten(stored as unknown as Record<string, unknown>, flags.json, `deal ${stored.id} is already ${past}; nothing changed`);
+            }
+            const deal = await client.deals[name](id, { stored });
             await printWritten(deal as unknown as Record<string, unknown>, flags.json, `${past} deal ${deal.id}`);
           });
         }),
       );
   }
 
-  writeOptions(deals.command('delete'))
-    .description('delete a deal')
+  writeOptions(examples(deals.command('delete'), 'eidkit deals delete 100001 --simulator', 'eidkit deals delete 100001 --yes   # no question, e.g. in a script'))
+    .description('delete a deal (asks first on a terminal; --yes does not ask)')
     .argument('<id>', 'the service-side deal id')
+    .option('-y, --yes', 'do not ask for confirmation')
     .action(
       action(async (id: string, flags: Flags) => {
         await withSession(flags, async (client) => {
           if (flags.dryRun) return printDryRun(await client.deals.dryRun.delete(id), flags.json);
+          if (!flags.yes && interactive()) {
+            const deal = await client.deals.get(id);
+            if (!(await confirm(`delete deal ${deal.id} ${JSON.stringify(deal.name)}?`))) throw new CliError(`deal ${deal.id} was not deleted`, EXIT.ERROR);
+          }
           await client.deals.delete(id);
           say(`deleted deal ${id}`);
         });
       }),
     );
 
-  outputOptions(connectionOptions(deals.command('count')))
+  outputOptions(connectionOptions(examples(deals.command('count'), 'eidkit deals count --simulator', 'eidkit deals count --json')))
     .description('count deals by status (countBreakdown)')
     .action(
       action(async (flags: Flags) => {
@@ -173,7 +183,7 @@ export function registerDealsCommands(program: Command): void {
     ['attach', 'attachDomainList'],
     ['detach', 'detachDomainList'],
   ] as const) {
-    writeOptions(domainlist.command(name))
+    writeOptions(examples(domainlist.command(name), `eidkit deals domainlist ${name} 100001 2 --simulator`))
       .description(`${name} a domain list ${name === 'attach' ? 'to' : 'from'} a deal (refused to DSP callers)`)
       .argument('<id>', 'the service-side deal id')
       .argument('<domainListId>', 'the domain list id', intArg('<domainListId>', 1))
@@ -188,9 +198,9 @@ export function registerDealsCommands(program: Command): void {
       );
   }
 
-  outputOptions(connectionOptions(program.command('lookups')))
+  outputOptions(connectionOptions(examples(program.command('lookups'), 'eidkit lookups dsps --simulator --search amazon', 'eidkit lookups countries --csv > countries.csv')))
     .description(`list reference items: ${LOOKUP_RESOURCES.join(', ')}`)
-    .argument('<resource>', 'lookup resource (case-insensitive)')
+    .argument('<resource>', 'lookup resource (case-insensitive)', lookupResource)
     .option('--ids <ids>', 'only these comma-separated ids')
     .option('--search <text>', 'search in the names (extendedSearch)')
     .option('--limit <n>', 'at most this many items', intArg('--limit'))
@@ -205,7 +215,7 @@ export function registerDealsCommands(program: Command): void {
       }),
     );
 
-  connectionOptions(program.command('login'))
+  connectionOptions(examples(program.command('login'), 'eidkit login   # with EIDKIT_BASE_URL, EIDKIT_AUTH_URL, EIDKIT_AUDIENCE and the credentials set', 'eidkit deals list   # later: reuses the cached token'))
     .description('obtain a user token and cache it in a file only you can read')
     .action(
       action(async (flags: Flags) => {
@@ -216,6 +226,14 @@ export function registerDealsCommands(program: Command): void {
         });
       }),
     );
+}
+
+/** The `lookups` resource argument: a known name (any case), else a usage error suggesting the closest one. */
+function lookupResource(value: string): string {
+  const known = LOOKUP_RESOURCES.find((r) => r.toLowerCase() === value.toLowerCase());
+  if (known) return known;
+  const hint = closestName(value, LOOKUP_RESOURCES);
+  throw new InvalidArgumentError(`no lookup resource ${JSON.stringify(value)}; ${hint ? `did you mean ${hint}?` : `known: ${LOOKUP_RESOURCES.join(', ')}`}`);
 }
 
 /** Nested counts as dotted rows: `{ byType: { DirectDeal: 2 } }` → `byType.DirectDeal 2`. */

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { loadNetworksConfig } from './config.js';
 import { buildTags } from './build.js';
 import { createTagApp, TAG_CACHE_CONTROL } from './serve.js';
+import { out } from '../cli/output.js';
 
 const port = (raw: string): number => {
   if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new InvalidArgumentError('--port must be an integer 0-65535');
@@ -43,7 +44,7 @@ export function registerTagsCommands(program: Command): void {
       const started = performance.now();
       const r = await buildTags({ config, outDir: resolve(opts.out), onProgress: progress('networks') });
       const secs = ((performance.now() - started) / 1000).toFixed(2);
-      process.stdout.write(
+      await out(
         `built ${r.networks} networks (${r.networks - 1} configured + default) in ${secs} s: ` +
           `${r.written} files written, ${r.unchanged} unchanged${r.removed ? `, ${r.removed} networks removed` : ''}; manifest ${resolve(opts.out, 'manifest.json')}\n`,
       );
@@ -63,7 +64,7 @@ export function registerTagsCommands(program: Command): void {
         s.once('error', fail);
       });
       const { address, port: p } = server.address() as AddressInfo;
-      process.stdout.write(`eidkit tags: serving http://${address.includes(':') ? `[${address}]` : address}:${p}/tag/<network_id>/sas.js\n`);
+      await out(`eidkit tags: serving http://${address.includes(':') ? `[${address}]` : address}:${p}/tag/<network_id>/sas.js\n`);
       await new Promise<void>((done) => {
         const stop = () => {
           process.off('SIGINT', stop);

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
 import { EXIT } from '../cli/exit-codes.js';
-import { CliError, out } from '../cli/output.js';
+import { CliError, examples, out } from '../cli/output.js';
 import { createDealApiSimulator, DEMO_USERS, loadUsersFile, type SimulatorUser } from './index.js';
 
 function nonNegativeInt(name: string) {
@@ -13,10 +13,19 @@ function nonNegativeInt(name: string) {
   };
 }
 
+/** A value quoted for a POSIX shell when it holds anything but safe characters. */
+function shellQuote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The `NAME=value` settings that log the CLI in as one user. */
+function userExports(u: SimulatorUser): string[] {
+  return [`EIDKIT_CLIENT_ID=${shellQuote(u.clientId)}`, `EIDKIT_CLIENT_SECRET=${shellQuote(u.clientSecret)}`, `EIDKIT_USERNAME=${shellQuote(u.username)}`, `EIDKIT_PASSWORD=${shellQuote(u.password)}`];
+}
+
 /** Adds `eidkit simulate` to the program. */
 export function registerSimulateCommand(program: Command): void {
-  program
-    .command('simulate')
+  examples(program.command('simulate'), 'eidkit simulate', 'eidkit simulate --port 0 --seed-deals 3000 --data /tmp/deals.json')
     .description('run the local deal API simulator on loopback (prints base URL, auth URL and demo credentials)')
     .option('--port <n>', 'port to listen on (0 = any free port)', nonNegativeInt('--port'), 4010)
     .option('--host <host>', 'address to bind (loopback by default)', '127.0.0.1')
@@ -51,14 +60,19 @@ export function registerSimulateCommand(program: Command): void {
         `  OpenAPI:   ${url}/openapi.json`,
         `  data:      ${opts.data ? resolve(opts.data) : 'in memory (use --data FILE to persist)'}`,
       ];
+      const connection = [`export EIDKIT_BASE_URL=${url}/current/`, `export EIDKIT_AUTH_URL=${url}`, `export EIDKIT_AUDIENCE=${shellQuote(sim.audience)}`];
       if (opts.users) {
         // Credentials from a user-supplied file are secrets: list who may log in, never their passwords.
         lines.push(`  users (from ${opts.users}): ${users.map((u) => `${u.username} [${u.kind}]`).join(', ')}`);
+        lines.push('', '# ready to paste, then set EIDKIT_CLIENT_ID, EIDKIT_CLIENT_SECRET, EIDKIT_USERNAME and EIDKIT_PASSWORD:', ...connection);
       } else {
         lines.push('  demo credentials (public, for local testing only):');
         for (const u of users) {
           lines.push(`    ${u.kind.padEnd(7)} username=${u.username} password=${u.password} client_id=${u.clientId} client_secret=${u.clientSecret}`);
         }
+        const [first, ...others] = users;
+        lines.push('', `# ready to paste: the eidkit CLI as ${first!.username}`, ...connection, ...userExports(first!).map((e) => `export ${e}`));
+        for (const u of others) lines.push(`# or as ${u.username} (${u.kind}): export ${userExports(u).join(' ')}`);
       }
       await out(`${lines.join('\n')}\n`);
       await new Promise<void>((done) => {

@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DealApiClient } from '../../src/deals/index.js';
 import { createDealApiSimulator } from '../../src/simulator/index.js';
 import { validDeal } from '../deals/fixtures.js';
-import { eidkit, simulatorEnv, start, type Run } from './helpers.js';
+import { rmSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { Output, OutputClosedError } from '../../src/cli/output.js';
+import { eidkit, home, simulatorEnv, start, type Run } from './helpers.js';
 
 const DEALS = 3_000;
 const FORMULAS = ['=HYPERLINK("http://evil.test","click")', '+1+2', '-2+3', '@SUM(A1:A2)'];
@@ -18,7 +21,10 @@ beforeAll(async () => {
   const client = new DealApiClient({ baseUrl: env.EIDKIT_BASE_URL!, authUrl: env.EIDKIT_AUTH_URL, audience: env.EIDKIT_AUDIENCE, credentials: { clientId: env.EIDKIT_CLIENT_ID!, clientSecret: env.EIDKIT_CLIENT_SECRET!, username: env.EIDKIT_USERNAME, password: env.EIDKIT_PASSWORD } });
   for (const name of FORMULAS) await client.deals.create(validDeal({ name }) as never);
 });
-afterAll(() => close());
+afterAll(async () => {
+  await close();
+  rmSync(home, { recursive: true, force: true });
+});
 
 /**
  * Runs the binary with a reader that reads nothing for `stallMs` (as jq, ssh or a slow disk may) then everything,
@@ -86,5 +92,44 @@ describe('CSV from the CLI opens in a spreadsheet as data, never as formulas', (
     const id = list.stdout.split('\r\n')[1]!.split(',')[0]!;
     const get = await eidkit(['deals', 'get', id, '--no-cache', '--csv', '--columns', 'name,price'], env);
     expect(get.stdout.split('\r\n')[1]).toMatch(/^'/);
+  });
+});
+
+describe('Output (src/cli/output.ts)', () => {
+  /** A stream that takes one chunk every `ms`, with a small buffer, as a slow pipe does. */
+  function slowStream(ms: number) {
+    const received: string[] = [];
+    const stream = new Writable({
+      highWaterMark: 16,
+      write(chunk, _enc, done) {
+        setTimeout(() => (received.push(String(chunk)), done()), ms);
+      },
+    });
+    return { stream, received };
+  }
+
+  test('write waits when the buffer is full, and flush resolves only once every chunk was taken', async () => {
+    const { stream, received } = slowStream(5);
+    const output = new Output(stream);
+    let mostQueued = 0;
+    for (let i = 0; i < 20; i++) {
+      await output.write(`row ${i}\n`);
+      mostQueued = Math.max(mostQueued, stream.writableLength);
+    }
+    expect(mostQueued).toBeLessThanOrEqual(16 + 'row 19\n'.length); // never more than the buffer and one chunk
+    expect(received.length).toBeLessThan(20);
+    await output.flush();
+    expect(received).toHaveLength(20);
+  });
+
+  test('once the reader is gone, write rejects with OutputClosedError and flush does not hang', async () => {
+    const { stream } = slowStream(1);
+    const output = new Output(stream);
+    await output.write('first\n');
+    stream.destroy(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    await new Promise((r) => setImmediate(r));
+    await expect(output.write('second\n')).rejects.toBeInstanceOf(OutputClosedError);
+    await output.flush();
+    expect(output.closed).toBe(true);
   });
 });

@@ -108,7 +108,7 @@ test('the live report page shows the dimensions table, the chart and the last ca
   await expect(row).toContainText('ID5 (2): 1');
   await expect(row).toContainText('Unified ID 2.0 (4): 1');
   // ID5, UID2, with uid, all calls (the only call had no pid yet: an empty bar is not drawn).
-  await expect(page.locator('#chart rect')).toHaveCount(4);
+  await expect(page.locator('#chart rect.bar')).toHaveCount(4);
   await expect(page.locator('#calls .call')).toHaveCount(1);
   await expect(page.locator('#calls .call').first()).toContainText('id5-sync.com');
   await page.locator('#calls details').first().locator('summary').click();
@@ -119,4 +119,17 @@ test('the live report page shows the dimensions table, the chart and the last ca
   await expect(page.locator('#calls .call')).toHaveCount(2);
   await expect(page.locator('#calls .call').first()).toContainText('From the envelope: liveramp.com, uidapi.com, euid.eu, epsilon.com, yahoo.com');
   expect(errors).toEqual([]);
+});
+
+test('the chart keeps provider bars together before the uid / pid bars, charts "no eids", and has a legend', async ({ page }) => {
+  // Network 1234 first, with ID5; then network 4321 with UID2 (a provider first seen in a later row), and one
+  // call without eids.
+  await sendCalls(page, { uid: 'u-1' }, [EIDS[0]], ['std']);
+  await sendCalls(page, { networkid: 4321 }, [EIDS[1]], ['std']);
+  await sendCalls(page, { networkid: 4321 }, [], ['std']);
+  await page.goto(new URL('report', demo.url).href);
+  await expect(page.locator('#chart rect.bar')).toHaveCount(6);
+  const labels = await page.locator('#chart rect.bar').evaluateAll((rects) => rects.map((r) => r.getAttribute('data-label')));
+  expect(labels).toEqual(['ID5 (2)', 'Unified ID 2.0 (4)', 'no eids', 'with uid', 'with pid', 'all ad calls']);
+  await expect(page.locator('#chart .legend')).toHaveText(["calls carrying the provider's eids", 'calls without eids', 'calls with a uid / pid, and all calls']);
 });

@@ -109,6 +109,12 @@ export interface LookupListOptions extends ListOptions, CallOptions {
   pageSize?: number;
 }
 
+/** Options of {@link DealsResource.update}, `pause` and `resume`. */
+export interface UpdateOptions extends CallOptions {
+  /** The deal as just read: skips reading it again (the merge and the immutability checks use it). */
+  stored?: DealRead;
+}
+
 /** A deal patch for {@link DealsResource.update}: any write fields; nested objects merge, arrays replace. */
 export type DealPatch = Partial<DealWriteInput> & Record<string, unknown>;
 
@@ -302,6 +308,7 @@ export class DealsResource {
    * Creates a deal after validating it client-side. Never retried once it may have reached the service: every
    * error carries `mayHaveCreated` (true after a 5xx, a timeout or a connection dropped once the request was sent).
    * A `201` whose body is cut still resolves when `Location` names the new deal (`deal` is then absent).
+   * With `copyOf` (X-CopyOfDealId) `deal` holds only the fields the copy changes; `{}` copies the deal as it is.
    * @example
    * const { id, location, historyId } = await client.deals.create(deal);
    * const copy = await client.deals.create(deal, { copyOf: id });
@@ -363,19 +370,19 @@ export class DealsResource {
    * @example
    * await client.deals.update(42, { name: 'Spring sale', apiCompliance: { isVpaidCompliant: true } });
    */
-  async update(id: number | string, patch: DealPatch, options: CallOptions = {}): Promise<DealRead> {
+  async update(id: number | string, patch: DealPatch, options: UpdateOptions = {}): Promise<DealRead> {
     const prepared = await this.#prepareUpdate(id, patch, options);
     if (prepared.unchanged) return prepared.unchanged;
     return (await this.#c.send(prepared, options.signal)).body as DealRead;
   }
 
   /** Pauses a deal (`isActive` false, spec §3). */
-  pause(id: number | string, options: CallOptions = {}): Promise<DealRead> {
+  pause(id: number | string, options: UpdateOptions = {}): Promise<DealRead> {
     return this.update(id, { isActive: false }, options);
   }
 
   /** Resumes a paused deal (`isActive` true, spec §3). */
-  resume(id: number | string, options: CallOptions = {}): Promise<DealRead> {
+  resume(id: number | string, options: UpdateOptions = {}): Promise<DealRead> {
     return this.update(id, { isActive: true }, options);
   }
 
@@ -493,10 +500,10 @@ export class DealsResource {
     return { method: 'PUT', url: new URL(`deals/${path}`, this.#c.baseUrl), json: { ...value, id: stored.id, dealId: stored.dealId }, retry: 'idempotent', warnings };
   }
 
-  async #prepareUpdate(id: number | string, patch: DealPatch, options: CallOptions): Promise<Prepared> {
+  async #prepareUpdate(id: number | string, patch: DealPatch, options: UpdateOptions): Promise<Prepared> {
     const path = dealId(id);
     if (!isPlainObject(patch)) throw new ValidationError('the patch must be a plain object of deal fields', [{ path: '', message: 'must be an object' }], { attempts: 0 });
-    const stored = await this.get(path, options);
+    const stored = options.stored ?? (await this.get(path, options));
     const current = writableFields(stored as unknown as Record<string, unknown>);
     const merged = mergeDeal(current, patch);
     const { value, warnings } = await this.#checked(merged, 'update', stored, options.signal);

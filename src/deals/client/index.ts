@@ -7,6 +7,7 @@ export {
   writableFields,
   type CallOptions,
   type CreateOptions,
+  type UpdateOptions,
   type CreatedDeal,
   type DealApiClientOptions,
   type DealListFilters,

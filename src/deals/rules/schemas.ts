@@ -24,8 +24,13 @@ const ids = z.array(id).max(10_000);
 const idOrString = z.union([id, z.string().trim().min(1).max(100)]);
 const idsOrStrings = z.array(idOrString).max(10_000);
 const names = z.array(z.string().trim().min(1).max(255)).max(10_000);
-/** ISO 8601 date-time; without an offset it is read as UTC. */
-const dateTime = z.iso.datetime({ offset: true, local: true, message: 'must be an ISO 8601 date-time, e.g. 2025-01-31T00:00:00Z' });
+/** A date alone, `2025-01-31`: read as midnight UTC that day, as `--since` and createdOrModifiedSince read it. */
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+/** ISO 8601 date-time; without an offset it is read as UTC; a date alone is midnight UTC (sent as a date-time). */
+const dateTime = z.preprocess(
+  (v) => (typeof v === 'string' && DATE_ONLY.test(v) ? `${v}T00:00:00Z` : v),
+  z.iso.datetime({ offset: true, local: true, message: 'must be an ISO 8601 date-time, e.g. 2025-01-31T00:00:00Z, or a date, 2025-01-31 (midnight UTC)' }),
+);
 const money = z.number().nonnegative().refine(hasTwoDecimals, 'must have at most 2 decimal places');
 const rate = money.refine((n) => n <= 1, 'must be a fraction between 0 and 1 (0.15 means 15%)');
 const percentage = z.int().min(0).max(100);

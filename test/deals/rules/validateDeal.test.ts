@@ -353,3 +353,14 @@ describe('defaults', () => {
     for (const body of hostile) expect(() => validateDeal(body, create)).not.toThrow();
   });
 });
+
+describe('dates', () => {
+  test('a date alone is midnight UTC that day, sent as a date-time', () => {
+    const r = expectValid(deal({ beginDate: '2030-01-01', endDate: '2030-02-01' }), { mode: 'create', now: Date.parse('2029-12-01T00:00:00Z') });
+    expect(r.value).toMatchObject({ beginDate: '2030-01-01T00:00:00Z', endDate: '2030-02-01T00:00:00Z' });
+  });
+
+  test('anything else that is not a date-time is refused saying what to write', () => {
+    expect(issueAt(deal({ beginDate: '01/02/2030' }), 'beginDate')?.message).toMatch(/e\.g\. 2025-01-31T00:00:00Z, or a date, 2025-01-31/);
+  });
+});

@@ -1,0 +1,43 @@
+// The README's publisher snippet, taken from README.md as written, in real Chromium: the ad call goes out on a
+// page without Prebid.js, and carries Prebid.js's eids on a page with it.
+import { expect, test } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { startTestServer, type TestServer } from './support/server';
+
+const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+/** The first html block of the README's tag section: the publisher snippet. */
+const snippet = /## The tag[\s\S]*?```html\n([\s\S]*?)```/.exec(readme)![1]!;
+
+let server: TestServer;
+test.beforeAll(async () => {
+  server = await startTestServer();
+});
+test.afterAll(async () => {
+  await server.close();
+});
+test.beforeEach(() => server.clear());
+
+/** The snippet pointed at the test server (tag and ad server), after `head` (e.g. a Prebid.js stand-in). */
+function pageWith(head: string): string {
+  const local = snippet.replace('https://cdn.example.com/tag/1234/sas.js', '/tag/1234/sas.js').replace("'https://ads.example.com'", 'location.origin');
+  return `<!doctype html><html><head><meta charset="utf-8">${head}${local}</head><body></body></html>`;
+}
+
+test('the README snippet sends its ad call on a page without Prebid.js', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  expect(snippet).toContain("sas.call('std'");
+  server.page('/no-prebid', pageWith(''));
+  await page.goto(server.url + '/no-prebid');
+  const [call] = await server.waitForAdCalls(1);
+  expect(call!.query).toMatchObject({ nwid: '1234', siteid: '1', pgid: '2', fmtid: '3' });
+  expect(errors).toEqual([]);
+});
+
+test('the README snippet puts Prebid.js\'s eids on the ad call when Prebid.js is there', async ({ page }) => {
+  const eids = [{ source: 'id5-sync.com', uids: [{ id: 'ID5*readme', atype: 1 }] }];
+  server.page('/prebid', pageWith(`<script>window.pbjs = { getUserIdsAsEids: function () { return ${JSON.stringify(eids)}; } };</script>`));
+  await page.goto(server.url + '/prebid');
+  const [call] = await server.waitForAdCalls(1);
+  expect(call!.eids).toEqual(eids);
+});
