@@ -11,8 +11,30 @@ export type { ProviderHit, ProviderLogRecord, ProviderLogSink } from './provider
 export { providerHits, providerIdsOf, providerLogRecord, logProviders, memoryLogSink, jsonLinesLogSink } from './providers.js';
 export type { Report, ReportJson, ReportRow, ReportOptions, ExtendedIdsCount, WithWithout } from './report.js';
 export { createReport, csvField } from './report.js';
-export type { DemandPartner, BidRequestOptions, OrtbBidRequest, OrtbBidRequest25, OrtbBidRequest26, OrtbBidRequestBase, OrtbEid, OrtbUid } from './openrtb.js';
+export type {
+  DemandPartner,
+  BidRequestOptions,
+  OrtbBidRequest,
+  OrtbBidRequest25,
+  OrtbBidRequest26,
+  OrtbBidRequestBoth,
+  OrtbBidRequestBase,
+  OrtbEid,
+  OrtbUid,
+} from './openrtb.js';
 export { buildBidRequest, eidsForPartner, preferredProviderOf } from './openrtb.js';
+export type {
+  PermissionRule,
+  ForwardingPolicyConfig,
+  ForwardingPolicy,
+  ForwardingReason,
+  EidDecision,
+  PartnerForwarding,
+  ForwardingExplanation,
+} from './forwarding.js';
+export { createForwardingPolicy, explainForwarding, ForwardingPolicyError } from './forwarding.js';
+export type { TcfRules, UsOptOut, ConsentRefusal, DecodedConsent, ConsentDecoder } from './consent.js';
+export { createConsentDecoder } from './consent.js';
 export type {
   CappingUser,
   CappingUserKind,

@@ -1,0 +1,201 @@
+/**
+ * Consent on the server (issue 11; domain-notes.md "Consent"): the privacy signals an ad call carries, decoded
+ * with the IAB's own libraries (npm `@iabtcf/core` for TCF v2, `@iabgpp/cmpapi` for GPP) rather than a
+ * hand-written bit parser, and turned into one question: may a partner with this GVL vendor id receive eids?
+ * Not every ad call comes from our tag (GET calls built by other libraries, server-to-server), so the server
+ * cannot trust that the browser already applied them.
+ */
+import { TCString } from '@iabtcf/core';
+import { GppModel, Sections } from '@iabgpp/cmpapi';
+import type { AdCallConsent } from './parse.js';
+
+/** What decides the legal basis under GDPR; the defaults are those of the tag (src/tag/consent-rules.ts). */
+export interface TcfRules {
+  /** TCF purposes of which at least one needs a legal basis. Default 2 to 10 (domain-notes.md "Consent"). */
+  purposes?: readonly number[];
+  /** Whether legitimate interest (vendor and purpose) is a legal basis. Default true; false requires consent. */
+  legitimateInterest?: boolean;
+  /** Whether GDPR applies to a call that does not say (`gdpr` absent). Default: when it carries a TC string. */
+  gdprDefault?: 'applies' | 'does-not-apply' | 'when-tc-string';
+}
+
+/** The part of a decoded TC string the decision needs, kept small so thousands can be cached. */
+interface TcfView {
+  purposeConsents: number;
+  purposeLI: number;
+  vendorConsents: Uint8Array;
+  vendorLI: Uint8Array;
+}
+
+/** One US opt-out found in the call's signals. */
+export interface UsOptOut {
+  /** `usp` for the `us_privacy` string, else the GPP section name (`usnat`, `usca`, `uspv1`, …). */
+  section: string;
+  /** The field that says so (`SaleOptOut`, `SharingOptOut`, `TargetedAdvertisingOptOut`, `OptOutSale`). */
+  field: string;
+}
+
+/** The call's privacy signals, decoded once and shared by every partner. */
+export interface DecodedConsent {
+  /** True when GDPR applies to the call (from `gdpr`, or `gdprDefault`). */
+  gdprApplies: boolean;
+  /** The TC string decoded, or why it could not be (`missing`, `unreadable: …`); only when GDPR applies. */
+  tcf?: TcfView | { problem: string };
+  /** Every US opt-out signalled (USP `Y`, GPP US sections); empty when none. */
+  usOptOuts: UsOptOut[];
+  /** Why the GPP string could not be read, when it could not (its US sections then count as opted out). */
+  gppProblem?: string;
+}
+
+/** Why a partner may not receive eids, or undefined when it may. */
+export interface ConsentRefusal {
+  /** `gdpr`: no legal basis for the partner's vendor; `usp` / `gpp`: a US opt-out. */
+  code: 'gdpr' | 'usp' | 'gpp';
+  /** One sentence naming the signal. */
+  message: string;
+}
+
+/** GPP section ids of the US: `uspv1` (6), `usnat` (7) and the states (8 and up). */
+const isUsSection = (id: number) => id >= 6 && id < 100;
+/** The opt-out fields of the US sections: 1 means opted out (GPP US sections, "Opt-Out" fields). */
+const US_FIELDS = ['SaleOptOut', 'SharingOptOut', 'TargetedAdvertisingOptOut'];
+
+/** A small least-recently-used cache: decoding costs 20 to 100 µs, a user's calls repeat the same strings. */
+class Lru<V> {
+  private readonly map = new Map<string, V>();
+  constructor(private readonly max: number) {}
+  get(key: string, make: (key: string) => V): V {
+    const hit = this.map.get(key);
+    if (hit !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, hit);
+      return hit;
+    }
+    const v = make(key);
+    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value as string);
+    this.map.set(key, v);
+    return v;
+  }
+}
+
+function bitset(ids: Iterable<number>): Uint8Array {
+  const list = [...ids];
+  const out = new Uint8Array((list.length ? Math.max(...list) : 0) / 8 + 1);
+  for (const id of list) out[id >> 3] |= 1 << (id & 7);
+  return out;
+}
+
+const hasBit = (set: Uint8Array, id: number) => id >= 0 && id >> 3 < set.length && (set[id >> 3] & (1 << (id & 7))) !== 0;
+
+const mask = (ids: Iterable<number>) => {
+  let m = 0;
+  for (const id of ids) if (id > 0 && id < 32) m |= 1 << id;
+  return m;
+};
+
+function decodeTcf(tcString: string): TcfView | { problem: string } {
+  try {
+    const m = TCString.decode(tcString);
+    return {
+      purposeConsents: mask(m.purposeConsents.values()),
+      purposeLI: mask(m.purposeLegitimateInterests.values()),
+      vendorConsents: bitset(m.vendorConsents.values()),
+      vendorLI: bitset(m.vendorLegitimateInterests.values()),
+    };
+  } catch (e) {
+    return { problem: `the TC string could not be decoded (${e instanceof Error ? e.message : String(e)})` };
+  }
+}
+
+interface GppView {
+  optOuts: Array<UsOptOut & { sid: number }>;
+  /** The TC string of its `tcfeuv2` section, for a call that carries GDPR consent only in GPP. */
+  tcString?: string;
+  problem?: string;
+}
+
+function decodeGpp(gpp: string): GppView {
+  try {
+    const model = new GppModel(gpp);
+    const optOuts: GppView['optOuts'] = [];
+    for (const sid of model.getSectionIds() as number[]) {
+      if (!isUsSection(sid)) continue;
+      const section = Sections.SECTION_ID_NAME_MAP.get(sid);
+      if (!section) continue;
+      if (sid === 6) {
+        if (model.getFieldValue(section, 'OptOutSale') === 'Y') optOuts.push({ sid, section, field: 'OptOutSale' });
+        continue;
+      }
+      for (const field of US_FIELDS) if (model.hasField(section, field) && model.getFieldValue(section, field) === 1) optOuts.push({ sid, section, field });
+    }
+    const view: GppView = { optOuts };
+    if (model.hasSectionId(2)) view.tcString = model.encodeSectionById(2);
+    return view;
+  } catch (e) {
+    return { optOuts: [], problem: `the GPP string could not be decoded (${e instanceof Error ? e.message : String(e)})` };
+  }
+}
+
+/** Decodes the privacy signals of ad calls, caching decoded strings (least recently used, `cacheSize` each). */
+export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000) {
+  const tcfCache = new Lru<TcfView | { problem: string }>(cacheSize);
+  const gppCache = new Lru<GppView>(cacheSize);
+  const purposes = mask(rules.purposes ?? [2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  const li = rules.legitimateInterest ?? true;
+  const gdprDefault = rules.gdprDefault ?? 'when-tc-string';
+
+  /** Decodes the call's signals (cached per string). */
+  function decode(c: AdCallConsent): DecodedConsent {
+    const gpp = c.gpp ? gppCache.get(c.gpp, decodeGpp) : undefined;
+    const tcString = c.gdprConsent ?? gpp?.tcString;
+    const gdprApplies = c.gdpr !== undefined ? c.gdpr === 1 : gdprDefault === 'applies' || (gdprDefault === 'when-tc-string' && !!tcString);
+    const out: DecodedConsent = { gdprApplies, usOptOuts: [] };
+    if (gdprApplies) out.tcf = tcString ? tcfCache.get(tcString, decodeTcf) : { problem: 'GDPR applies and the call carries no TC string' };
+    // US Privacy: the third character is the opt-out of sale (`1YYN`).
+    if (c.usPrivacy && c.usPrivacy.charAt(2).toUpperCase() === 'Y') out.usOptOuts.push({ section: 'usp', field: 'us_privacy' });
+    if (gpp) {
+      // Only the sections the call says apply count (gpp_sid); without gpp_sid, every US section in the string.
+      const applies = (sid: number) => !c.gppSid || c.gppSid.includes(sid);
+      for (const o of gpp.optOuts) if (applies(o.sid)) out.usOptOuts.push({ section: o.section, field: o.field });
+      // An unreadable GPP string whose applicable sections include a US one fails closed.
+      if (gpp.problem && (!c.gppSid || c.gppSid.some(isUsSection))) out.gppProblem = gpp.problem;
+    }
+    return out;
+  }
+
+  /** Why a partner with GVL id `vendorId` may not receive eids under `consent`, or undefined when it may. */
+  function refusal(consent: DecodedConsent, vendorId: number | undefined): ConsentRefusal | undefined {
+    if (consent.gdprApplies) {
+      const tcf = consent.tcf;
+      if (!tcf || 'problem' in tcf) return { code: 'gdpr', message: `GDPR applies: ${tcf?.problem ?? 'no TC string'}` };
+      if (vendorId === undefined) return { code: 'gdpr', message: 'GDPR applies and the partner has no gvlVendorId: no legal basis can be shown' };
+      const vendorConsent = hasBit(tcf.vendorConsents, vendorId);
+      const vendorLI = li && hasBit(tcf.vendorLI, vendorId);
+      if (!vendorConsent && !vendorLI) {
+        const onlyLI = !li && hasBit(tcf.vendorLI, vendorId);
+        return { code: 'gdpr', message: `GDPR applies: vendor ${vendorId} has ${onlyLI ? 'legitimate interest only, and the policy requires consent' : 'no consent'} in the TC string` };
+      }
+      const basis = (tcf.purposeConsents | (li ? tcf.purposeLI : 0)) & purposes;
+      if (!basis) return { code: 'gdpr', message: `GDPR applies: no legal basis for any of purposes ${describeMask(purposes)} in the TC string` };
+    }
+    const opt = consent.usOptOuts[0];
+    if (opt) {
+      return opt.section === 'usp'
+        ? { code: 'usp', message: 'US Privacy string signals an opt-out of sale (us_privacy third character Y)' }
+        : { code: 'gpp', message: `GPP section ${opt.section} signals ${opt.field}` };
+    }
+    if (consent.gppProblem) return { code: 'gpp', message: `${consent.gppProblem}; its US sections may hold an opt-out` };
+    return undefined;
+  }
+
+  return { decode, refusal };
+}
+
+/** A consent decoder: `decode(call.consent)` once per call, then `refusal(decoded, vendorId)` per partner. */
+export type ConsentDecoder = ReturnType<typeof createConsentDecoder>;
+
+function describeMask(m: number): string {
+  const ids: number[] = [];
+  for (let i = 1; i < 32; i++) if (m & (1 << i)) ids.push(i);
+  return ids.join(', ');
+}

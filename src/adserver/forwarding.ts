@@ -1,0 +1,328 @@
+/**
+ * The eid forwarding policy (issue 11; extended-ids.md §1, §4): which partner may receive which eid. One
+ * declarative object, validated with zod when created:
+ *
+ * - `permissions`: rules `{ source, inserter?, matcher?, mm?, partners: [...] | '*' }`. For each eid the most
+ *   specific matching rule decides: a rule naming source, inserter, matcher and mm beats one naming three of
+ *   them, which beats one naming two, which beats one naming the source alone (Prebid Server's eidpermissions
+ *   order). Two rules that are equally specific and could both decide one eid are a configuration error, unless
+ *   a more specific rule covers every eid they share. An eid no rule matches goes to every partner (the spec's
+ *   default: "forwards all received eids").
+ * - `consent`: the call's TC string, US Privacy and GPP strings are decoded on the server (consent.ts) and
+ *   applied per partner through its `gvlVendorId`; `allowSources` lists sources sent whatever the signals
+ *   (a publisher's own first-party id, say).
+ *
+ * Decisions go in this order, the first that removes an eid naming the reason: a DMP receives only its
+ * preferred provider; then the permission rule; then consent. The policy itself never appears in a bid
+ * request: it only decides which of the received eid objects are passed on, unchanged.
+ */
+import { z } from 'zod';
+import { providerForSource } from '../core/index.js';
+import type { Eid } from '../core/index.js';
+import { createConsentDecoder } from './consent.js';
+import type { ConsentRefusal, DecodedConsent, TcfRules } from './consent.js';
+import { preferredProviderOf } from './openrtb.js';
+import type { DemandPartner } from './openrtb.js';
+import type { AdCall, AdCallConsent } from './parse.js';
+
+/** One permission rule: the eids it matches go only to `partners` (`'*'`: every partner; `[]`: none). */
+export interface PermissionRule {
+  /** The eid source (case-insensitive), for example `id5-sync.com`. */
+  source: string;
+  /** Matches only eids with this `inserter` (case-insensitive). */
+  inserter?: string;
+  /** Matches only eids with this `matcher` (case-insensitive). */
+  matcher?: string;
+  /** Matches only eids with this match method (`mm`). */
+  mm?: number;
+  /** Partner ids that may receive the matched eids, or `'*'` for every partner. */
+  partners: readonly string[] | '*';
+}
+
+/** The declarative forwarding policy given to {@link createForwardingPolicy}. */
+export interface ForwardingPolicyConfig {
+  /** Permission rules; the most specific matching rule decides (see the module comment). */
+  permissions?: readonly PermissionRule[];
+  /** Consent enforcement: on by default; the TCF rules and the sources exempt from it. */
+  consent?: TcfRules & {
+    /** Set false to forward without looking at consent signals (for traffic already checked upstream). */
+    enforce?: boolean;
+    /** Sources sent to permitted partners whatever the consent signals (case-insensitive). */
+    allowSources?: readonly string[];
+  };
+  /** The known partners: when given, a rule naming another partner id is refused as a likely typo. */
+  partners?: readonly DemandPartner[];
+  /** Most decoded consent strings kept in memory (least recently used dropped). Default 10,000. */
+  cacheSize?: number;
+}
+
+/** Why an eid was kept or removed for one partner. */
+export interface ForwardingReason {
+  /**
+   * `no-rule`: kept, no permission rule matched (default); `rule`: kept or removed by `permissions[rule]`;
+   * `dmp`: removed, a DMP receives only its preferred provider; `gdpr`, `usp`, `gpp`: removed by consent;
+   * `allow-source`: kept although consent refused, because the source is in `allowSources`.
+   */
+  code: 'no-rule' | 'rule' | 'dmp' | 'gdpr' | 'usp' | 'gpp' | 'allow-source';
+  /** Index of the deciding rule in `permissions`, for `rule` (and for consent codes when a rule had allowed it). */
+  rule?: number;
+  /** One sentence a person can read. */
+  message: string;
+}
+
+/** The decision about one eid for one partner. */
+export interface EidDecision {
+  /** Position of the eid among the call's eids followed by the extra eids. */
+  index: number;
+  /** The eid, as received. */
+  eid: Eid;
+  /** Why it is kept or removed. */
+  reason: ForwardingReason;
+}
+
+/** What one partner receives, and why. */
+export interface PartnerForwarding {
+  /** The partner id. */
+  partner: string;
+  /** Where its bid request puts the eids. */
+  openrtb: '2.5' | '2.6' | 'both';
+  /** The consent refusal that applies to this partner, if any (eids of `allowSources` still go). */
+  consent?: ConsentRefusal;
+  /** The eids it receives. */
+  kept: EidDecision[];
+  /** The eids it does not receive. */
+  removed: EidDecision[];
+}
+
+/** What {@link explainForwarding} returns. */
+export interface ForwardingExplanation {
+  /** Per partner, in the order given. */
+  partners: PartnerForwarding[];
+}
+
+/** A validated, compiled forwarding policy. Pass it to `buildBidRequest(call, partner, { policy })`. */
+export interface ForwardingPolicy {
+  /** The configuration as validated (a frozen copy). */
+  readonly config: Readonly<ForwardingPolicyConfig>;
+  /** The eids `partner` receives from `call` (the received ones, then `extraEids`), as the same objects. */
+  eidsFor(call: AdCall, partner: DemandPartner, extraEids?: readonly Eid[]): Eid[];
+  /** For each partner, each eid kept or removed with the rule or consent reason. */
+  explain(call: AdCall, partners: readonly DemandPartner[], extraEids?: readonly Eid[]): ForwardingExplanation;
+}
+
+/** A policy configuration that cannot be used: the message names the rule or field (`permissions[2].partners: …`). */
+export class ForwardingPolicyError extends TypeError {
+  override readonly name = 'ForwardingPolicyError';
+  /** Every problem found, each as `path: message`. */
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid forwarding policy: ${problems.join('; ')}`);
+    this.problems = problems;
+  }
+}
+
+const domain = z.string().trim().min(1, 'must be a non-empty string');
+const partnerId = z.string().min(1, 'must be a non-empty partner id').refine((s) => s !== '*', "'*' stands alone: partners: '*'");
+const ruleSchema = z.strictObject({
+  source: domain,
+  inserter: domain.optional(),
+  matcher: domain.optional(),
+  mm: z.number().int('must be an integer').min(0).optional(),
+  partners: z.union([z.literal('*'), z.array(partnerId)], { error: "must be '*' or a list of partner ids" }),
+});
+const partnerSchema = z.looseObject({
+  id: z.string().min(1, 'must be a non-empty partner id'),
+  openrtb: z.enum(['2.5', '2.6', 'both']).optional(),
+  kind: z.enum(['dsp', 'dmp']).optional(),
+  gvlVendorId: z.number().int().positive().optional(),
+});
+const configSchema = z.strictObject({
+  permissions: z.array(ruleSchema).max(10_000).optional(),
+  consent: z
+    .strictObject({
+      enforce: z.boolean().optional(),
+      allowSources: z.array(domain).optional(),
+      purposes: z.array(z.number().int().min(1).max(24)).min(1).optional(),
+      legitimateInterest: z.boolean().optional(),
+      gdprDefault: z.enum(['applies', 'does-not-apply', 'when-tc-string']).optional(),
+    })
+    .optional(),
+  partners: z.array(partnerSchema).optional(),
+  cacheSize: z.number().int().positive().optional(),
+});
+
+/** A rule ready for matching: lowercased, with its specificity and its partner set. */
+interface Compiled {
+  index: number;
+  source: string;
+  inserter?: string;
+  matcher?: string;
+  mm?: number;
+  specificity: number;
+  all: boolean;
+  partners: ReadonlySet<string>;
+}
+
+const FIELDS = ['inserter', 'matcher', 'mm'] as const;
+type Fields = Pick<Compiled, (typeof FIELDS)[number]>;
+
+const pathOf = (path: ReadonlyArray<PropertyKey>) => path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
+
+function describe(source: string, f: Fields): string {
+  return [`source ${source}`, ...FIELDS.filter((k) => f[k] !== undefined).map((k) => `${k} ${f[k]}`)].join(', ');
+}
+
+/** Refuses two equally specific rules that could both decide one eid, unless a more specific rule covers them. */
+function checkTies(source: string, rules: readonly Compiled[], problems: string[]): void {
+  for (let i = 0; i < rules.length; i++) {
+    for (let j = i + 1; j < rules.length; j++) {
+      const a = rules[i];
+      const b = rules[j];
+      if (a.specificity !== b.specificity || FIELDS.some((k) => a[k] !== undefined && b[k] !== undefined && a[k] !== b[k])) continue;
+      const both: Fields = {};
+      for (const k of FIELDS) if (a[k] !== undefined || b[k] !== undefined) (both as Record<string, unknown>)[k] = a[k] ?? b[k];
+      const covered = rules.some((r) => r.specificity > a.specificity && FIELDS.every((k) => r[k] === undefined || r[k] === both[k]));
+      if (covered) continue;
+      problems.push(
+        `permissions[${a.index}] and permissions[${b.index}] tie: both are the most specific rule for an eid with ${describe(source, both)}; ` +
+          'add a more specific rule for it, or remove one',
+      );
+    }
+  }
+}
+
+/** How an eid fares for a partner: kept or not, why, and the rule that matched (if any). */
+interface Verdict {
+  kept: boolean;
+  code: ForwardingReason['code'];
+  rule?: Compiled;
+}
+
+function reasonOf(v: Verdict, eid: Eid, partner: DemandPartner, refusal: ConsentRefusal | undefined): ForwardingReason {
+  const r = v.rule;
+  const rule = r ? `permissions[${r.index}] (${describe(r.source, r)})` : '';
+  const allowed = r && (r.all ? 'every partner' : r.partners.size ? [...r.partners].join(', ') : 'no partner');
+  const message =
+    v.code === 'no-rule'
+      ? `no permission rule matches ${eid.source}: every partner receives it (default)`
+      : v.code === 'rule'
+        ? `${rule} allows ${v.kept ? partner.id : `only ${allowed}`}`
+        : v.code === 'dmp'
+          ? `a DMP receives only its preferred provider's eids (${preferredProviderOf(partner).name})`
+          : v.code === 'allow-source'
+            ? `${eid.source} is in allowSources: sent although ${refusal?.message}`
+            : (refusal?.message ?? v.code);
+  return r ? { code: v.code, rule: r.index, message } : { code: v.code, message };
+}
+
+/**
+ * Creates a forwarding policy; throws {@link ForwardingPolicyError} naming each bad rule or field.
+ * @example createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['dsp-a'] }], consent: { allowSources: ['pubcid.org'] } })
+ */
+export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): ForwardingPolicy {
+  const parsed = configSchema.safeParse(config);
+  if (!parsed.success) throw new ForwardingPolicyError(parsed.error.issues.map((i) => `${pathOf(i.path) || 'policy'}: ${i.message}`));
+  const cfg = parsed.data;
+  const problems: string[] = [];
+  const known = cfg.partners ? new Set(cfg.partners.map((p) => p.id)) : undefined;
+  const bySource = new Map<string, Compiled[]>();
+  (cfg.permissions ?? []).forEach((r, index) => {
+    if (known && r.partners !== '*') {
+      const unknown = r.partners.filter((p) => !known.has(p));
+      if (unknown.length) problems.push(`permissions[${index}].partners: unknown partner ${unknown.map((p) => `"${p}"`).join(', ')}`);
+    }
+    const c: Compiled = {
+      index,
+      source: r.source,
+      specificity: 0,
+      all: r.partners === '*',
+      partners: new Set(r.partners === '*' ? [] : r.partners),
+    };
+    if (r.inserter !== undefined) c.inserter = r.inserter.toLowerCase();
+    if (r.matcher !== undefined) c.matcher = r.matcher.toLowerCase();
+    if (r.mm !== undefined) c.mm = r.mm;
+    c.specificity = FIELDS.filter((k) => c[k] !== undefined).length;
+    const key = r.source.toLowerCase();
+    bySource.set(key, [...(bySource.get(key) ?? []), c]);
+  });
+  for (const [source, rules] of bySource) {
+    checkTies(source, rules, problems);
+    // Most specific first, so the first match decides.
+    rules.sort((a, b) => b.specificity - a.specificity || a.index - b.index);
+  }
+  if (problems.length) throw new ForwardingPolicyError(problems);
+
+  const enforce = cfg.consent?.enforce ?? true;
+  const allow = new Set((cfg.consent?.allowSources ?? []).map((s) => s.toLowerCase()));
+  const decoder = createConsentDecoder(cfg.consent ?? {}, cfg.cacheSize);
+  // Each call's signals are decoded once however many partners it goes to.
+  const decodedOf = new WeakMap<AdCallConsent, DecodedConsent>();
+  const consentOf = (call: AdCall) => {
+    let d = decodedOf.get(call.consent);
+    if (!d) decodedOf.set(call.consent, (d = decoder.decode(call.consent)));
+    return d;
+  };
+  const refusalFor = (call: AdCall, partner: DemandPartner) => (enforce ? decoder.refusal(consentOf(call), partner.gvlVendorId) : undefined);
+
+  const match = (eid: Eid): Compiled | undefined => {
+    const rules = bySource.get(eid.source.toLowerCase());
+    if (!rules) return undefined;
+    const ins = eid.inserter?.toLowerCase();
+    const mat = eid.matcher?.toLowerCase();
+    for (const r of rules) {
+      if ((r.inserter === undefined || r.inserter === ins) && (r.matcher === undefined || r.matcher === mat) && (r.mm === undefined || r.mm === eid.mm)) return r;
+    }
+    return undefined;
+  };
+
+  /** The one decision procedure both eidsFor and explain use, so they cannot disagree. */
+  const judge = (eid: Eid, partner: DemandPartner, preferred: number | undefined, refusal: ConsentRefusal | undefined): Verdict => {
+    if (preferred !== undefined && providerForSource(eid.source).id !== preferred) return { kept: false, code: 'dmp' };
+    const rule = match(eid);
+    if (rule && !rule.all && !rule.partners.has(partner.id)) return { kept: false, code: 'rule', rule };
+    if (refusal) return allow.has(eid.source.toLowerCase()) ? { kept: true, code: 'allow-source', rule } : { kept: false, code: refusal.code, rule };
+    return { kept: true, code: rule ? 'rule' : 'no-rule', rule };
+  };
+
+  const preferredOf = (partner: DemandPartner) => ((partner.kind ?? 'dsp') === 'dmp' ? preferredProviderOf(partner).id : undefined);
+
+  return {
+    config: Object.freeze(structuredClone(cfg)) as ForwardingPolicyConfig,
+    eidsFor(call, partner, extraEids) {
+      const preferred = preferredOf(partner);
+      const refusal = refusalFor(call, partner);
+      const out: Eid[] = [];
+      for (const list of [call.eids, extraEids ?? []]) for (const eid of list) if (judge(eid, partner, preferred, refusal).kept) out.push(eid);
+      return out;
+    },
+    explain(call, partners, extraEids) {
+      const all = [...call.eids, ...(extraEids ?? [])];
+      return {
+        partners: partners.map((partner) => {
+          const preferred = preferredOf(partner);
+          const refusal = refusalFor(call, partner);
+          const p: PartnerForwarding = { partner: partner.id, openrtb: partner.openrtb ?? '2.6', kept: [], removed: [] };
+          if (refusal) p.consent = refusal;
+          all.forEach((eid, index) => {
+            const v = judge(eid, partner, preferred, refusal);
+            (v.kept ? p.kept : p.removed).push({ index, eid, reason: reasonOf(v, eid, partner, refusal) });
+          });
+          return p;
+        }),
+      };
+    },
+  };
+}
+
+/**
+ * For each partner, each eid of the call kept or removed, with the permission rule or consent reason. Without a
+ * policy, every eid goes to every DSP (a DMP: its preferred provider's), as `buildBidRequest` sends them.
+ * @example explainForwarding(call, [{ id: 'dsp-a', gvlVendorId: 45 }], policy).partners[0].removed
+ */
+export function explainForwarding(call: AdCall, partners: readonly DemandPartner[], policy: ForwardingPolicy = NO_POLICY(), extraEids?: readonly Eid[]): ForwardingExplanation {
+  return policy.explain(call, partners, extraEids);
+}
+
+let noPolicy: ForwardingPolicy | undefined;
+/** The empty policy without consent enforcement: today's behaviour of `buildBidRequest` without a policy. */
+const NO_POLICY = () => (noPolicy ??= createForwardingPolicy({ consent: { enforce: false } }));
