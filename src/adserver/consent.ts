@@ -25,6 +25,13 @@ interface TcfView {
   purposeLI: number;
   vendorConsents: Uint8Array;
   vendorLI: Uint8Array;
+  /** The decision per vendor id, worked out once per cached string (null: a legal basis). */
+  byVendor?: Map<number, ConsentRefusal | null>;
+}
+
+/** A TC string that could not be used, and why. */
+interface TcfProblem {
+  problem: string;
 }
 
 /** One US opt-out found in the call's signals. */
@@ -40,7 +47,7 @@ export interface DecodedConsent {
   /** True when GDPR applies to the call (from `gdpr`, or `gdprDefault`). */
   gdprApplies: boolean;
   /** The TC string decoded, or why it could not be (`missing`, `unreadable: …`); only when GDPR applies. */
-  tcf?: TcfView | { problem: string };
+  tcf?: TcfView | TcfProblem;
   /** Every US opt-out signalled (USP `Y`, GPP US sections); empty when none. */
   usOptOuts: UsOptOut[];
   /** Why the GPP string could not be read, when it could not (its US sections then count as opted out). */
@@ -60,20 +67,27 @@ const isUsSection = (id: number) => id >= 6 && id < 100;
 /** The opt-out fields of the US sections: 1 means opted out (GPP US sections, "Opt-Out" fields). */
 const US_FIELDS = ['SaleOptOut', 'SharingOptOut', 'TargetedAdvertisingOptOut'];
 
-/** A small least-recently-used cache: decoding costs 20 to 100 µs, a user's calls repeat the same strings. */
-class Lru<V> {
-  private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
+/**
+ * A cache of decoded strings (decoding costs 20 to 100 µs; a user's calls repeat the same strings). Two
+ * generations instead of a strict LRU, so a hit is one Map lookup: entries used since the last turnover survive
+ * it, the others are dropped. Holds at most `max` entries.
+ */
+class Cache<V> {
+  private young = new Map<string, V>();
+  private old = new Map<string, V>();
+  private readonly half: number;
+  constructor(max: number) {
+    this.half = Math.max(1, Math.floor(max / 2));
+  }
   get(key: string, make: (key: string) => V): V {
-    const hit = this.map.get(key);
-    if (hit !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, hit);
-      return hit;
+    let v = this.young.get(key);
+    if (v !== undefined) return v;
+    v = this.old.get(key) ?? make(key);
+    if (this.young.size >= this.half) {
+      this.old = this.young;
+      this.young = new Map();
     }
-    const v = make(key);
-    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value as string);
-    this.map.set(key, v);
+    this.young.set(key, v);
     return v;
   }
 }
@@ -93,7 +107,7 @@ const mask = (ids: Iterable<number>) => {
   return m;
 };
 
-function decodeTcf(tcString: string): TcfView | { problem: string } {
+function decodeTcf(tcString: string): TcfView | TcfProblem {
   try {
     const m = TCString.decode(tcString);
     return {
@@ -138,8 +152,8 @@ function decodeGpp(gpp: string): GppView {
 
 /** Decodes the privacy signals of ad calls, caching decoded strings (least recently used, `cacheSize` each). */
 export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000) {
-  const tcfCache = new Lru<TcfView | { problem: string }>(cacheSize);
-  const gppCache = new Lru<GppView>(cacheSize);
+  const tcfCache = new Cache<TcfView | TcfProblem>(cacheSize);
+  const gppCache = new Cache<GppView>(cacheSize);
   const purposes = mask(rules.purposes ?? [2, 3, 4, 5, 6, 7, 8, 9, 10]);
   const li = rules.legitimateInterest ?? true;
   const gdprDefault = rules.gdprDefault ?? 'when-tc-string';
@@ -153,7 +167,7 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000) {
     if (gdprApplies) out.tcf = tcString ? tcfCache.get(tcString, decodeTcf) : { problem: 'GDPR applies and the call carries no TC string' };
     // US Privacy: the third character is the opt-out of sale (`1YYN`).
     if (c.usPrivacy && c.usPrivacy.charAt(2).toUpperCase() === 'Y') out.usOptOuts.push({ section: 'usp', field: 'us_privacy' });
-    if (gpp) {
+    if (gpp && (gpp.optOuts.length || gpp.problem)) {
       // Only the sections the call says apply count (gpp_sid); without gpp_sid, every US section in the string.
       const applies = (sid: number) => !c.gppSid || c.gppSid.includes(sid);
       for (const o of gpp.optOuts) if (applies(o.sid)) out.usOptOuts.push({ section: o.section, field: o.field });
@@ -163,20 +177,29 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000) {
     return out;
   }
 
+  function gdprRefusal(tcf: TcfView, vendorId: number): ConsentRefusal | undefined {
+    const vendorConsent = hasBit(tcf.vendorConsents, vendorId);
+    const vendorLI = li && hasBit(tcf.vendorLI, vendorId);
+    if (!vendorConsent && !vendorLI) {
+      const onlyLI = !li && hasBit(tcf.vendorLI, vendorId);
+      return { code: 'gdpr', message: `GDPR applies: vendor ${vendorId} has ${onlyLI ? 'legitimate interest only, and the policy requires consent' : 'no consent'} in the TC string` };
+    }
+    const basis = (tcf.purposeConsents | (li ? tcf.purposeLI : 0)) & purposes;
+    if (!basis) return { code: 'gdpr', message: `GDPR applies: no legal basis for any of purposes ${describeMask(purposes)} in the TC string` };
+    return undefined;
+  }
+
   /** Why a partner with GVL id `vendorId` may not receive eids under `consent`, or undefined when it may. */
   function refusal(consent: DecodedConsent, vendorId: number | undefined): ConsentRefusal | undefined {
     if (consent.gdprApplies) {
       const tcf = consent.tcf;
-      if (!tcf || 'problem' in tcf) return { code: 'gdpr', message: `GDPR applies: ${tcf?.problem ?? 'no TC string'}` };
+      if (!tcf || (tcf as TcfProblem).problem !== undefined) return { code: 'gdpr', message: `GDPR applies: ${(tcf as TcfProblem | undefined)?.problem ?? 'no TC string'}` };
       if (vendorId === undefined) return { code: 'gdpr', message: 'GDPR applies and the partner has no gvlVendorId: no legal basis can be shown' };
-      const vendorConsent = hasBit(tcf.vendorConsents, vendorId);
-      const vendorLI = li && hasBit(tcf.vendorLI, vendorId);
-      if (!vendorConsent && !vendorLI) {
-        const onlyLI = !li && hasBit(tcf.vendorLI, vendorId);
-        return { code: 'gdpr', message: `GDPR applies: vendor ${vendorId} has ${onlyLI ? 'legitimate interest only, and the policy requires consent' : 'no consent'} in the TC string` };
-      }
-      const basis = (tcf.purposeConsents | (li ? tcf.purposeLI : 0)) & purposes;
-      if (!basis) return { code: 'gdpr', message: `GDPR applies: no legal basis for any of purposes ${describeMask(purposes)} in the TC string` };
+      const view = tcf as TcfView;
+      const memo = (view.byVendor ??= new Map());
+      let r = memo.get(vendorId);
+      if (r === undefined) memo.set(vendorId, (r = gdprRefusal(view, vendorId) ?? null));
+      if (r) return r;
     }
     const opt = consent.usOptOuts[0];
     if (opt) {

@@ -12,9 +12,9 @@ const tc: (purposes: number[], vendors: number[], vendorLI?: number[], purposeLI
 const PUBCID = { source: 'pubcid.org', uids: [{ id: 'first-party-1', atype: 1 }] };
 const EIDS = [ID5, UID2, PUBCID];
 const call = (consent: AdCallConsent): AdCall => ({ ...callWith({ eids: EIDS }), consent });
-const DSP: DemandPartner = { id: 'dsp', gvlVendorId: 131 };
+const DSP: DemandPartner & { openrtb?: '2.6' } = { id: 'dsp', gvlVendorId: 131 };
 const policy = createForwardingPolicy({ consent: { allowSources: ['PUBCID.org'] } });
-const sent = (c: AdCall, partner = DSP, p = policy) => buildBidRequest(c, partner, { policy: p }).user?.eids ?? [];
+const sent = (c: AdCall, partner: DemandPartner & { openrtb?: '2.6' } = DSP, p = policy) => buildBidRequest(c, partner, { policy: p }).user?.eids ?? [];
 
 /** A GPP string with the given fields set in each section, encoded by @iabgpp/cmpapi. */
 function gpp(fields: Record<string, Record<string, unknown>>): string {

@@ -41,7 +41,7 @@ const consentArb: fc.Arbitrary<AdCallConsent> = fc
     gdprConsent: opt(fc.constantFrom(...TC)),
     usPrivacy: opt(fc.constantFrom('1YYN', '1YNN', '1---')),
     gpp: opt(fc.constantFrom(...GPP)),
-    gppSid: opt(fc.constantFrom([7], [2], [2, 7])),
+    gppSid: opt(fc.constantFrom<number[]>([7], [2], [2, 7])),
   })
   .map(strip);
 

@@ -130,7 +130,7 @@ describe('bid requests with a policy', () => {
   });
 
   test("a DMP still receives only its preferred provider's eids, and explain says so", () => {
-    const dmp: DemandPartner = { id: 'dmp', kind: 'dmp', preferredProvider: 'uidapi.com' };
+    const dmp: DemandPartner & { openrtb?: '2.6' } = { id: 'dmp', kind: 'dmp', preferredProvider: 'uidapi.com' };
     expect(buildBidRequest(call, dmp, { policy }).user?.eids).toEqual([UID2]);
     const removed = explainForwarding(call, [dmp], policy).partners[0].removed;
     expect(removed.map((d) => d.reason.code)).toEqual(['dmp', 'dmp', 'dmp']);

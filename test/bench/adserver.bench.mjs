@@ -3,6 +3,8 @@
 // measured side by side in one run (interleaved rounds after a warm-up). Budget: at most 2x. Exit 1 when over.
 import { decodeBase64Json } from '../../dist/node/core/index.js';
 import { parseAdCall } from '../../dist/node/adserver/index.js';
+import { eids } from './eids.mjs';
+import { interleavedRounds } from './rounds.mjs';
 
 const BUDGET = 2;
 // Many short rounds, each timing every case back to back, so a busy machine slows both sides of a ratio alike.
@@ -10,18 +12,6 @@ const ROUNDS = 41;
 const ITERATIONS = 2_000;
 const WARMUP = 10_000;
 
-const eids = [
-  { source: 'id5-sync.com', uids: [{ id: 'ID5*Kj3Ld9s8FJwe0_Zx4mT1rQ2vY7uB6nC5aE8hG0iP3oL1kM9', atype: 1, ext: { linkType: 2, abTestingControlGroup: false } }] },
-  { source: 'uidapi.com', uids: [{ id: 'A4AAAABnF9vZx8mJkQ2pL7rT3yU1wE5iO0aS6dF4gH8jK2lZ9xC3vB7nM1qW5eR', atype: 3 }] },
-  { source: 'euid.eu', uids: [{ id: 'A5AAAABkR8tY2uI6oP0aS4dF7gH1jK3lZ5xC9vB2nM6qW8eR0tY4uI7oP1aS3', atype: 3 }] },
-  { source: 'liveramp.com', uids: [{ id: 'XY1000bIVBVah9ium-sZ3ykhPiXQbEcUpn4GjCtxrrw2BRDGM', atype: 3 }] },
-  { source: 'criteo.com', uids: [{ id: 'bTnOuV9xSGx4V1pRN3FsR0FkJTJGbEtaa1hHVFRqVUNsNkdEM0w', atype: 1 }] },
-  { source: 'pubcid.org', uids: [{ id: '2f4a6c8e-1b3d-4f5a-9c7e-0d2b4f6a8c1e', atype: 1 }] },
-  { source: 'adserver.org', uids: [{ id: '6c2a1f3e-8d4b-4a7c-b9e1-3f5d7a9c1e2b', atype: 1, ext: { rtiPartner: 'TDID' } }] },
-  { source: 'yahoo.com', uids: [{ id: 'ZbXcVnMaSdFgHjKlQwErTyUiOpZxCvBnMaSdFgHjKlQwErTy', atype: 3 }] },
-  { source: 'hemsha256', uids: [{ id: 'b4c9a289323b21a01c3e940f150eb9b8c542587f1abfd8f0e1cc1ffc5e475514', atype: 3 }] },
-  { source: 'example.org', uids: [{ id: 'vendor-specific-id-000123456789', atype: 571187 }] },
-];
 const param = Buffer.from(JSON.stringify(eids)).toString('base64url');
 const url = `https://ads.example/ac?nwid=1234&siteid=56789&pgid=1234567&fmtid=12345&tgt=sport%3Dfootball&tmstp=1700000000000&eids=${param}`;
 const headers = { cookie: 'pid=3f2a9c4e-1b2d-4e6f-8a9b-0c1d2e3f4a5b', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)', referer: 'https://news.example/article' };
@@ -43,28 +33,9 @@ const cases = {
 const check = parseAdCall({ url, headers });
 if (check.eids.length !== 10 || check.issues.length) throw new Error(`bench input did not parse cleanly: ${JSON.stringify(check.issues)}`);
 
-function time(fn, n) {
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) fn();
-  return Number(process.hrtime.bigint() - t0) / n;
-}
-
 const names = Object.keys(cases);
 const BASE = names[0];
-for (const fn of Object.values(cases)) time(fn, WARMUP);
-globalThis.gc?.(); // once, before measuring: a forced collection inside the rounds only adds outliers
-const perOp = Object.fromEntries(names.map((k) => [k, []]));
-const ratios = Object.fromEntries(names.map((k) => [k, []]));
-for (let r = 0; r < ROUNDS; r++) {
-  // Alternate the order each round so neither side always runs first.
-  const order = r % 2 ? [...names].reverse() : names;
-  const t = {};
-  for (const name of order) t[name] = time(cases[name], ITERATIONS);
-  for (const name of names) {
-    perOp[name].push(t[name]);
-    ratios[name].push(t[name] / t[BASE]);
-  }
-}
+const { perOp, ratios } = interleavedRounds(cases, { rounds: ROUNDS, iterations: ITERATIONS, warmup: WARMUP });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(`eids parameter: ${param.length} characters; ${ROUNDS} interleaved rounds of ${ITERATIONS} after a warm-up of ${WARMUP}`);
 // The machine's speed drifts between rounds (other processes), so each ratio is taken within a round, then
