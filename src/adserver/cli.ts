@@ -8,6 +8,8 @@ import { DEFAULT_LIMITS } from './limits.js';
 import { parseAdCall } from './parse.js';
 import type { AdCall } from './parse.js';
 import { providerHits } from './providers.js';
+import { formatForwarding, forwardingOf, readPartnersFile } from './decode-partners.js';
+import type { DecodedForwarding } from './decode-partners.js';
 
 /** What `eidkit decode --json` prints. */
 export interface DecodeOutput {
@@ -17,10 +19,12 @@ export interface DecodeOutput {
   decoded: boolean;
   /** The ad call's other fields, for URL and POST body input. */
   call?: Omit<AdCall, 'eids' | 'issues'>;
-  /** The valid eids, each with its provider. */
-  eids: Array<{ source: string; providerId: number; providerName: string; uids: Eid['uids'] }>;
+  /** The valid eids, each with its provider (and its provenance fields and ext, when present). */
+  eids: Array<{ source: string; providerId: number; providerName: string } & Omit<Eid, 'source'>>;
   /** Every issue found. */
   issues: Issue[];
+  /** With `--partners`: what each partner would receive, and why. */
+  forwarding?: DecodedForwarding[];
 }
 
 /** An error carrying the exit code the CLI's top level uses. */
@@ -96,7 +100,7 @@ export function decodeInput(text: string): DecodeOutput {
     input: kind,
     decoded,
     ...(call ? { call } : {}),
-    eids: providerHits(eids).map((h, i) => ({ source: h.source, providerId: h.provider.id, providerName: h.provider.name, uids: eids[i].uids })),
+    eids: providerHits(eids).map((h, i) => ({ ...eids[i], source: h.source, providerId: h.provider.id, providerName: h.provider.name })),
     issues,
   };
 }
@@ -119,12 +123,13 @@ export function formatDecodeOutput(out: DecodeOutput): string {
   lines.push(`${out.eids.length} eid${out.eids.length === 1 ? '' : 's'}`);
   const width = Math.max(6, ...out.eids.map((e) => e.source.length));
   for (const e of out.eids) {
-    lines.push(`  ${e.source.padEnd(width)}  ${String(e.providerId).padStart(2)}  ${e.providerName}`);
+    const provenance = (['inserter', 'matcher', 'mm'] as const).filter((k) => e[k] !== undefined).map((k) => `${k} ${e[k]}`);
+    lines.push(`  ${e.source.padEnd(width)}  ${String(e.providerId).padStart(2)}  ${e.providerName}${provenance.length ? `  (${provenance.join(', ')})` : ''}`);
     for (const u of e.uids) lines.push(`      ${u.id}${u.atype !== undefined ? `  atype ${u.atype}` : ''}${u.ext ? `  ext ${JSON.stringify(u.ext)}` : ''}`);
   }
   lines.push(`${out.issues.length} issue${out.issues.length === 1 ? '' : 's'}`);
   for (const i of out.issues) lines.push(`  ${i.path}: ${i.message}`);
-  return lines.join('\n') + '\n';
+  return lines.join('\n') + '\n' + (out.forwarding ? formatForwarding(out.forwarding) : '');
 }
 
 /** Adds this part's commands to the program. */
@@ -134,9 +139,15 @@ export function registerDecodeCommand(program: Command): void {
     .description('decode the eids of an ad-call URL, a POST ad-call body, a Base64 eids string or a JSON array ("-" reads stdin)')
     .argument('<input>', 'ad-call URL (https://…/ac?…eids=… or /ac?…), POST body JSON, Base64 eids, JSON array, or - for stdin')
     .option('--json', 'print machine-readable JSON')
-    .action((inputArg: string, opts: { json?: boolean }) => {
+    .option('--partners <file>', 'JSON partners list or forwarding policy: print what each partner would receive, and why')
+    .action((inputArg: string, opts: { json?: boolean; partners?: string }) => {
+      const forwarding = opts.partners ? readPartnersFile(opts.partners) : undefined;
       const text = inputArg === '-' ? readFileSync(0, 'utf8') : inputArg;
       const out = decodeInput(text);
+      if (forwarding) {
+        const eids = out.eids.map(({ providerId: _id, providerName: _name, ...eid }) => eid);
+        out.forwarding = forwardingOf({ endpoint: 'unknown', formats: [], consent: {}, ...out.call, eids, issues: [] }, forwarding.policy, forwarding.partners);
+      }
       process.stdout.write(opts.json ? JSON.stringify(out, null, 2) + '\n' : formatDecodeOutput(out));
       if (!out.decoded) {
         const why = out.issues.find((i) => i.path === 'eids' || i.path === 'body')?.message ?? 'no eids could be read';

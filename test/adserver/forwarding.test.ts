@@ -138,6 +138,23 @@ describe('bid requests with a policy', () => {
   });
 });
 
+describe('one policy, many calls', () => {
+  test('never mixes one call into another, nor misses eids set on a call between two partners', () => {
+    const policy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['a'] }] });
+    const one = callWith({ eids: [ID5, UID2] });
+    const two = callWith({ eids: [EUID] });
+    expect(kept(one, { id: 'b' }, policy)).toEqual([UID2]);
+    expect(kept(two, { id: 'b' }, policy)).toEqual([EUID]);
+    expect(kept(one, { id: 'a' }, policy)).toEqual([ID5, UID2]);
+    one.eids = [UNKNOWN];
+    expect(kept(one, { id: 'a' }, policy)).toEqual([UNKNOWN]);
+    one.eids.push(ID5);
+    expect(kept(one, { id: 'b' }, policy)).toEqual([UNKNOWN]);
+    one.consent = { usPrivacy: '1YYN' };
+    expect(kept(one, { id: 'a' }, policy)).toEqual([]);
+  });
+});
+
 describe('explainForwarding', () => {
   test('lists, per partner, each eid kept or removed with the rule that decided', () => {
     const policy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['dsp-a'] }] });
