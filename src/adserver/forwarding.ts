@@ -230,7 +230,7 @@ function reasonOf(v: Verdict, eid: Eid, partner: DemandPartner, refusal: Consent
     v.code === 'no-rule'
       ? `no permission rule matches ${eid.source}: every partner receives it (default)`
       : v.code === 'rule'
-        ? `${rule} allows ${v.kept ? partner.id : `only ${allowed}`}`
+        ? `${rule} allows ${v.kept ? partner.id : allowed === 'no partner' ? allowed : `only ${allowed}`}`
         : v.code === 'dmp'
           ? `a DMP receives only its preferred provider's eids (${preferredProviderOf(partner).name})`
           : v.code === 'allow-source'
