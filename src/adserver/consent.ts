@@ -6,6 +6,7 @@
  * cannot trust that the browser already applied them.
  */
 import { TCString } from '@iabtcf/core';
+import type { PurposeRestrictionVector } from '@iabtcf/core';
 import { GppModel, Sections } from '@iabgpp/cmpapi';
 import type { AdCallConsent } from './parse.js';
 
@@ -25,6 +26,8 @@ interface TcfView {
   purposeLI: number;
   vendorConsents: Uint8Array;
   vendorLI: Uint8Array;
+  /** The publisher's restrictions (a purpose not allowed, or only on consent / only on legitimate interest), if any. */
+  restrictions?: PurposeRestrictionVector;
   /** The decision per vendor id, worked out once per cached string (null: a legal basis). */
   byVendor?: Map<number, ConsentRefusal | null>;
 }
@@ -115,6 +118,7 @@ function decodeTcf(tcString: string): TcfView | TcfProblem {
       purposeLI: mask(m.purposeLegitimateInterests.values()),
       vendorConsents: bitset(m.vendorConsents.values()),
       vendorLI: bitset(m.vendorLegitimateInterests.values()),
+      ...(m.publisherRestrictions.numRestrictions ? { restrictions: m.publisherRestrictions } : {}),
     };
   } catch (e) {
     return { problem: `the TC string could not be decoded (${e instanceof Error ? e.message : String(e)})` };
@@ -154,14 +158,15 @@ function decodeGpp(gpp: string): GppView {
 export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000) {
   const tcfCache = new Cache<TcfView | TcfProblem>(cacheSize);
   const gppCache = new Cache<GppView>(cacheSize);
-  const purposes = mask(rules.purposes ?? [2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  const purposeList = [...new Set(rules.purposes ?? [2, 3, 4, 5, 6, 7, 8, 9, 10])].filter((p) => p > 0 && p < 32).sort((a, b) => a - b);
   const li = rules.legitimateInterest ?? true;
   const gdprDefault = rules.gdprDefault ?? 'when-tc-string';
 
   /** Decodes the call's signals (cached per string). */
   function decode(c: AdCallConsent): DecodedConsent {
     const gpp = c.gpp ? gppCache.get(c.gpp, decodeGpp) : undefined;
-    const tcString = c.gdprConsent ?? gpp?.tcString;
+    // GPP's EU TCF section (id 2) stands in for a missing gdpr_consent where the call says it applies.
+    const tcString = c.gdprConsent ?? (!c.gppSid || c.gppSid.includes(2) ? gpp?.tcString : undefined);
     const gdprApplies = c.gdpr !== undefined ? c.gdpr === 1 : gdprDefault === 'applies' || (gdprDefault === 'when-tc-string' && !!tcString);
     const out: DecodedConsent = { gdprApplies, usOptOuts: [] };
     if (gdprApplies) out.tcf = tcString ? tcfCache.get(tcString, decodeTcf) : { problem: 'GDPR applies and the call carries no TC string' };
@@ -177,6 +182,11 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000) {
     return out;
   }
 
+  /**
+   * TCF's legal bases, per purpose: the vendor's consent with the purpose's consent, or (when allowed) the vendor's
+   * legitimate interest with the purpose's; a publisher restriction can forbid a purpose to the vendor or allow it
+   * on one basis only. At least one of `purposes` needs a basis.
+   */
   function gdprRefusal(tcf: TcfView, vendorId: number): ConsentRefusal | undefined {
     const vendorConsent = hasBit(tcf.vendorConsents, vendorId);
     const vendorLI = li && hasBit(tcf.vendorLI, vendorId);
@@ -184,9 +194,15 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000) {
       const onlyLI = !li && hasBit(tcf.vendorLI, vendorId);
       return { code: 'gdpr', message: `GDPR applies: vendor ${vendorId} has ${onlyLI ? 'legitimate interest only, and the policy requires consent' : 'no consent'} in the TC string` };
     }
-    const basis = (tcf.purposeConsents | (li ? tcf.purposeLI : 0)) & purposes;
-    if (!basis) return { code: 'gdpr', message: `GDPR applies: no legal basis for any of purposes ${describeMask(purposes)} in the TC string` };
-    return undefined;
+    const restricted = new Map((tcf.restrictions?.getRestrictions(vendorId) ?? []).map((r) => [r.purposeId, r.restrictionType as number]));
+    for (const p of purposeList) {
+      const type = restricted.get(p); // 0 not allowed, 1 consent only, 2 legitimate interest only
+      if (type === 0) continue;
+      if (vendorConsent && type !== 2 && (tcf.purposeConsents & (1 << p)) !== 0) return undefined;
+      if (vendorLI && type !== 1 && (tcf.purposeLI & (1 << p)) !== 0) return undefined;
+    }
+    const within = restricted.size ? ', within the publisher restrictions' : '';
+    return { code: 'gdpr', message: `GDPR applies: vendor ${vendorId} has no legal basis for any of purposes ${purposeList.join(', ')} in the TC string${within}` };
   }
 
   /** Why a partner with GVL id `vendorId` may not receive eids under `consent`, or undefined when it may. */
@@ -216,9 +232,3 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000) {
 
 /** A consent decoder: `decode(call.consent)` once per call, then `refusal(decoded, vendorId)` per partner. */
 export type ConsentDecoder = ReturnType<typeof createConsentDecoder>;
-
-function describeMask(m: number): string {
-  const ids: number[] = [];
-  for (let i = 1; i < 32; i++) if (m & (1 << i)) ids.push(i);
-  return ids.join(', ');
-}

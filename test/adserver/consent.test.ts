@@ -2,10 +2,13 @@
 // shared encoder), GPP strings by @iabgpp/cmpapi.
 import { describe, expect, test } from 'vitest';
 import { GppModel } from '@iabgpp/cmpapi';
+import { GVL, PurposeRestriction, RestrictionType, TCModel, TCString } from '@iabtcf/core';
 import { buildBidRequest, createConsentDecoder, createForwardingPolicy, explainForwarding, parseAdCall } from '../../src/adserver/index.js';
 import type { AdCall, AdCallConsent, DemandPartner } from '../../src/adserver/index.js';
 // @ts-expect-error: plain JS helper shared with the demo CMP
 import { encodeTcString } from '../../demo/modules/tc-string.mjs';
+// @ts-expect-error: plain JS, the demo CMP's vendor list
+import { vendorList } from '../../demo/modules/gvl.mjs';
 import { ID5, UID2, callWith } from './fixtures.js';
 
 const tc: (purposes: number[], vendors: number[], vendorLI?: number[], purposeLI?: number[]) => string = encodeTcString;
@@ -32,9 +35,10 @@ describe('GDPR (TCF v2 string decoded with @iabtcf/core)', () => {
     const c = call({ gdpr: 1, gdprConsent: tc([], [131]) });
     expect(sent(c)).toEqual([PUBCID]);
     const p = explainForwarding(c, [DSP], policy).partners[0];
+    const why = 'GDPR applies: vendor 131 has no legal basis for any of purposes 2, 3, 4, 5, 6, 7, 8, 9, 10 in the TC string';
     expect(p.removed.map((d) => d.reason)).toEqual([
-      { code: 'gdpr', message: 'GDPR applies: no legal basis for any of purposes 2, 3, 4, 5, 6, 7, 8, 9, 10 in the TC string' },
-      { code: 'gdpr', message: 'GDPR applies: no legal basis for any of purposes 2, 3, 4, 5, 6, 7, 8, 9, 10 in the TC string' },
+      { code: 'gdpr', message: why },
+      { code: 'gdpr', message: why },
     ]);
     expect(p.kept[0].reason.code).toBe('allow-source');
   });
@@ -52,6 +56,32 @@ describe('GDPR (TCF v2 string decoded with @iabtcf/core)', () => {
     const strict = createForwardingPolicy({ consent: { legitimateInterest: false } });
     expect(sent(c, DSP, strict)).toEqual([]);
     expect(explainForwarding(c, [DSP], strict).partners[0].consent?.message).toBe('GDPR applies: vendor 131 has legitimate interest only, and the policy requires consent in the TC string');
+  });
+
+  test("each basis pairs the vendor's with the purpose's: vendor consent with only purpose legitimate interest is none", () => {
+    expect(sent(call({ gdpr: 1, gdprConsent: tc([], [131], [], [2, 7]) }))).toEqual([PUBCID]);
+    expect(sent(call({ gdpr: 1, gdprConsent: tc([1], [], [131], [2]) }))).toEqual(EIDS);
+  });
+
+  test("the publisher's restrictions hold: a purpose not allowed to the vendor, or allowed on the other basis only, gives none", () => {
+    const restricted = (type: RestrictionType, purposes: number[], consents = [1, 2, 3, 4]) => {
+      const m = new TCModel(new GVL(vendorList));
+      m.cmpId = 10;
+      m.cmpVersion = 1;
+      m.isServiceSpecific = true;
+      m.purposeConsents.set(consents);
+      m.vendorConsents.set([131]);
+      for (const p of purposes) m.publisherRestrictions.add(131, new PurposeRestriction(p, type));
+      return TCString.encode(m);
+    };
+    expect(sent(call({ gdpr: 1, gdprConsent: restricted(RestrictionType.NOT_ALLOWED, [2, 3]) }))).toEqual(EIDS); // purpose 4 still allowed
+    const c = call({ gdpr: 1, gdprConsent: restricted(RestrictionType.NOT_ALLOWED, [2, 3, 4]) });
+    expect(sent(c)).toEqual([PUBCID]);
+    expect(explainForwarding(c, [DSP], policy).partners[0].consent?.message).toMatch(/vendor 131 has no legal basis .* within the publisher restrictions/);
+    // Purpose 2 is flexible for vendor 131 in the demo vendor list: restricted to legitimate interest, its consent
+    // no longer counts, and the vendor has no legitimate interest.
+    expect(sent(call({ gdpr: 1, gdprConsent: restricted(RestrictionType.REQUIRE_LI, [2], [1, 2]) }))).toEqual([PUBCID]);
+    expect(sent(call({ gdpr: 1, gdprConsent: restricted(RestrictionType.REQUIRE_CONSENT, [2], [1, 2]) }))).toEqual(EIDS);
   });
 
   test('the purposes that count are configurable', () => {
@@ -75,10 +105,11 @@ describe('GDPR (TCF v2 string decoded with @iabtcf/core)', () => {
     expect(sent(call({}), DSP, createForwardingPolicy({ consent: { gdprDefault: 'applies' } }))).toEqual([]);
   });
 
-  test("a TC string carried only in GPP's tcfeuv2 section is used", () => {
+  test("a TC string carried only in GPP's tcfeuv2 section is used where that section applies", () => {
     const m = new GppModel();
     m.decodeSection('tcfeuv2', tc([1, 2], [131]));
     expect(sent(call({ gdpr: 1, gpp: m.encode(), gppSid: [2] }))).toEqual(EIDS);
+    expect(sent(call({ gdpr: 1, gpp: m.encode(), gppSid: [7] }))).toEqual([PUBCID]);
     m.decodeSection('tcfeuv2', tc([1, 2], [45]));
     expect(sent(call({ gdpr: 1, gpp: m.encode(), gppSid: [2] }))).toEqual([PUBCID]);
   });
