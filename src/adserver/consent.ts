@@ -82,10 +82,12 @@ class Cache<V> {
   constructor(max: number) {
     this.half = Math.max(1, Math.floor(max / 2));
   }
-  get(key: string, make: (key: string) => V): V {
+  /** The value for `key`, made with `make` on a miss; kept unless `keep` says otherwise. */
+  get(key: string, make: (key: string) => V, keep?: (v: V) => boolean): V {
     let v = this.young.get(key);
     if (v !== undefined) return v;
     v = this.old.get(key) ?? make(key);
+    if (keep && !keep(v)) return v;
     if (this.young.size >= this.half) {
       this.old = this.young;
       this.young = new Map();
@@ -95,12 +97,18 @@ class Cache<V> {
   }
 }
 
-function bitset(ids: Iterable<number>): Uint8Array {
-  const list = [...ids];
-  const out = new Uint8Array((list.length ? Math.max(...list) : 0) / 8 + 1);
-  for (const id of list) out[id >> 3] |= 1 << (id & 7);
+/** The vendor ids of a TCF vector as bits, `maxId / 8` bytes. */
+function bitset(v: { maxId: number; values(): Iterable<number> }): Uint8Array {
+  const out = new Uint8Array((v.maxId >> 3) + 1);
+  for (const id of v.values()) out[id >> 3] |= 1 << (id & 7);
   return out;
 }
+
+/**
+ * Vendor ids above this are real (the Global Vendor List is far below it) but a view that large is not cached: a
+ * string can claim vendor 65,535 in a few bytes, and 10,000 such views would hold 160 MB.
+ */
+const MAX_CACHED_VENDOR_ID = 4096;
 
 const hasBit = (set: Uint8Array, id: number) => id >= 0 && id >> 3 < set.length && (set[id >> 3] & (1 << (id & 7))) !== 0;
 
@@ -116,8 +124,8 @@ function decodeTcf(tcString: string): TcfView | TcfProblem {
     return {
       purposeConsents: mask(m.purposeConsents.values()),
       purposeLI: mask(m.purposeLegitimateInterests.values()),
-      vendorConsents: bitset(m.vendorConsents.values()),
-      vendorLI: bitset(m.vendorLegitimateInterests.values()),
+      vendorConsents: bitset(m.vendorConsents),
+      vendorLI: bitset(m.vendorLegitimateInterests),
       ...(m.publisherRestrictions.numRestrictions ? { restrictions: m.publisherRestrictions } : {}),
     };
   } catch (e) {
@@ -154,7 +162,9 @@ function decodeGpp(gpp: string): GppView {
   }
 }
 
-/** Decodes the privacy signals of ad calls, caching decoded strings (least recently used, `cacheSize` each). */
+const small = (v: TcfView | TcfProblem) => !('vendorConsents' in v) || (v.vendorConsents.length + v.vendorLI.length) * 8 <= 2 * (MAX_CACHED_VENDOR_ID + 8);
+
+/** Decodes the privacy signals of ad calls, caching decoded strings (the recently used ones, `cacheSize` of each kind). */
 export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000) {
   const tcfCache = new Cache<TcfView | TcfProblem>(cacheSize);
   const gppCache = new Cache<GppView>(cacheSize);
@@ -169,7 +179,7 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000) {
     const tcString = c.gdprConsent ?? (!c.gppSid || c.gppSid.includes(2) ? gpp?.tcString : undefined);
     const gdprApplies = c.gdpr !== undefined ? c.gdpr === 1 : gdprDefault === 'applies' || (gdprDefault === 'when-tc-string' && !!tcString);
     const out: DecodedConsent = { gdprApplies, usOptOuts: [] };
-    if (gdprApplies) out.tcf = tcString ? tcfCache.get(tcString, decodeTcf) : { problem: 'GDPR applies and the call carries no TC string' };
+    if (gdprApplies) out.tcf = tcString ? tcfCache.get(tcString, decodeTcf, small) : { problem: 'GDPR applies and the call carries no TC string' };
     // US Privacy: the third character is the opt-out of sale (`1YYN`).
     if (c.usPrivacy && c.usPrivacy.charAt(2).toUpperCase() === 'Y') out.usOptOuts.push({ section: 'usp', field: 'us_privacy' });
     if (gpp && (gpp.optOuts.length || gpp.problem)) {

@@ -42,7 +42,7 @@ export interface ForwardingPolicyConfig {
   };
   /** The known partners: when given, a rule naming another partner id is refused as a likely typo. */
   partners?: readonly DemandPartner[];
-  /** Most decoded consent strings kept in memory (least recently used dropped). Default 10,000. */
+  /** Most decoded consent strings of each kind kept in memory (those not used lately go first). Default 10,000. */
   cacheSize?: number;
 }
 

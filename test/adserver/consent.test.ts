@@ -175,4 +175,20 @@ describe('createConsentDecoder', () => {
     expect(d.decode(consent).tcf).toBe(out.tcf);
     expect(d.refusal(out, 131)?.code).toBe('usp');
   });
+
+  test('a TC string claiming a huge vendor id is decoded and applied, but not cached (its view would be large)', () => {
+    const d = createConsentDecoder();
+    // A vendor list with one vendor id far beyond the real list's, so @iabtcf/core encodes it.
+    const m = new TCModel(new GVL({ ...vendorList, vendors: { ...vendorList.vendors, 60000: { ...vendorList.vendors[131], id: 60_000 } } }));
+    m.cmpId = 10;
+    m.cmpVersion = 1;
+    m.isServiceSpecific = true;
+    m.purposeConsents.set([2]);
+    m.vendorConsents.set([131, 60_000]);
+    const consent = { gdpr: 1 as const, gdprConsent: TCString.encode(m) };
+    const out = d.decode(consent);
+    expect(d.refusal(out, 60_000)).toBeUndefined();
+    expect(d.refusal(out, 59_999)?.code).toBe('gdpr');
+    expect(d.decode(consent).tcf).not.toBe(out.tcf);
+  });
 });
