@@ -12,10 +12,12 @@ import {
   createRedisFrequencyCapStore,
   createRedisReport,
   createReferenceEnvelopeDecryptor,
+  createForwardingPolicy,
   createReport,
   defineFrequencyCap,
   envelopeKeysFromText,
   expandEnvelopes,
+  explainForwarding,
   logProviders,
   memoryLogSink,
   newPid,
@@ -26,11 +28,14 @@ import {
   sealReferenceEnvelope,
 } from '../dist/node/adserver/index.js';
 
-/** The demo's demand partners: a 2.6 DSP, a DSP flagged OpenRTB 2.5, and a DMP preferring Unified ID 2.0. */
+/**
+ * The demo's demand partners: a 2.6 DSP, a DSP flagged OpenRTB 2.5, and a DMP preferring Unified ID 2.0, each
+ * with a vendor id of the demo CMP's vendor list (demo/modules/gvl.mjs), so consent applies per partner.
+ */
 export const DEMO_PARTNERS = [
-  { id: 'dsp-ortb26', openrtb: '2.6' },
-  { id: 'dsp-ortb25', openrtb: '2.5' },
-  { id: 'dmp-uid2', kind: 'dmp', preferredProvider: 'uidapi.com' },
+  { id: 'dsp-ortb26', openrtb: '2.6', gvlVendorId: 21 },
+  { id: 'dsp-ortb25', openrtb: '2.5', gvlVendorId: 131 },
+  { id: 'dmp-uid2', kind: 'dmp', preferredProvider: 'uidapi.com', gvlVendorId: 97 },
 ];
 
 /** The operator's DMPs and each one's preferred provider (extended-ids.md §8): the report's Has DMP Id count. */
@@ -38,6 +43,21 @@ export const DEMO_DMPS = parseDmpConfig([
   { dmp: 'dmp-uid2', source: 'uidapi.com' },
   { dmp: 'dmp-sharedid', source: 'pubcid.org' },
 ]);
+
+/**
+ * The demo's forwarding policy (README "Forwarding policy"): hashed emails go to one buyer only; ids this server
+ * opened from an envelope (inserter eidkit.demo) go to everyone, the sealed envelope itself to no one; the
+ * publisher's first-party id is sent whatever the consent signals.
+ */
+export const DEMO_POLICY = createForwardingPolicy({
+  partners: DEMO_PARTNERS,
+  permissions: [
+    { source: 'hemsha256', partners: ['dsp-ortb26'] },
+    { source: 'liveramp.com', inserter: 'eidkit.demo', partners: '*' },
+    { source: 'liveramp.com', partners: [] },
+  ],
+  consent: { allowSources: ['pubcid.org'] },
+});
 
 /** One demo frequency cap, shown per call: 3 impressions per user per rolling minute and 10 per UTC day. */
 const DEMO_CAP = defineFrequencyCap({ item: 'deal:demo', windows: [{ max: 3, windowMs: 60_000 }, { max: 10, per: 'day' }] });
@@ -93,7 +113,15 @@ export function createAdServerDemo(options = {}) {
       issues: [...call.issues, ...envelopeIssues],
       providerIds: record.providerIds,
       capping: { user: user.kind, item: DEMO_CAP.item, allowed: cap.allowed, count: cap.count, windows: cap.windows, storeError: cap.storeError ?? null },
-      bidRequests: DEMO_PARTNERS.map((p) => ({ partner: p, request: buildBidRequest(call, p, { extraEids, test: true }) })),
+      bidRequests: DEMO_PARTNERS.map((p) => ({ partner: p, request: buildBidRequest(call, p, { extraEids, test: true, policy: DEMO_POLICY }) })),
+      // Per partner, each eid kept or removed and why (the report page's "Forwarding" table).
+      forwarding: explainForwarding(call, DEMO_PARTNERS, DEMO_POLICY, extraEids).partners.map((p) => ({
+        partner: p.partner,
+        openrtb: p.openrtb,
+        consent: p.consent?.message ?? null,
+        kept: p.kept.map((d) => ({ source: d.eid.source, inserter: d.eid.inserter ?? null, reason: d.reason.message })),
+        removed: p.removed.map((d) => ({ source: d.eid.source, inserter: d.eid.inserter ?? null, code: d.reason.code, reason: d.reason.message })),
+      })),
     };
     lastCalls.unshift(entry);
     if (lastCalls.length > keep) lastCalls.length = keep;

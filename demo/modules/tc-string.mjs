@@ -8,10 +8,11 @@ export const CMP_ID = 10;
 export const CMP_VERSION = 1;
 
 /**
- * A service-specific TC string with consent for `purposes` and `vendors`, and legitimate interest for `vendorLI`.
+ * A service-specific TC string with consent for `purposes` and `vendors`, and legitimate interest for `vendorLI`
+ * and `purposeLI`.
  * @example encodeTcString([1, 2], [45, 131])
  */
-export function encodeTcString(purposes, vendors, vendorLI = []) {
+export function encodeTcString(purposes, vendors, vendorLI = [], purposeLI = []) {
   const m = new TCModel(new GVL(vendorList));
   m.cmpId = CMP_ID;
   m.cmpVersion = CMP_VERSION;
@@ -19,5 +20,6 @@ export function encodeTcString(purposes, vendors, vendorLI = []) {
   m.purposeConsents.set(purposes);
   m.vendorConsents.set(vendors);
   m.vendorLegitimateInterests.set(vendorLI);
+  m.purposeLegitimateInterests.set(purposeLI);
   return TCString.encode(m);
 }

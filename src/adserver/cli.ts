@@ -9,6 +9,8 @@ import { DEFAULT_LIMITS } from './limits.js';
 import { parseAdCall } from './parse.js';
 import type { AdCall } from './parse.js';
 import { providerHits } from './providers.js';
+import { formatForwarding, forwardingOf, readPartnersFile } from './decode-partners.js';
+import type { DecodedForwarding } from './decode-partners.js';
 
 /** What `eidkit decode --json` prints. */
 export interface DecodeOutput {
@@ -18,10 +20,12 @@ export interface DecodeOutput {
   decoded: boolean;
   /** The ad call's other fields, for URL and POST body input. */
   call?: Omit<AdCall, 'eids' | 'issues'>;
-  /** The valid eids, each with its provider. */
-  eids: Array<{ source: string; providerId: number; providerName: string; uids: Eid['uids'] }>;
+  /** The valid eids, each with its provider (and its provenance fields and ext, when present). */
+  eids: Array<{ source: string; providerId: number; providerName: string } & Omit<Eid, 'source'>>;
   /** Every issue found. */
   issues: Issue[];
+  /** With `--partners`: what each partner would receive, and why. */
+  forwarding?: DecodedForwarding[];
 }
 
 /** An error carrying the exit code the CLI's top level uses. */
@@ -102,7 +106,7 @@ export function decodeInput(text: string): DecodeOutput {
     input: kind,
     decoded,
     ...(call ? { call } : {}),
-    eids: providerHits(eids).map((h, i) => ({ source: h.source, providerId: h.provider.id, providerName: h.provider.name, uids: eids[i].uids })),
+    eids: providerHits(eids).map((h, i) => ({ ...eids[i], source: h.source, providerId: h.provider.id, providerName: h.provider.name })),
     issues,
   };
 }
@@ -125,12 +129,13 @@ export function formatDecodeOutput(out: DecodeOutput): string {
   lines.push(`${out.eids.length} eid${out.eids.length === 1 ? '' : 's'}`);
   const width = Math.max(6, ...out.eids.map((e) => e.source.length));
   for (const e of out.eids) {
-    lines.push(`  ${e.source.padEnd(width)}  ${String(e.providerId).padStart(2)}  ${e.providerName}`);
+    const provenance = (['inserter', 'matcher', 'mm'] as const).filter((k) => e[k] !== undefined).map((k) => `${k} ${e[k]}`);
+    lines.push(`  ${e.source.padEnd(width)}  ${String(e.providerId).padStart(2)}  ${e.providerName}${provenance.length ? `  (${provenance.join(', ')})` : ''}`);
     for (const u of e.uids) lines.push(`      ${u.id}${u.atype !== undefined ? `  atype ${u.atype}` : ''}${u.ext ? `  ext ${JSON.stringify(u.ext)}` : ''}`);
   }
   lines.push(`${out.issues.length} issue${out.issues.length === 1 ? '' : 's'}`);
   for (const i of out.issues) lines.push(`  ${i.path}: ${i.message}`);
-  return lines.join('\n') + '\n';
+  return lines.join('\n') + '\n' + (out.forwarding ? formatForwarding(out.forwarding) : '');
 }
 
 /** Adds this part's commands to the program. */
@@ -146,12 +151,18 @@ export function registerDecodeCommand(program: Command): void {
     .argument('[input]', 'ad-call URL (https://…/ac?…eids=… or /ac?…), POST body JSON, Base64 eids, JSON array, or - for stdin')
     .option('--post-body <file>', 'read a POST ad-call body (eidkit, Prebid adapter /prebid/v1, OpenRTB 2.5/2.6) from a file, or - for stdin')
     .option('--json', 'print machine-readable JSON')
-    .action(async (inputArg: string | undefined, opts: { json?: boolean; postBody?: string }, cmd: Command) => {
+    .option('--partners <file>', 'JSON partners list or forwarding policy: print what each partner would receive, and why')
+    .action(async (inputArg: string | undefined, opts: { json?: boolean; postBody?: string; partners?: string }, cmd: Command) => {
       const source = opts.postBody ?? inputArg;
       if (source === undefined) return cmd.error("error: missing argument 'input' (or --post-body <file>)", { exitCode: EXIT.USAGE });
+      const forwarding = opts.partners ? readPartnersFile(opts.partners) : undefined;
       const text = source === '-' ? readFileSync(0, 'utf8') : opts.postBody !== undefined ? readFileSync(source, 'utf8') : source;
       if (opts.postBody !== undefined && !text.trim().startsWith('{')) throw new DecodeError('the --post-body input is not a JSON object');
       const result = decodeInput(text);
+      if (forwarding) {
+        const eids = result.eids.map(({ providerId: _id, providerName: _name, ...eid }) => eid);
+        result.forwarding = forwardingOf({ endpoint: 'unknown', formats: [], consent: {}, ...result.call, eids, issues: [] }, forwarding.policy, forwarding.partners);
+      }
       await out(opts.json ? JSON.stringify(result, null, 2) + '\n' : formatDecodeOutput(result));
       if (!result.decoded) {
         const why = result.issues.find((i) => i.path === 'eids' || i.path === 'body')?.message ?? 'no eids could be read';

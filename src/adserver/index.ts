@@ -17,8 +17,30 @@ export { createReport } from './report.js';
 export { csvField } from '../core/csv.js';
 export type { RedisReport, RedisReportOptions, RedisReportMetrics } from './redis-report.js';
 export { createRedisReport } from './redis-report.js';
-export type { DemandPartner, BidRequestOptions, OrtbBidRequest, OrtbBidRequest25, OrtbBidRequest26, OrtbBidRequestBase, OrtbEid, OrtbUid } from './openrtb.js';
+export type {
+  DemandPartner,
+  BidRequestOptions,
+  OrtbBidRequest,
+  OrtbBidRequest25,
+  OrtbBidRequest26,
+  OrtbBidRequestBoth,
+  OrtbBidRequestBase,
+  OrtbEid,
+  OrtbUid,
+} from './openrtb.js';
 export { buildBidRequest, eidsForPartner, preferredProviderOf } from './openrtb.js';
+export type {
+  PermissionRule,
+  ForwardingPolicyConfig,
+  ForwardingPolicy,
+  ForwardingReason,
+  EidDecision,
+  PartnerForwarding,
+  ForwardingExplanation,
+} from './forwarding.js';
+export { createForwardingPolicy, explainForwarding, ForwardingPolicyError } from './forwarding.js';
+export type { TcfRules, UsOptOut, ConsentRefusal, DecodedConsent, ConsentDecoder } from './consent.js';
+export { createConsentDecoder } from './consent.js';
 export type {
   CappingUser,
   CappingUserKind,

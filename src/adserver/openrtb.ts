@@ -1,19 +1,27 @@
 /**
  * Forwarding eids to demand partners (extended-ids.md §1, §4 "DMP integration", §8): an OpenRTB 2.6 bid request
  * carrying every received eid, known and unknown, unmodified, in `user.eids`; for a partner flagged OpenRTB 2.5,
- * in `user.ext.eids` (with the 2.5 places of the privacy signals). A DMP receives only its preferred provider's eids.
+ * in `user.ext.eids` (with the 2.5 places of the privacy signals); for one flagged `both`, in both places. A DMP
+ * receives only its preferred provider's eids. With a forwarding policy (forwarding.ts), only the eids the
+ * policy lets through for that partner, still unmodified.
  */
 import { randomUUID } from 'node:crypto';
 import { providerById, providerForSource } from '../core/index.js';
 import type { Eid, Provider } from '../core/index.js';
+import type { ForwardingPolicy } from './forwarding.js';
 import type { AdCall } from './parse.js';
 
 /** A demand partner bid requests go to. */
 export interface DemandPartner {
   /** Partner id, for your own bookkeeping and logs. */
   id: string;
-  /** OpenRTB version the partner reads. Default `'2.6'`; `'2.5'` moves eids to `user.ext.eids`. */
-  openrtb?: '2.5' | '2.6';
+  /**
+   * OpenRTB version the partner reads. Default `'2.6'` (`user.eids`); `'2.5'` moves eids to `user.ext.eids`;
+   * `'both'` writes both (and the privacy signals in both their 2.6 and 2.5 places), for a partner migrating.
+   */
+  openrtb?: '2.5' | '2.6' | 'both';
+  /** The partner's IAB TCF Global Vendor List id: where GDPR applies, a forwarding policy needs its legal basis. */
+  gvlVendorId?: number;
   /** `'dmp'` for a data partner: it receives only the eids of `preferredProvider`. Default `'dsp'`. */
   kind?: 'dsp' | 'dmp';
   /** A DMP's one preferred provider (registry id or source), agreed with the operator. Required for a DMP. */
@@ -34,6 +42,8 @@ export interface BidRequestOptions {
   cur?: string[];
   /** Marks the request as a test (not billable). */
   test?: boolean;
+  /** Which eids the partner may receive (permissions, consent): see `createForwardingPolicy`. Default: all. */
+  policy?: ForwardingPolicy;
 }
 
 /** The OpenRTB UID we send (AdCOM `UID`). */
@@ -85,8 +95,20 @@ export interface OrtbBidRequest25 extends OrtbBidRequestBase {
   regs?: { ext?: { gdpr?: 0 | 1; us_privacy?: string; gpp?: string; gpp_sid?: number[] } & Record<string, unknown> };
 }
 
-/** A bid request of either version. */
-export type OrtbBidRequest = OrtbBidRequest25 | OrtbBidRequest26;
+/** A bid request for a partner flagged `both`: eids and privacy signals in their 2.6 and their 2.5 places. */
+export interface OrtbBidRequestBoth extends OrtbBidRequestBase {
+  user?: { id?: string; consent?: string; eids?: OrtbEid[]; ext?: { eids?: OrtbEid[]; consent?: string } & Record<string, unknown> };
+  regs?: {
+    gdpr?: 0 | 1;
+    us_privacy?: string;
+    gpp?: string;
+    gpp_sid?: number[];
+    ext?: { gdpr?: 0 | 1; us_privacy?: string; gpp?: string; gpp_sid?: number[] } & Record<string, unknown>;
+  };
+}
+
+/** A bid request of any version. */
+export type OrtbBidRequest = OrtbBidRequest25 | OrtbBidRequest26 | OrtbBidRequestBoth;
 
 /** The provider a DMP prefers, resolved through the registry; throws for a DMP without a registered one. */
 export function preferredProviderOf(partner: DemandPartner): Provider {
@@ -124,13 +146,17 @@ function hostOf(url: string | undefined): string | undefined {
  * @example buildBidRequest(call, { id: 'dsp-a', openrtb: '2.5' }).user.ext.eids
  */
 export function buildBidRequest(call: AdCall, partner: DemandPartner & { openrtb: '2.5' }, options?: BidRequestOptions): OrtbBidRequest25;
+/** Builds a bid request with eids in both `user.eids` and `user.ext.eids`, for a partner flagged `both`. */
+export function buildBidRequest(call: AdCall, partner: DemandPartner & { openrtb: 'both' }, options?: BidRequestOptions): OrtbBidRequestBoth;
 /** Builds an OpenRTB 2.6 bid request (eids in `user.eids`) for a partner not flagged 2.5. */
 export function buildBidRequest(call: AdCall, partner: DemandPartner & { openrtb?: '2.6' }, options?: BidRequestOptions): OrtbBidRequest26;
 /** Builds the bid request of the version the partner reads. */
 export function buildBidRequest(call: AdCall, partner: DemandPartner, options?: BidRequestOptions): OrtbBidRequest;
 export function buildBidRequest(call: AdCall, partner: DemandPartner, options: BidRequestOptions = {}): OrtbBidRequest {
-  const v25 = partner.openrtb === '2.5';
-  const eids = eidsForPartner([...call.eids, ...(options.extraEids ?? [])], partner) as OrtbEid[];
+  // Where each field goes: its 2.6 place, its 2.5 place (`ext`), or both.
+  const in26 = partner.openrtb !== '2.5';
+  const in25 = partner.openrtb === '2.5' || partner.openrtb === 'both';
+  const eids = (options.policy ? options.policy.eidsFor(call, partner, options.extraEids) : eidsForPartner([...call.eids, ...(options.extraEids ?? [])], partner)) as OrtbEid[];
   const formats = call.formats.length ? call.formats : [{ id: 0 }];
   const secure = call.referer?.startsWith('https:') ? 1 : undefined;
   const req: OrtbBidRequestBase & { user?: Record<string, unknown>; regs?: Record<string, unknown> } = {
@@ -166,36 +192,22 @@ export function buildBidRequest(call: AdCall, partner: DemandPartner, options: B
   const user: Record<string, unknown> = {};
   if (call.pid) user.id = call.pid;
   const userExt: Record<string, unknown> = {};
-  if (call.consent.gdprConsent) {
-    if (v25) userExt.consent = call.consent.gdprConsent;
-    else user.consent = call.consent.gdprConsent;
-  }
-  if (eids.length) {
-    if (v25) userExt.eids = eids;
-    else user.eids = eids;
-  }
+  const regs: Record<string, unknown> = {};
+  const regsExt: Record<string, unknown> = {};
+  const place = (top: Record<string, unknown>, ext: Record<string, unknown>, key: string, value: unknown) => {
+    if (in26) top[key] = value;
+    if (in25) ext[key] = value;
+  };
+  if (call.consent.gdprConsent) place(user, userExt, 'consent', call.consent.gdprConsent);
+  if (eids.length) place(user, userExt, 'eids', eids);
   if (Object.keys(userExt).length) user.ext = userExt;
   if (Object.keys(user).length) req.user = user;
 
-  const regs: Record<string, unknown> = {};
-  const regsExt: Record<string, unknown> = {};
   const { gdpr, usPrivacy, gpp, gppSid } = call.consent;
-  if (gdpr !== undefined) {
-    if (v25) regsExt.gdpr = gdpr;
-    else regs.gdpr = gdpr;
-  }
-  if (usPrivacy) {
-    if (v25) regsExt.us_privacy = usPrivacy;
-    else regs.us_privacy = usPrivacy;
-  }
-  if (gpp) {
-    if (v25) regsExt.gpp = gpp;
-    else regs.gpp = gpp;
-  }
-  if (gppSid) {
-    if (v25) regsExt.gpp_sid = gppSid;
-    else regs.gpp_sid = gppSid;
-  }
+  if (gdpr !== undefined) place(regs, regsExt, 'gdpr', gdpr);
+  if (usPrivacy) place(regs, regsExt, 'us_privacy', usPrivacy);
+  if (gpp) place(regs, regsExt, 'gpp', gpp);
+  if (gppSid) place(regs, regsExt, 'gpp_sid', gppSid);
   if (Object.keys(regsExt).length) regs.ext = regsExt;
   if (Object.keys(regs).length) req.regs = regs;
   return req as OrtbBidRequest;

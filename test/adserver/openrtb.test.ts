@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { buildBidRequest, eidsForPartner, parseAdCall } from '../../src/adserver/index.js';
+import { buildBidRequest, createForwardingPolicy, eidsForPartner, parseAdCall } from '../../src/adserver/index.js';
 import type { AdCall } from '../../src/adserver/index.js';
 import { EUID, HEM, ID5, RAMP, UID2, UNKNOWN, b64url } from './fixtures.js';
 import { typecheckFile } from '../support/typecheck.js';
@@ -133,7 +133,13 @@ describe('OpenRTB forwarding', () => {
     const call = sampleCall();
     const extraEids = [{ ...RAMP, inserter: 'ads.example' }];
     const r25 = buildBidRequest(call, { id: 'legacy', openrtb: '2.5' }, { extraEids, test: true });
+    const policy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['dsp'] }], consent: { enforce: false } });
+    const both = buildBidRequest(call, { id: 'both', openrtb: 'both' }, { extraEids, policy });
     const built = [
+      { type: 'BidRequest26' as const, value: buildBidRequest(call, { id: 'other' }, { extraEids, policy }) },
+      { type: 'BidRequest26' as const, value: both },
+      { type: 'BidRequest25' as const, value: buildBidRequest(call, { id: 'legacy', openrtb: '2.5' }, { policy }) },
+      { type: 'Eids' as const, value: both.user?.ext?.eids },
       { type: 'BidRequest26' as const, value: buildBidRequest(call, { id: 'dsp' }, { extraEids, test: true }) },
       { type: 'BidRequest26' as const, value: buildBidRequest(call, { id: 'dmp', kind: 'dmp', preferredProvider: 4 }) },
       { type: 'BidRequest26' as const, value: buildBidRequest(parseAdCall({ url: '/call', body: { networkId: 1, formats: [{ id: 1, tagId: 'top' }] } }), { id: 'dsp' }) },
@@ -141,10 +147,11 @@ describe('OpenRTB forwarding', () => {
       // 2.5 types user.ext as a free record: check the eids placed in it against the 2.6 EID type.
       { type: 'Eids' as const, value: r25.user?.ext?.eids },
     ];
-    expect(built[0].value.user?.eids).toHaveLength(received.length + 1);
+    expect(built[0].value.user?.eids).toHaveLength(received.length); // id5 removed by the policy, the extra one added
+    expect(both.user?.eids).toHaveLength(received.length);
     expect(checkLiterals(built)).toEqual([]);
     // Control: the check does see a key the published type lacks, nested or not, and a wrong placement.
-    const bad = JSON.parse(JSON.stringify(built[0].value));
+    const bad = JSON.parse(JSON.stringify(built[4].value));
     bad.user.eids[0].uids[0].bogus = 1;
     bad.regs.ext = { gdpr: 1 };
     bad.imp[0].formatId = 2;

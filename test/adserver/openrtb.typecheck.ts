@@ -2,10 +2,11 @@
 // published OpenRTB types of npm `iab-openrtb` (v2.6 and v2.5), not only our own.
 import type { BidRequest as BidRequest26, EID as EID26, UID as UID26, User as User26 } from 'iab-openrtb/v26';
 import type { BidRequest as BidRequest25 } from 'iab-openrtb/v25';
-import { buildBidRequest } from '../../src/adserver/index.js';
-import type { AdCall, OrtbBidRequest25, OrtbBidRequest26 } from '../../src/adserver/index.js';
+import { buildBidRequest, createForwardingPolicy } from '../../src/adserver/index.js';
+import type { AdCall, OrtbBidRequest25, OrtbBidRequest26, OrtbBidRequestBoth } from '../../src/adserver/index.js';
 
 declare const call: AdCall;
+const policy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['dsp'] }] });
 
 // iab-openrtb narrows UID.atype to AdCOM's 1 | 2 | 3 and EID.mm to 0..5, but AdCOM 1.0 also allows
 // vendor-specific values >= 500 (PAIR ids use atype 571187). Only those two fields are widened to `number`.
@@ -17,6 +18,10 @@ type Spec26 = Omit<BidRequest26, 'user'> & { user?: User };
 const r26: Spec26 = buildBidRequest(call, { id: 'dsp' });
 const r26explicit: Spec26 = buildBidRequest(call, { id: 'dsp', openrtb: '2.6' });
 const r25: BidRequest25 = buildBidRequest(call, { id: 'legacy', openrtb: '2.5' });
+// With a forwarding policy, and for a partner reading both places (a 2.6 request whose ext also holds the 2.5 fields).
+const r26policy: Spec26 = buildBidRequest(call, { id: 'dsp', gvlVendorId: 45 }, { policy });
+const r25policy: BidRequest25 = buildBidRequest(call, { id: 'legacy', openrtb: '2.5', gvlVendorId: 45 }, { policy });
+const rBoth: Spec26 = buildBidRequest(call, { id: 'both', openrtb: 'both', gvlVendorId: 45 }, { policy });
 
 // Every key we emit must be a key the published type declares (assignability alone would let extra keys through).
 type KeysWithin<Ours, Theirs> = Exclude<keyof NonNullable<Ours>, keyof NonNullable<Theirs>> extends never ? true : false;
@@ -31,7 +36,10 @@ const checks: [
   KeysWithin<OrtbBidRequest25, BidRequest25>,
   KeysWithin<OrtbBidRequest25['user'], BidRequest25['user']>,
   KeysWithin<OrtbBidRequest25['regs'], BidRequest25['regs']>,
-] = [true, true, true, true, true, true, true, true, true, true];
+  KeysWithin<OrtbBidRequestBoth, BidRequest26>,
+  KeysWithin<OrtbBidRequestBoth['user'], BidRequest26['user']>,
+  KeysWithin<OrtbBidRequestBoth['regs'], BidRequest26['regs']>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true];
 
 // Controls: these must be rejected, or the published types did not load and the check above proves nothing.
 // @ts-expect-error an EID without uids is not an OpenRTB 2.6 EID
@@ -39,4 +47,4 @@ const noUids: Spec26 = { id: '1', imp: [], user: { eids: [{ source: 'x.example' 
 // @ts-expect-error OpenRTB 2.5 has no user.eids
 const v25Eids: BidRequest25['user'] = { eids: [] };
 
-export { r26, r26explicit, r25, checks, noUids, v25Eids };
+export { r26, r26explicit, r25, r26policy, r25policy, rBoth, checks, noUids, v25Eids };

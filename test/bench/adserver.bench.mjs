@@ -4,6 +4,7 @@
 import { decodeBase64Json } from '../../dist/node/core/index.js';
 import { parseAdCall } from '../../dist/node/adserver/index.js';
 import { eids } from './eids.mjs';
+import { interleavedRounds } from './rounds.mjs';
 
 const BUDGET = 2;
 // Many short rounds, each timing every case back to back, so a busy machine slows both sides of a ratio alike.
@@ -32,28 +33,9 @@ const cases = {
 const check = parseAdCall({ url, headers });
 if (check.eids.length !== 10 || check.issues.length) throw new Error(`bench input did not parse cleanly: ${JSON.stringify(check.issues)}`);
 
-function time(fn, n) {
-  const t0 = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) fn();
-  return Number(process.hrtime.bigint() - t0) / n;
-}
-
 const names = Object.keys(cases);
 const BASE = names[0];
-for (const fn of Object.values(cases)) time(fn, WARMUP);
-globalThis.gc?.(); // once, before measuring: a forced collection inside the rounds only adds outliers
-const perOp = Object.fromEntries(names.map((k) => [k, []]));
-const ratios = Object.fromEntries(names.map((k) => [k, []]));
-for (let r = 0; r < ROUNDS; r++) {
-  // Alternate the order each round so neither side always runs first.
-  const order = r % 2 ? [...names].reverse() : names;
-  const t = {};
-  for (const name of order) t[name] = time(cases[name], ITERATIONS);
-  for (const name of names) {
-    perOp[name].push(t[name]);
-    ratios[name].push(t[name] / t[BASE]);
-  }
-}
+const { perOp, ratios } = interleavedRounds(cases, { rounds: ROUNDS, iterations: ITERATIONS, warmup: WARMUP });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(`eids parameter: ${param.length} characters; ${ROUNDS} interleaved rounds of ${ITERATIONS} after a warm-up of ${WARMUP}`);
 // The machine's speed drifts between rounds (other processes), so each ratio is taken within a round, then

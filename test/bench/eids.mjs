@@ -1,4 +1,5 @@
-// Ten realistic eids (one per provider, one unregistered), shared by the ad-server benchmarks.
+// The 10 eids of a typical ad call, shared by the benchmarks: known and unknown sources, ext, vendor atype.
+/** Ten eids as the tag sends them. */
 export const eids = [
   { source: 'id5-sync.com', uids: [{ id: 'ID5*Kj3Ld9s8FJwe0_Zx4mT1rQ2vY7uB6nC5aE8hG0iP3oL1kM9', atype: 1, ext: { linkType: 2, abTestingControlGroup: false } }] },
   { source: 'uidapi.com', uids: [{ id: 'A4AAAABnF9vZx8mJkQ2pL7rT3yU1wE5iO0aS6dF4gH8jK2lZ9xC3vB7nM1qW5eR', atype: 3 }] },

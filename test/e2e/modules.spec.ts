@@ -130,11 +130,12 @@ test('an email typed into a form added after load is hashed and sent, and never 
   await page.waitForFunction(() => !!localStorage.getItem('_sas_hem'));
   const { eids } = await displayCall(page);
   const hash = createHash('sha256').update('jane.doe+promo@example.com').digest('hex');
-  expect(eids).toContainEqual({ source: 'hemsha256', uids: [{ id: hash, atype: 3 }] });
+  // Module eids carry provenance: the page (an IP host is its own registrable domain) inserted them, authenticated (mm 3).
+  expect(eids).toContainEqual({ source: 'hemsha256', uids: [{ id: hash, atype: 3 }], inserter: '127.0.0.1', mm: 3 });
   // A POST call too, so bodies are checked as well as URLs.
   const post = page.waitForRequest((r) => new URL(r.url()).pathname === '/genericpost');
   await page.click('#call-generic');
-  expect(JSON.parse((await post).postData()!).eids).toContainEqual({ source: 'hemsha256', uids: [{ id: hash, atype: 3 }] });
+  expect(JSON.parse((await post).postData()!).eids).toContainEqual({ source: 'hemsha256', uids: [{ id: hash, atype: 3 }], inserter: '127.0.0.1', mm: 3 });
   const forms = [email, email.toLowerCase(), encodeURIComponent(email), encodeURIComponent(email.toLowerCase()), 'jane.doe%2Bpromo', 'jane.doe+promo@'];
   for (const r of all) {
     const text = r.url() + '\n' + (r.postData() ?? '') + '\n' + JSON.stringify(await r.allHeaders());

@@ -83,10 +83,11 @@ test('report.json counts every call the tag made, with the right providers, uid 
   expect(row.userId).toEqual({ uid: 4, pid: 0, none: 0 });
   expect(lastCalls.map((c) => c.endpoint)).toEqual(['call', 'genericpost', 'ac', 'ac']);
 
-  // Every call is forwarded with all its eids: user.eids (OpenRTB 2.6), user.ext.eids (2.5), and the DMP's one provider.
+  // Every call is forwarded under the demo's policy: user.eids (OpenRTB 2.6), user.ext.eids (2.5) without the
+  // hashed email (one buyer only), and the DMP's one provider.
   const forwarded = Object.fromEntries(lastCalls[0].bidRequests.map((b) => [b.partner.id, b.request.user]));
   expect(forwarded['dsp-ortb26']?.eids).toHaveLength(5);
-  expect(forwarded['dsp-ortb25']?.ext?.eids).toHaveLength(5);
+  expect(forwarded['dsp-ortb25']?.ext?.eids).toEqual(EIDS.filter((e) => e.source !== 'hemsha256'));
   expect(forwarded['dmp-uid2']?.eids).toEqual([EIDS[1]]);
 });
 
@@ -113,11 +114,18 @@ test('the live report page shows the dimensions table, the chart and the last ca
   await expect(page.locator('#calls .call').first()).toContainText('id5-sync.com');
   await page.locator('#calls details').first().locator('summary').click();
   await expect(page.locator('#calls details pre').first()).toContainText('"eids"');
+  // Per partner, what it receives and what the policy removed, with the reason.
+  await expect(page.locator('#calls .call').first().locator('tr[data-partner="dsp-ortb26"]')).toContainText('none');
+  await expect(page.locator('#calls .call').first().locator('tr[data-partner="dmp-uid2"]')).toContainText("id5-sync.com: a DMP receives only its preferred provider's eids (Unified ID 2.0)");
 
   // The sample call carries a reference envelope: the page shows the ids it held.
   await page.click('#sample');
   await expect(page.locator('#calls .call')).toHaveCount(2);
   await expect(page.locator('#calls .call').first()).toContainText('From the envelope: liveramp.com, uidapi.com, euid.eu, epsilon.com, yahoo.com');
+  // The sealed envelope goes to no partner; the ids opened from it (inserter eidkit.demo) go to every DSP.
+  const dsp = page.locator('#calls .call').first().locator('tr[data-partner="dsp-ortb26"]');
+  await expect(dsp).toContainText('liveramp.com: permissions[2] (source liveramp.com) allows no partner');
+  await expect(dsp.locator('td').nth(1)).toContainText('liveramp.com (inserter eidkit.demo)');
   expect(errors).toEqual([]);
 });
 

@@ -6,6 +6,7 @@
 import type { Eid } from '../../core/index.js';
 import type { CallType, CmpCall, ConsentState, TagExtension, TagHost } from '../extension.js';
 import { mayRunModule } from '../consent-rules.js';
+import { registrableDomain, stampProvenance } from './_provenance.js';
 
 /** A running module: gives its eids for a call, and can be stopped when consent is withdrawn. */
 export interface ModuleRun {
@@ -35,6 +36,12 @@ export interface ModuleDefinition {
   gvl: number;
   /** Starts the module once consent allows it; undefined when its settings do not let it run (it says why in debug). */
   start(ctx: ModuleContext): ModuleRun | undefined;
+  /**
+   * Provenance of its eids: `inserter` is the page's (`setup({ inserter })`, else its registrable domain) and
+   * `mm` comes from this function (undefined: left unset). `false` leaves the eids exactly as the module gives
+   * them (the Prebid bridge passes on eids other parties already stamped).
+   */
+  mm?: false | ((eid: Eid) => number | undefined);
 }
 
 type Win = Record<string, any>;
@@ -96,6 +103,7 @@ export function defineModule(def: ModuleDefinition): TagExtension {
   let run: ModuleRun | undefined;
   let off = true;
   let started = false;
+  let inserter = '';
   const tag = `${def.name}:`;
 
   // Starts the module when consent allows it, stops it when consent is withdrawn; returns the run or undefined.
@@ -144,10 +152,14 @@ export function defineModule(def: ModuleDefinition): TagExtension {
       const c = await consentOf(h);
       const r = h.guard(() => sync(c), def.name);
       if (!r) return report(def.name, mayRunModule(c, def.gvl) ? 'no id' : 'no consent'), {};
-      const eids = await r.eids(call, c);
-      report(def.name, eids && eids.length ? 'found' : 'no id', eids);
-      if (eids && eids.length) h.log(tag, 'eids', eids);
-      return { eids: eids || [] };
+      let eids = (await r.eids(call, c)) || [];
+      if (eids.length && def.mm !== false) {
+        const configured = h.options().inserter;
+        eids = stampProvenance(eids, () => (typeof configured === 'string' && configured ? configured : (inserter ||= registrableDomain())), def.mm);
+      }
+      report(def.name, eids.length ? 'found' : 'no id', eids);
+      if (eids.length) h.log(tag, 'eids', eids);
+      return { eids };
     },
   };
 }

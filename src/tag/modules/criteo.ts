@@ -4,7 +4,7 @@
  * `window.Criteo`); it never loads that script and never sends the marketing-side bundle (`cto_bundle`).
  * Page flag: `window.sas_disable_criteo = true`.
  */
-import { defineModule, registerExtension, type ModuleRun } from './_module.js';
+import { defineModule, registerExtension, type ModuleDefinition, type ModuleRun } from './_module.js';
 import { readCookie, readLocal } from './_storage.js';
 
 /** The storage key of the provider's ad-side id. */
@@ -22,7 +22,10 @@ export function startCriteo(): ModuleRun {
   };
 }
 
+/** The module's definition (exported for tests, which make fresh instances of it). */
+export const criteoModule: ModuleDefinition = { name: 'criteo', gvl: 91, start: startCriteo };
+
 /** The ad-side id reader (TCF vendor 91, Criteo). */
-export const criteo = defineModule({ name: 'criteo', gvl: 91, start: startCriteo });
+export const criteo = defineModule(criteoModule);
 
 registerExtension(criteo);

@@ -8,7 +8,7 @@
 import type { Eid } from '../../core/index.js';
 import type { ConsentState } from '../extension.js';
 import { consentParams } from '../consent-rules.js';
-import { defineModule, registerExtension, type ModuleContext, type ModuleRun } from './_module.js';
+import { defineModule, registerExtension, type ModuleDefinition, type ModuleContext, type ModuleRun } from './_module.js';
 import { loadItem, removeItem, saveItem } from './_storage.js';
 
 /** The service's partner number at the provider (extended-ids.md §4: it cannot change). */
@@ -155,7 +155,20 @@ export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
   };
 }
 
+/**
+ * Match method from the provider's answer (`ext.linkType`): 2, linked through a deterministic signal such as a
+ * login, is authenticated (mm 3); 1, linked through the provider's graph, is inferred (mm 5); without a link
+ * the provider says nothing of how the id was matched, so mm stays unset. Exported for tests.
+ */
+export const idLinkingMm = (eid: Eid): number | undefined => {
+  const link = eid.uids[0]?.ext?.linkType;
+  return link === 2 ? 3 : link === 1 ? 5 : undefined;
+};
+
+/** The module's definition (exported for tests, which make fresh instances of it). */
+export const idLinkingModule: ModuleDefinition = { name: 'idLinking', gvl: 131, start: startIdLinking, mm: idLinkingMm };
+
 /** The identifier-linking extension (TCF vendor 131, ID5). */
-export const idLinking = defineModule({ name: 'idLinking', gvl: 131, start: startIdLinking });
+export const idLinking = defineModule(idLinkingModule);
 
 registerExtension(idLinking);

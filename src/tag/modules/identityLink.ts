@@ -7,7 +7,7 @@
  * Page flag: `window.sas_disable_identityLink = true`.
  */
 import type { Eid } from '../../core/index.js';
-import { defineModule, registerExtension, type ModuleContext, type ModuleRun } from './_module.js';
+import { defineModule, registerExtension, type ModuleDefinition, type ModuleContext, type ModuleRun } from './_module.js';
 import { normaliseEmail } from './_email.js';
 import { sha256Hex } from './_sha256.js';
 import { loadItem, readCookie, readLocal, removeItem, saveItem, type StorageType } from './_storage.js';
@@ -157,7 +157,13 @@ export function startIdentityLink(ctx: ModuleContext): ModuleRun | undefined {
   };
 }
 
-/** The identity-link extension (TCF vendor 97, LiveRamp). */
-export const identityLink = defineModule({ name: 'identityLink', gvl: 97, start: startIdentityLink });
+/** The module's definition (exported for tests, which make fresh instances of it). */
+export const identityLinkModule: ModuleDefinition = { name: 'identityLink', gvl: 97, start: startIdentityLink, mm: () => 3 };
+
+/**
+ * The identity-link extension (TCF vendor 97, LiveRamp). Its ids come from an email the user typed or logged in
+ * with (the hash, and the envelope the provider built from it): match method 3, authenticated.
+ */
+export const identityLink = defineModule(identityLinkModule);
 
 registerExtension(identityLink);

@@ -6,7 +6,7 @@
  * Page flag: `window.sas_disable_prebid = true`.
  */
 import type { Eid } from '../../core/index.js';
-import { defineModule, registerExtension, type ModuleContext, type ModuleRun } from './_module.js';
+import { defineModule, registerExtension, type ModuleDefinition, type ModuleContext, type ModuleRun } from './_module.js';
 
 /** Starts the bridge under `ctx`. Exported for tests. */
 export function startPrebid(ctx: ModuleContext): ModuleRun | undefined {
@@ -32,7 +32,13 @@ export function startPrebid(ctx: ModuleContext): ModuleRun | undefined {
   };
 }
 
-/** The header-bidding bridge (reads ids the page already has; the ad service is TCF vendor 45). */
-export const prebid = defineModule({ name: 'prebid', gvl: 45, start: startPrebid });
+/** The module's definition (exported for tests, which make fresh instances of it). */
+export const prebidModule: ModuleDefinition = { name: 'prebid', gvl: 45, start: startPrebid, mm: false };
+
+/**
+ * The header-bidding bridge (reads ids the page already has; the ad service is TCF vendor 45). Its eids go on
+ * unchanged (`mm: false`): Prebid's id modules set their own inserter, matcher and mm.
+ */
+export const prebid = defineModule(prebidModule);
 
 registerExtension(prebid);

@@ -5,7 +5,7 @@
  * UID 2.0 is not offered to European users. Page flag: `window.sas_disable_uid2 = true`.
  */
 import type { Eid } from '../../core/index.js';
-import { defineModule, registerExtension, type ModuleRun } from './_module.js';
+import { defineModule, registerExtension, type ModuleDefinition, type ModuleRun } from './_module.js';
 
 // The SDK's synchronous getter, else its async one (the host's bound limits the wait).
 function token(sdk: any): string | undefined | Promise<string | undefined> {
@@ -37,7 +37,10 @@ export function startUid2(): ModuleRun {
   };
 }
 
+/** The module's definition (exported for tests, which make fresh instances of it). */
+export const uid2Module: ModuleDefinition = { name: 'uid2', gvl: 21, start: startUid2 };
+
 /** The unified id reader (TCF vendor 21, The Trade Desk). */
-export const uid2 = defineModule({ name: 'uid2', gvl: 21, start: startUid2 });
+export const uid2 = defineModule(uid2Module);
 
 registerExtension(uid2);

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defineModule } from '../../../src/tag/modules/_module.js';
-import { CACHE_KEY, parseResponse, startIdLinking, toEid } from '../../../src/tag/modules/idLinking.js';
+import { CACHE_KEY, idLinkingModule, idLinkingMm, parseResponse, toEid } from '../../../src/tag/modules/idLinking.js';
 import { callOnce, fakeHost, gdprState, operatorEnables, resetPage, storageSnapshot } from './_host.js';
 
 // A local stand-in for the provider endpoint that records every request (no global fetch patching).
@@ -34,7 +34,7 @@ const ok = (id = 'ID5*abc', extra: Record<string, unknown> = {}) => ({
   status: 200,
   body: { universal_uid: id, signature: 'sig-1', ext: { linkType: 2, abTestingControlGroup: false }, ...extra },
 });
-const make = () => defineModule({ name: 'idLinking', gvl: 131, start: startIdLinking });
+const make = () => defineModule(idLinkingModule);
 const hostWith = (settings: Record<string, unknown>, consent: any = { ready: true }) =>
   fakeHost({ modules: { idLinking: { url: base, ...settings } } }, consent);
 const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
@@ -50,7 +50,8 @@ afterEach(() => resetPage());
 describe('idLinking', () => {
   test('requests the id as partner 102 and emits an id5-sync.com eid with linkType and abTestingControlGroup', async () => {
     const out = await callOnce(make(), hostWith({}));
-    expect(out.eids).toEqual([{ source: 'id5-sync.com', uids: [{ id: 'ID5*abc', atype: 1, ext: { linkType: 2, abTestingControlGroup: false } }] }]);
+    // linkType 2 (linked through a deterministic signal) is an authenticated match; the page inserted it.
+    expect(out.eids).toEqual([{ source: 'id5-sync.com', uids: [{ id: 'ID5*abc', atype: 1, ext: { linkType: 2, abTestingControlGroup: false } }], inserter: 'localhost', mm: 3 }]);
     expect(requests).toHaveLength(1);
     expect(requests[0].url).toBe('/g/v2/102.json');
     expect(requests[0].body).toMatchObject({ partner: 102, gdpr: 0 });

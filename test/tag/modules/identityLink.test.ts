@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { defineModule } from '../../../src/tag/modules/_module.js';
-import { decodeEnvelope, ENVELOPE_KEY, HASH_KEY, readSettings, startIdentityLink } from '../../../src/tag/modules/identityLink.js';
+import { decodeEnvelope, ENVELOPE_KEY, HASH_KEY, identityLinkModule, readSettings, startIdentityLink } from '../../../src/tag/modules/identityLink.js';
 import { loadItem } from '../../../src/tag/modules/_storage.js';
 import { sha256HexSync } from '../../../src/tag/modules/_sha256.js';
 import { callOnce, fakeHost, gdprState, operatorEnables, resetPage, storageSnapshot } from './_host.js';
@@ -12,7 +12,9 @@ const HASH = sha256HexSync('janedoe@gmail.com');
 // Every run is stopped after its test: a live MutationObserver from one test must not see the next test's DOM.
 const runs: Array<{ stop?(): void }> = [];
 const make = () =>
-  defineModule({ name: 'identityLink', gvl: 97, start: (ctx) => { const r = startIdentityLink(ctx); if (r) runs.push(r); return r; } });
+  defineModule({ ...identityLinkModule, start: (ctx) => { const r = startIdentityLink(ctx); if (r) runs.push(r); return r; } });
+// Its ids come from an email the user gave: authenticated (mm 3); the page (localhost in happy-dom) inserted them.
+const PROVENANCE = { inserter: 'localhost', mm: 3 };
 const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
 const envelopeCookie = (env: string) => btoa(JSON.stringify({ timestamp: Date.now(), version: 1, envelope: env }));
 let ext: ReturnType<typeof make>;
@@ -66,7 +68,7 @@ describe('identityLink detection', () => {
   test('hashes a normalised email from the URL parameter and emits a hemsha256 eid', async () => {
     history.replaceState(null, '', '/page?email=' + encodeURIComponent(EMAIL));
     const out = await callOnce(ext, setupWith({ placementId: 1 }));
-    expect(out.eids).toEqual([{ source: 'hemsha256', uids: [{ id: HASH, atype: 3 }] }]);
+    expect(out.eids).toEqual([{ source: 'hemsha256', uids: [{ id: HASH, atype: 3 }], ...PROVENANCE }]);
   });
 
   test('reads a custom urlParameter', async () => {
@@ -205,13 +207,13 @@ describe('identityLink envelope', () => {
   test('emits the _lr_env cookie envelope as a liveramp.com eid', async () => {
     document.cookie = `${ENVELOPE_KEY}=${envelopeCookie('ENV-COOKIE')};path=/`;
     const out = await callOnce(ext, setupWith({ placementId: 1 }));
-    expect(out.eids).toEqual([{ source: 'liveramp.com', uids: [{ id: 'ENV-COOKIE', atype: 3 }] }]);
+    expect(out.eids).toEqual([{ source: 'liveramp.com', uids: [{ id: 'ENV-COOKIE', atype: 3 }], ...PROVENANCE }]);
   });
 
   test('falls back to the _lr_env localStorage entry', async () => {
     localStorage.setItem(ENVELOPE_KEY, envelopeCookie('ENV-LOCAL'));
     const out = await callOnce(ext, setupWith({ placementId: 1 }));
-    expect(out.eids?.[0]).toEqual({ source: 'liveramp.com', uids: [{ id: 'ENV-LOCAL', atype: 3 }] });
+    expect(out.eids?.[0]).toEqual({ source: 'liveramp.com', uids: [{ id: 'ENV-LOCAL', atype: 3 }], ...PROVENANCE });
   });
 
   test("prefers the provider script's retrieveEnvelope API", async () => {
@@ -220,8 +222,8 @@ describe('identityLink envelope', () => {
     history.replaceState(null, '', '/page?email=' + encodeURIComponent(EMAIL));
     const out = await callOnce(ext, setupWith({ placementId: 1 }));
     expect(out.eids).toEqual([
-      { source: 'hemsha256', uids: [{ id: HASH, atype: 3 }] },
-      { source: 'liveramp.com', uids: [{ id: 'ENV-ATS', atype: 3 }] },
+      { source: 'hemsha256', uids: [{ id: HASH, atype: 3 }], ...PROVENANCE },
+      { source: 'liveramp.com', uids: [{ id: 'ENV-ATS', atype: 3 }], ...PROVENANCE },
     ]);
   });
 

@@ -1,9 +1,9 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { defineModule } from '../../../src/tag/modules/_module.js';
-import { startCriteo } from '../../../src/tag/modules/criteo.js';
-import { startUid2 } from '../../../src/tag/modules/uid2.js';
-import { startPrebid } from '../../../src/tag/modules/prebid.js';
+import { criteoModule } from '../../../src/tag/modules/criteo.js';
+import { uid2Module } from '../../../src/tag/modules/uid2.js';
+import { prebidModule } from '../../../src/tag/modules/prebid.js';
 import { callOnce, fakeHost, gdprState, operatorEnables, resetPage } from './_host.js';
 
 const w = window as any;
@@ -13,16 +13,18 @@ beforeEach(() => {
 });
 afterEach(() => resetPage());
 
-const criteo = () => defineModule({ name: 'criteo', gvl: 91, start: startCriteo });
-const uid2 = () => defineModule({ name: 'uid2', gvl: 21, start: startUid2 });
-const prebid = () => defineModule({ name: 'prebid', gvl: 45, start: startPrebid });
+const criteo = () => defineModule(criteoModule);
+const uid2 = () => defineModule(uid2Module);
+const prebid = () => defineModule(prebidModule);
+// Readers stamp the page as inserter (happy-dom's page is on localhost) and leave mm to the provider: unset.
+const PAGE = { inserter: 'localhost' };
 
 describe('criteo reader', () => {
   test('transfers the ad-side id when the provider script is on the page', async () => {
     w.criteo_pubtag = {};
     document.cookie = 'cto_bidid=BID123;path=/';
     document.cookie = 'cto_bundle=BUNDLE;path=/';
-    expect((await callOnce(criteo(), fakeHost())).eids).toEqual([{ source: 'criteo.com', uids: [{ id: 'BID123', atype: 1 }] }]);
+    expect((await callOnce(criteo(), fakeHost())).eids).toEqual([{ source: 'criteo.com', uids: [{ id: 'BID123', atype: 1 }], ...PAGE }]);
   });
 
   test('reads localStorage too, and never sends the marketing-side bundle', async () => {
@@ -30,7 +32,7 @@ describe('criteo reader', () => {
     localStorage.setItem('cto_bidid', 'BIDLS');
     localStorage.setItem('cto_bundle', 'BUNDLE');
     const out = await callOnce(criteo(), fakeHost());
-    expect(out.eids).toEqual([{ source: 'criteo.com', uids: [{ id: 'BIDLS', atype: 1 }] }]);
+    expect(out.eids).toEqual([{ source: 'criteo.com', uids: [{ id: 'BIDLS', atype: 1 }], ...PAGE }]);
     expect(JSON.stringify(out)).not.toContain('BUNDLE');
   });
 
@@ -50,18 +52,18 @@ describe('criteo reader', () => {
 describe('unified id reader', () => {
   test('reads the UID 2.0 SDK token as uidapi.com', async () => {
     w.__uid2 = { getAdvertisingToken: () => 'UID2TOKEN' };
-    expect((await callOnce(uid2(), fakeHost())).eids).toEqual([{ source: 'uidapi.com', uids: [{ id: 'UID2TOKEN', atype: 3 }] }]);
+    expect((await callOnce(uid2(), fakeHost())).eids).toEqual([{ source: 'uidapi.com', uids: [{ id: 'UID2TOKEN', atype: 3 }], ...PAGE }]);
   });
 
   test('reads the European SDK token as euid.eu, waiting for its async getter', async () => {
     w.__euid = { getAdvertisingToken: () => undefined, getAdvertisingTokenAsync: () => new Promise((r) => setTimeout(() => r('EUIDTOKEN'), 5)) };
-    expect((await callOnce(uid2(), fakeHost())).eids).toEqual([{ source: 'euid.eu', uids: [{ id: 'EUIDTOKEN', atype: 3 }] }]);
+    expect((await callOnce(uid2(), fakeHost())).eids).toEqual([{ source: 'euid.eu', uids: [{ id: 'EUIDTOKEN', atype: 3 }], ...PAGE }]);
   });
 
   test('where GDPR applies only the European id is sent, and only with vendor 21 consent', async () => {
     w.__uid2 = { getAdvertisingToken: () => 'UID2TOKEN' };
     w.__euid = { getAdvertisingToken: () => 'EUIDTOKEN' };
-    expect((await callOnce(uid2(), fakeHost({}, gdprState([1, 2], [21])))).eids).toEqual([{ source: 'euid.eu', uids: [{ id: 'EUIDTOKEN', atype: 3 }] }]);
+    expect((await callOnce(uid2(), fakeHost({}, gdprState([1, 2], [21])))).eids).toEqual([{ source: 'euid.eu', uids: [{ id: 'EUIDTOKEN', atype: 3 }], ...PAGE }]);
     expect(await callOnce(uid2(), fakeHost({}, gdprState([1, 2], [45])))).toEqual({});
   });
 

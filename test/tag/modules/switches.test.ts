@@ -54,7 +54,7 @@ describe('module switches', () => {
     operatorEnables('probe');
     const { ext, starts } = probe();
     const host = fakeHost({});
-    expect(await callOnce(ext, host)).toEqual({ eids: [{ source: 'probe.example', uids: [{ id: 'p1' }] }] });
+    expect(await callOnce(ext, host)).toEqual({ eids: [{ source: 'probe.example', uids: [{ id: 'p1' }], inserter: 'localhost' }] });
     await ext.beforeCall!({ type: 'generic' });
     expect(starts).toEqual([1]);
   });
