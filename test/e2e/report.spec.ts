@@ -135,7 +135,7 @@ test('the chart keeps provider bars together before the uid / pid bars, charts "
   await sendCalls(page, { uid: 'u-1' }, [EIDS[0]], ['std']);
   await sendCalls(page, { networkid: 4321 }, [EIDS[1]], ['std']);
   await sendCalls(page, { networkid: 4321 }, [], ['std']);
-  await page.goto(new URL('report', demo.url).href);
+  await page.goto(new URL('report', demo().url).href);
   await expect(page.locator('#chart rect.bar')).toHaveCount(6);
   const labels = await page.locator('#chart rect.bar').evaluateAll((rects) => rects.map((r) => r.getAttribute('data-label')));
   expect(labels).toEqual(['ID5 (2)', 'Unified ID 2.0 (4)', 'no eids', 'with uid', 'with pid', 'all ad calls']);
