@@ -121,7 +121,8 @@ export function formatDecodeOutput(out: DecodeOutput): string {
       ['network', c.networkId],
       ['site', c.siteId],
       ['page', c.pageId],
-      ['formats', c.formats.map((f) => f.id).join(', ') || undefined],
+      // "format ids": an OpenRTB imp without a format id reads as id 0, which must not look like a count.
+      ['format ids', c.formats.map((f) => f.id).join(', ') || undefined],
       ['uid', c.uid],
     ].filter(([, v]) => v !== undefined);
     lines.push(fields.map(([k, v]) => `${k}: ${v}`).join('  '));
