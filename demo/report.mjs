@@ -45,7 +45,7 @@ export const DEMO_DMPS = parseDmpConfig([
 ]);
 
 /**
- * The demo's forwarding policy (README "Forwarding policy"): hashed emails go to one buyer only; ids this server
+ * The demo's forwarding policy (docs/ad-server.md "Forwarding policy"): hashed emails go to one buyer only; ids this server
  * opened from an envelope (inserter eidkit.demo) go to everyone, the sealed envelope itself to no one; the
  * publisher's first-party id is sent whatever the consent signals.
  */

@@ -60,7 +60,7 @@ describe('the packed package installed into another project', () => {
     expect(existsSync(join(installed, 'test'))).toBe(false);
   });
 
-  test('every Node entry point imports and exports what the README shows', () => {
+  test('every Node entry point imports and exports what the README and the guides show', () => {
     const out = node([
       '--input-type=module',
       '-e',

@@ -4,7 +4,7 @@
  * a publisher-link id and a connect id `yahoo.com`) as extra eids when forwarding.
  *
  * The provider's real envelope format is private. Decryption is therefore a pluggable step
- * ({@link EnvelopeDecryptor}); what ships is a REFERENCE format of our own, documented in the README
+ * ({@link EnvelopeDecryptor}); what ships is a REFERENCE format of our own, documented in docs/ad-server.md
  * ("Envelope expansion"), so the whole path can be tested end to end. It is not the provider's format.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
@@ -79,7 +79,7 @@ export async function expandEnvelopes(eids: readonly Eid[], decryptor: EnvelopeD
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// The reference envelope format (README "Envelope expansion"):
+// The reference envelope format (docs/ad-server.md "Envelope expansion"):
 //   ERv1.<keyId>.<iv>.<sealed>   iv: 12 random bytes; sealed: AES-256-GCM ciphertext followed by its 16-byte
 //   tag; iv and sealed in URL-safe Base64 without padding; the additional authenticated data is "ERv1.<keyId>".
 //   The plaintext is UTF-8 JSON {"iat": <unix seconds>, "ids": {"rampId"?, "uid2"?, "euid"?, "publinkId"?,

@@ -153,7 +153,7 @@ function reasonOf(v: Verdict, eid: Eid, partner: DemandPartner, refusal: Consent
 export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): ForwardingPolicy {
   const { cfg, bySource } = compilePolicy(config);
 
-  // Speed (README "Measured"): each partner id named in a rule gets a bit, any other partner the OTHER bit, and
+  // Speed (README "Measured sizes and ratios"): each partner id named in a rule gets a bit, any other partner the OTHER bit, and
   // each rule the bits of its partners, so deciding an eid for a partner is one AND instead of a Set lookup. The
   // bits stay small integers (V8 Smis). With more than 28 named partners the Set lookups stay (judge() below).
   const named = [...new Set([...bySource.values()].flat().flatMap((r) => [...r.partners]))];
@@ -194,7 +194,7 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
 
   // What depends on the call only (decoded signals, each eid's rule) is worked out once and kept for the next
   // partner of the same call: bid requests go out in a loop over partners, and the policy must add little to it
-  // (README "Measured"). The call is taken as unchanged while its requests are built.
+  // (README "Measured sizes and ratios"). The call is taken as unchanged while its requests are built.
   let last: Prepared | undefined;
   const prepare = (call: AdCall, extra: readonly Eid[] | undefined): Prepared => {
     const l = last;

@@ -1,5 +1,5 @@
 /**
- * The size caps applied to every ad call (README "Caps"). Anything over a cap is dropped with an issue;
+ * The size caps applied to every ad call (docs/ad-server.md "Caps"). Anything over a cap is dropped with an issue;
  * the ad call itself always goes on (issue #4: bad input never fails an ad call).
  */
 

@@ -1,4 +1,4 @@
-/** Documented exit codes of the `eidkit` CLI (README "Exit codes"). */
+/** Documented exit codes of the `eidkit` CLI (docs/deals.md "CLI exit codes"). */
 export const EXIT = {
   /** Success. */
   OK: 0,

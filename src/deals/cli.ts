@@ -1,7 +1,7 @@
 /**
  * CLI commands of src/deals, registered on the `eidkit` program by src/cli/index.ts:
  * `deals list|get|create|update|pause|resume|delete|count`, `deals domainlist attach|detach`, `lookups <resource>`,
- * `login`. Data goes to stdout, messages to stderr (src/cli/output.ts); exit codes are documented in the README.
+ * `login`. Data goes to stdout, messages to stderr (src/cli/output.ts); exit codes are documented in docs/deals.md ("CLI exit codes").
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { EXIT } from '../cli/exit-codes.js';

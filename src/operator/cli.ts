@@ -31,7 +31,7 @@ function progress(label: string) {
 
 /** Adds `eidkit tags build` and `eidkit tags serve` to the program. */
 export function registerTagsCommands(program: Command): void {
-  const tags = program.command('tags').description('per-network tag delivery for operators (README "Operator delivery")');
+  const tags = program.command('tags').description('per-network tag delivery for operators (docs/operator.md)');
 
   tags
     .command('build')

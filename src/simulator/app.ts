@@ -1,6 +1,6 @@
 /**
  * The simulator's HTTP routes (hono): auth, lookups, deals. Spec: ../shared/spec/deal-api.md §4, §5, §7, §8.
- * Status codes and error bodies are documented in the README section "simulator".
+ * Status codes and error bodies are documented in docs/simulator.md ("Behaviour, status codes and error bodies").
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';

@@ -30,7 +30,7 @@ export function registerSimulateCommand(program: Command): void {
     .option('--port <n>', 'port to listen on (0 = any free port)', nonNegativeInt('--port'), 4010)
     .option('--host <host>', 'address to bind (loopback by default)', '127.0.0.1')
     .option('--data <file>', 'persist deals and quotas to this JSON file (atomic writes)')
-    .option('--users <file>', 'JSON file of accepted users (README "simulator"); default: the demo users')
+    .option('--users <file>', 'JSON file of accepted users (docs/simulator.md); default: the demo users')
     .option('--seed-deals <n>', 'generate N deals for company 1 when it has none', nonNegativeInt('--seed-deals'), 0)
     .option('--latency <ms>', 'added latency per request', nonNegativeInt('--latency'), 0)
     .action(async (opts: { port: number; host: string; data?: string; users?: string; seedDeals: number; latency: number }) => {

@@ -1,6 +1,6 @@
 /**
  * Simulator users: company (buyer-side) users and DSP callers, each with OAuth client credentials and a login.
- * Loaded from a JSON file (`--users FILE`, shape in the README) or the built-in demo set.
+ * Loaded from a JSON file (`--users FILE`, shape in docs/simulator.md) or the built-in demo set.
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';

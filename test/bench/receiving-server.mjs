@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The receiving-side benchmark's ad server (a child process of receiving.bench.mjs, so the load generator does
-// not share its event loop): the README's hono app on @hono/node-server, with three handlers side by side:
+// not share its event loop): docs/ad-server.md's hono app on @hono/node-server, with three handlers side by side:
 //   /bare    answers 200 and nothing else;
-//   /memory  the README's full receiving path on the in-memory stores: parse, provider log to a sink, report,
+//   /memory  the full receiving path of docs/ad-server.md on the in-memory stores: parse, provider log to a sink, report,
 //            `take` on one cap, OpenRTB bid requests for two partners (serialised, as sending them would);
 //   /redis   the same path on the Redis stores (argv[2] is the redis URL).
 // argv[3] = 'node' serves the same handlers on plain node:http instead; 'hono-request' parses c.req.raw.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Receiving-side throughput, side by side in one run: the README's full receiving path (parse, provider log,
+// Receiving-side throughput, side by side in one run: the full receiving path of docs/ad-server.md (parse, provider log,
 // report, `take` on one cap, OpenRTB for two partners) on the in-memory stores and on the Redis stores (a local
 // redis-server), versus a bare handler on the same HTTP server that only answers 200. Load: autocannon, in this
 // process; the server runs in a child process. Rounds are interleaved so a busy machine slows every case alike.
@@ -28,7 +28,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONNECTIONS = 16;
 const USERS = 500;
 const CASES = ['/bare', '/memory', '/redis'];
-// `node` (default): plain node:http with parseIncomingMessage; `hono`: the README's hono app parsing c.env.incoming;
+// `node` (default): plain node:http with parseIncomingMessage; `hono`: docs/ad-server.md's hono app parsing c.env.incoming;
 // `hono-request`: the hono app parsing its WHATWG Request (c.req.raw) with parseAdCallRequest.
 const SERVER = ['hono', 'hono-request'].includes(process.env.BENCH_SERVER) ? process.env.BENCH_SERVER : 'node';
 

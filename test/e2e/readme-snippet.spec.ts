@@ -1,12 +1,12 @@
-// The README's publisher snippet, taken from README.md as written, in real Chromium: the ad call goes out on a
+// The publisher snippet, taken from docs/tag.md (the tag guide) as written, in real Chromium: the ad call goes out on a
 // page without Prebid.js, and carries Prebid.js's eids on a page with it.
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { startTestServer, type TestServer } from './support/server';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-/** The first html block of the README's tag section: the publisher snippet. */
-const snippet = /## The tag[\s\S]*?```html\n([\s\S]*?)```/.exec(readme)![1]!;
+const guide = readFileSync(new URL('../../docs/tag.md', import.meta.url), 'utf8');
+/** The first html block of the tag guide's "The tag" section: the publisher snippet. */
+const snippet = /## The tag[\s\S]*?```html\n([\s\S]*?)```/.exec(guide)![1]!;
 
 let server: TestServer;
 test.beforeAll(async () => {
@@ -23,7 +23,7 @@ function pageWith(head: string): string {
   return `<!doctype html><html><head><meta charset="utf-8">${head}${local}</head><body></body></html>`;
 }
 
-test('the README snippet sends its ad call on a page without Prebid.js', async ({ page }) => {
+test('the publisher snippet of docs/tag.md sends its ad call on a page without Prebid.js', async ({ page }) => {
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   expect(snippet).toContain("sas.call('std'");
@@ -34,7 +34,7 @@ test('the README snippet sends its ad call on a page without Prebid.js', async (
   expect(errors).toEqual([]);
 });
 
-test('the README snippet puts Prebid.js\'s eids on the ad call when Prebid.js is there', async ({ page }) => {
+test('the publisher snippet of docs/tag.md puts Prebid.js\'s eids on the ad call when Prebid.js is there', async ({ page }) => {
   const eids = [{ source: 'id5-sync.com', uids: [{ id: 'ID5*readme', atype: 1 }] }];
   server.page('/prebid', pageWith(`<script>window.pbjs = { getUserIdsAsEids: function () { return ${JSON.stringify(eids)}; } };</script>`));
   await page.goto(server.url + '/prebid');

@@ -138,7 +138,7 @@ export interface CreateOptions extends CallOptions {
   copyOf?: number | string;
   /**
    * A stable key of yours: written into `callerDealIds` as `eidkit:<key>`, and used to look the deal up when the
-   * answer to the create is lost, so the create is never lost nor doubled (README "Deals as code").
+   * answer to the create is lost, so the create is never lost nor doubled (docs/deals.md "Deals as code").
    */
   key?: string;
 }

@@ -150,7 +150,7 @@ function issuesFrom(body: any): FieldIssue[] {
   return body.errors.map((e: any) => ({ path: String(e?.field ?? e?.path ?? ''), message: String(e?.message ?? 'invalid') }));
 }
 
-/** The deal API's mapping of an error response to a typed error (statuses as documented in the README). */
+/** The deal API's mapping of an error response to a typed error (statuses as documented in docs/simulator.md). */
 export function mapApiError(res: HttpResponse, req: HttpRequest, redact: (s: string) => string): DealApiError {
   const body: any = res.body;
   const serverMessage = typeof body === 'object' && body && typeof body.message === 'string' ? body.message : typeof body === 'string' ? clip(body, 200, redact) : '';

@@ -96,7 +96,7 @@ export const dealWriteFields = {
   identityProviderId: id.nullish(),
   thirdPartyProviderCosts: z.array(ThirdPartyProviderCostSchema).max(100).nullish(),
   isDspSyncEnabled: z.boolean().nullish(),
-  // 2.1 fields the spec names without a definition: types chosen to match their names (README "simulator").
+  // 2.1 fields the spec names without a definition: types chosen to match their names (docs/deals.md "Shared rules").
   salesPersonUserId: id.nullish(),
   ctrTargetingPercentage: percentage.nullish(),
   templateIds: ids.nullish(),
