@@ -68,15 +68,19 @@ describe('the packed package installed into another project', () => {
        const adserver = await import('eidkit/adserver');
        const deals = await import('eidkit/deals');
        const simulator = await import('eidkit/simulator');
+       const operator = await import('eidkit/operator');
+       const prebid = await import('eidkit/prebid');
        const { default: p } = await import('eidkit/package.json', { with: { type: 'json' } });
        console.log(JSON.stringify({
          core: typeof core.validateEids, adserver: typeof adserver.parseAdCall, deals: typeof deals.DealApiClient,
          simulator: typeof simulator.createDealApiSimulator, version: p.version, tag: import.meta.resolve('eidkit/tag'),
+         operator: typeof operator.composeTag, prebid: typeof prebid.register, adapter: import.meta.resolve('eidkit/prebid/adapter'),
        }));`,
     ]);
     const r = JSON.parse(out);
-    expect(r).toMatchObject({ core: 'function', adserver: 'function', deals: 'function', simulator: 'function', version: pkg.version });
+    expect(r).toMatchObject({ core: 'function', adserver: 'function', deals: 'function', simulator: 'function', operator: 'function', prebid: 'function', version: pkg.version });
     expect(readFileSync(fileURLToPath(r.tag), 'utf8')).toMatch(/sas/);
+    expect(readFileSync(fileURLToPath(r.adapter), 'utf8')).toMatch(/registerBidAdapter/);
   });
 
   test('the types resolve for a TypeScript project importing eidkit/deals', () => {
