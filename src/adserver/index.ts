@@ -58,7 +58,7 @@ export type {
 export { MemoryFrequencyCapStore, createFrequencyCapper, cappingUserOf, resolveAlternativeIds } from './capping.js';
 export type { CapPeriod, CapWindow, FrequencyCap, ResolvedCap, ResolvedWindow } from './cap-windows.js';
 export { defineFrequencyCap, resolveCap, periodStart, LIFETIME_MS } from './cap-windows.js';
-export type { RedisClientLike } from './redis-client.js';
+export type { IoredisLike, RedisClientInput, RedisClientLike } from './redis-client.js';
 export type { RedisFrequencyCapStoreOptions } from './redis-capping.js';
 export { createRedisFrequencyCapStore } from './redis-capping.js';
 export type { EnvelopeDecryptor, ExpandOptions, ReferenceEnvelopeIds, EnvelopeKeys, ReferenceDecryptorOptions } from './envelope.js';

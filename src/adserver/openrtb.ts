@@ -130,13 +130,22 @@ export function eidsForPartner(eids: readonly Eid[], partner: DemandPartner): Ei
   return eids.filter((e) => providerForSource(e.source).id === preferred.id);
 }
 
+// The last referer's host: calls from one page arrive in runs, and each call builds a request per partner.
+let lastReferer = '';
+let lastHost: string | undefined;
+
 function hostOf(url: string | undefined): string | undefined {
   if (!url) return undefined;
+  if (url === lastReferer) return lastHost;
+  let host: string | undefined;
   try {
-    return new URL(url).hostname || undefined;
+    host = new URL(url).hostname || undefined;
   } catch {
-    return undefined;
+    host = undefined;
   }
+  lastReferer = url;
+  lastHost = host;
+  return host;
 }
 
 /**
@@ -156,17 +165,19 @@ export function buildBidRequest(call: AdCall, partner: DemandPartner, options: B
   // Where each field goes: its 2.6 place, its 2.5 place (`ext`), or both.
   const in26 = partner.openrtb !== '2.5';
   const in25 = partner.openrtb === '2.5' || partner.openrtb === 'both';
-  const eids = (options.policy ? options.policy.eidsFor(call, partner, options.extraEids) : eidsForPartner([...call.eids, ...(options.extraEids ?? [])], partner)) as OrtbEid[];
+  const eids = (options.policy ? options.policy.eidsFor(call, partner, options.extraEids) : eidsForPartner(options.extraEids?.length ? [...call.eids, ...options.extraEids] : call.eids, partner)) as OrtbEid[];
   const formats = call.formats.length ? call.formats : [{ id: 0 }];
   const secure = call.referer?.startsWith('https:') ? 1 : undefined;
   const req: OrtbBidRequestBase & { user?: Record<string, unknown>; regs?: Record<string, unknown> } = {
     id: options.id ?? randomUUID(),
-    imp: formats.map((f, i) => ({
-      id: String(i + 1),
-      ...(f.tagId !== undefined ? { tagid: f.tagId } : f.id ? { tagid: String(f.id) } : {}),
-      ...(secure ? { secure } : {}),
-      ...(f.id ? { ext: { formatId: f.id } } : {}),
-    })),
+    imp: formats.map((f, i) => {
+      const imp: OrtbBidRequestBase['imp'][number] = { id: String(i + 1) };
+      if (f.tagId !== undefined) imp.tagid = f.tagId;
+      else if (f.id) imp.tagid = String(f.id);
+      if (secure) imp.secure = secure;
+      if (f.id) imp.ext = { formatId: f.id };
+      return imp;
+    }),
     at: options.at ?? 1,
     tmax: options.tmax ?? 300,
     cur: options.cur ?? ['EUR'],

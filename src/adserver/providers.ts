@@ -2,7 +2,7 @@
  * Provider logging (extended-ids.md §1, §2.2): each eid's source maps through the registry to a provider id and
  * name, unknown sources to `Unknown` (0); one log record per ad call lists the provider ids present.
  */
-import { providerForSource } from '../core/index.js';
+import { providerForSource, providerIdForSource } from '../core/index.js';
 import type { Eid, Provider } from '../core/index.js';
 import type { AdCall } from './parse.js';
 
@@ -23,7 +23,33 @@ export function providerHits(eids: readonly Eid[]): ProviderHit[] {
 
 /** The distinct provider ids present in the eids, ascending (0 once, however many unknown sources). */
 export function providerIdsOf(eids: readonly Eid[]): number[] {
-  return [...new Set(eids.map((e) => providerForSource(e.source).id))].sort((a, b) => a - b);
+  // Every ad call runs this (log and report): a sorted insert into a short array, no Set, no provider objects.
+  const ids: number[] = [];
+  for (let e = 0; e < eids.length; e++) insertSorted(ids, idOfSource(eids[e].source));
+  return ids;
+}
+
+// Registry ids of the sources seen, by exact spelling: the registry's lookup trims, lowercases and scans its list.
+// Bounded, since sources come from the network.
+const sourceIds = new Map<string, number>();
+const MAX_CACHED_SOURCES = 1_000;
+
+/** The registry id of an eid source, memoised. */
+function idOfSource(source: string): number {
+  let id = sourceIds.get(source);
+  if (id === undefined) {
+    id = providerIdForSource(source);
+    if (sourceIds.size < MAX_CACHED_SOURCES) sourceIds.set(source, id);
+  }
+  return id;
+}
+
+/** Adds `id` to the ascending, distinct `ids` unless already there. */
+function insertSorted(ids: number[], id: number): void {
+  let i = ids.length;
+  while (i > 0 && ids[i - 1] > id) i--;
+  if (i > 0 && ids[i - 1] === id) return;
+  ids.splice(i, 0, id);
 }
 
 /** The log record written once per ad call. */
@@ -52,9 +78,14 @@ const MAX_UNKNOWN_LENGTH = 100;
 
 /** Builds the log record of one ad call. */
 export function providerLogRecord(call: AdCall, now: Date = new Date()): ProviderLogRecord {
+  // One pass over the eids for both lists: this runs on every ad call.
   const unknownSources: string[] = [];
-  for (const hit of providerHits(call.eids)) {
-    if (hit.provider.id === 0 && unknownSources.length < MAX_UNKNOWN) unknownSources.push(hit.source.slice(0, MAX_UNKNOWN_LENGTH));
+  const providerIds: number[] = [];
+  for (let e = 0; e < call.eids.length; e++) {
+    const source = call.eids[e].source;
+    const id = idOfSource(source);
+    insertSorted(providerIds, id);
+    if (id === 0 && unknownSources.length < MAX_UNKNOWN) unknownSources.push(source.slice(0, MAX_UNKNOWN_LENGTH));
   }
   return {
     time: now.toISOString(),
@@ -62,7 +93,7 @@ export function providerLogRecord(call: AdCall, now: Date = new Date()): Provide
     networkId: call.networkId ?? null,
     siteId: call.siteId ?? null,
     pageId: call.pageId ?? null,
-    providerIds: providerIdsOf(call.eids),
+    providerIds,
     unknownSources,
     issues: call.issues.length,
   };
@@ -95,9 +126,35 @@ export function memoryLogSink(capacity = 1000): { write(record: ProviderLogRecor
   };
 }
 
-/** A sink writing one JSON line per record to a stream (a file, stdout, a log shipper's pipe). */
-export function jsonLinesLogSink(stream: { write(chunk: string): unknown }): (record: ProviderLogRecord) => void {
-  return (record) => {
-    stream.write(JSON.stringify(record) + '\n');
+/** A JSON-lines sink; `flush()` writes the lines still waiting for the end of the tick. */
+export type JsonLinesLogSink = ((record: ProviderLogRecord) => void) & { flush(): void };
+
+/**
+ * A sink writing one JSON line per record to a stream (a file, stdout, a log shipper's pipe). The lines of one
+ * event-loop tick go out in one `write` at its end (or sooner past 64 KB): a stream write per ad call costs more
+ * than the record itself (a file stream queues each one for the thread pool). Call `flush()` before exiting.
+ */
+export function jsonLinesLogSink(stream: { write(chunk: string): unknown }): JsonLinesLogSink {
+  let pending = '';
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (!pending) return;
+    const chunk = pending;
+    pending = '';
+    try {
+      stream.write(chunk);
+    } catch {
+      // Logging is best effort (issue #4): a failing stream loses these lines, never an ad call.
+    }
   };
+  const sink = (record: ProviderLogRecord) => {
+    pending += JSON.stringify(record) + '\n';
+    if (pending.length >= 65_536) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
+  return Object.assign(sink, { flush });
 }

@@ -8,8 +8,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { CapCheck, CapOutcome, FrequencyCapStore } from './capping.js';
-import { checkPrefix, luaScript } from './redis-client.js';
-import type { RedisClientLike } from './redis-client.js';
+import { checkPrefix, luaScript, requireRedisClient } from './redis-client.js';
+import type { RedisClientInput } from './redis-client.js';
 
 /** Options of {@link createRedisFrequencyCapStore}. */
 export interface RedisFrequencyCapStoreOptions {
@@ -58,11 +58,11 @@ const escapeKeyPart = (s: string) => (/[{}%]/.test(s) ? s.replace(/[{}%]/g, (c) 
  * const redis = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).on('error', log).connect();
  * const capper = createFrequencyCapper({ store: createRedisFrequencyCapStore(redis), timeoutMs: 5 });
  */
-export function createRedisFrequencyCapStore(client: RedisClientLike, options: RedisFrequencyCapStoreOptions = {}): FrequencyCapStore & {
+export function createRedisFrequencyCapStore(redis: RedisClientInput, options: RedisFrequencyCapStoreOptions = {}): FrequencyCapStore & {
   /** The Redis key of one user × item. */
   keyOf(user: string, item: string): string;
 } {
-  if (!client || typeof client.evalSha !== 'function') throw new TypeError('createRedisFrequencyCapStore: client must be a node-redis client or cluster');
+  const client = requireRedisClient(redis, 'createRedisFrequencyCapStore');
   const prefix = checkPrefix(options.prefix ?? 'eidkit:fc:');
   const maxEvents = options.maxEventsPerKey ?? 1_000;
   if (!Number.isInteger(maxEvents) || maxEvents < 1) throw new TypeError(`maxEventsPerKey must be an integer >= 1 (got ${String(maxEvents)})`);

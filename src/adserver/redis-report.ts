@@ -11,8 +11,8 @@
 import type { AdCall } from './parse.js';
 import { countersOf, periodsOf, reportCSV, rowOf, sortRows } from './report.js';
 import type { Counters, ReportGranularity, ReportJson, ReportReadOptions, ReportRow } from './report.js';
-import { checkPrefix } from './redis-client.js';
-import type { RedisClientLike } from './redis-client.js';
+import { checkPrefix, requireRedisClient } from './redis-client.js';
+import type { RedisClientInput } from './redis-client.js';
 import type { DmpConfig } from './dmp.js';
 
 /** Options of {@link createRedisReport}. */
@@ -82,8 +82,8 @@ function positive(value: unknown, setting: string, integer: boolean): number {
  * res.end(await report.toCSV());          // the whole fleet
  * process.on('SIGTERM', () => report.close());
  */
-export function createRedisReport(client: RedisClientLike, options: RedisReportOptions = {}): RedisReport {
-  if (!client || typeof client.hIncrBy !== 'function') throw new TypeError('createRedisReport: client must be a node-redis client or cluster');
+export function createRedisReport(redis: RedisClientInput, options: RedisReportOptions = {}): RedisReport {
+  const client = requireRedisClient(redis, 'createRedisReport');
   const prefix = checkPrefix(options.prefix ?? 'eidkit:report:');
   const flushMs = positive(options.flushMs ?? 1_000, 'flushMs', false);
   const maxBuffered = positive(options.maxBuffered ?? 100_000, 'maxBuffered', true);

@@ -95,7 +95,8 @@ export type Counters = Map<string, number>;
  */
 export function countersOf(call: AdCall, dmps: readonly DmpConfig[] = []): string[] {
   const ids = providerIdsOf(call.eids);
-  const out = ['calls', ...ids.map((id) => `p:${id}`)];
+  const out = ['calls'];
+  for (let i = 0; i < ids.length; i++) out.push(providerField(ids[i]));
   if (ids.length === 0) out.push('noeids');
   if (call.uid !== undefined) out.push('uid');
   if (call.pid !== undefined) out.push('pid');
@@ -104,6 +105,10 @@ export function countersOf(call: AdCall, dmps: readonly DmpConfig[] = []): strin
   if (dmps.length) for (const [dmp, id] of Object.entries(dmpIds(call, dmps))) if (id !== undefined) out.push(`dmp:${dmp}`);
   return out;
 }
+
+// `p:<id>` of the registry's ids, made once: countersOf runs on every ad call.
+const PROVIDER_FIELDS = Array.from({ length: 64 }, (_, id) => `p:${id}`);
+const providerField = (id: number) => PROVIDER_FIELDS[id] ?? `p:${id}`;
 
 /** A report row from one period's counters (`period`: `YYYY-MM-DD` or `YYYY-MM-DDTHH`). */
 export function rowOf(period: string, networkId: number | null, counters: Counters, dmps: readonly DmpConfig[] = []): ReportRow {

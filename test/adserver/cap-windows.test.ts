@@ -25,7 +25,7 @@ describe('bad configuration fails when the cap or store is created, naming the s
   test('stores, cappers and reports check their options at creation', () => {
     expect(() => createRedisFrequencyCapStore(client, { prefix: 'fc:{x}' })).toThrow('prefix must be a string without { or }');
     expect(() => createRedisFrequencyCapStore(client, { maxEventsPerKey: 0 })).toThrow('maxEventsPerKey must be an integer >= 1 (got 0)');
-    expect(() => createRedisFrequencyCapStore({} as RedisClientLike)).toThrow(/client must be a node-redis client/);
+    expect(() => createRedisFrequencyCapStore({} as RedisClientLike)).toThrow(/client must be a node-redis or ioredis client/);
     expect(() => createFrequencyCapper({ timeoutMs: 0 })).toThrow('timeoutMs must be a number of milliseconds > 0 (got 0)');
     expect(() => createFrequencyCapper({ onStoreError: 'maybe' as 'serve' })).toThrow(`onStoreError must be 'serve' or 'block' (got "maybe")`);
     expect(() => createRedisReport(client, { flushMs: 0 })).toThrow('flushMs must be a number > 0 (got 0)');

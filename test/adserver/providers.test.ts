@@ -48,13 +48,33 @@ describe('provider log', () => {
     expect(sink.records().map((r) => r.providerIds)).toEqual([[4], [5]]);
   });
 
-  test('the JSON-lines sink writes one parseable line per call', () => {
+  test('the JSON-lines sink writes one parseable line per call', async () => {
     const lines: string[] = [];
     const sink = jsonLinesLogSink({ write: (s: string) => lines.push(s) });
     logProviders(callWith({ eids: [HEM, IP] }), sink);
+    await new Promise((r) => setImmediate(r));
     expect(lines).toHaveLength(1);
     expect(lines[0].endsWith('\n')).toBe(true);
     expect(JSON.parse(lines[0]).providerIds).toEqual([42, 43]);
+  });
+
+  test('the JSON-lines sink writes the lines of one tick in one write, in call order, and flush() sends them at once', async () => {
+    const chunks: string[] = [];
+    const sink = jsonLinesLogSink({ write: (s: string) => chunks.push(s) });
+    for (const eids of [[ID5], [UID2], [EUID]]) logProviders(callWith({ eids }), sink);
+    expect(chunks).toHaveLength(0);
+    await new Promise((r) => setImmediate(r));
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0].trimEnd().split('\n').map((l) => JSON.parse(l).providerIds)).toEqual([[2], [4], [5]]);
+    logProviders(callWith({ eids: [ID5] }), sink);
+    sink.flush();
+    expect(chunks).toHaveLength(2);
+  });
+
+  test('a throwing stream loses only its lines, never the call', async () => {
+    const sink = jsonLinesLogSink({ write: () => { throw new Error('disk full'); } });
+    expect(logProviders(callWith({ eids: [ID5] }), sink).providerIds).toEqual([2]);
+    expect(() => sink.flush()).not.toThrow();
   });
 
   test('caps the unknown sources listed per record', () => {

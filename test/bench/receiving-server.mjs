@@ -4,7 +4,8 @@
 //   /bare    answers 200 and nothing else;
 //   /memory  the full receiving path of docs/ad-server.md on the in-memory stores: parse, provider log to a sink, report,
 //            `take` on one cap, OpenRTB bid requests for two partners (serialised, as sending them would);
-//   /redis   the same path on the Redis stores (argv[2] is the redis URL).
+//   /redis   the same path on the Redis stores (argv[2] is the redis URL) through a node-redis client;
+//   /ioredis the same path on the Redis stores through an ioredis client (the client is the user's choice).
 // argv[3] = 'node' serves the same handlers on plain node:http instead; 'hono-request' parses c.req.raw.
 // Prints `{"port": N}` once listening.
 import { createWriteStream } from 'node:fs';
@@ -12,6 +13,7 @@ import { createServer } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createClient } from 'redis';
+import { Redis } from 'ioredis';
 import {
   buildBidRequest,
   createFrequencyCapper,
@@ -28,6 +30,9 @@ import {
 const redis = createClient({ url: process.argv[2], disableOfflineQueue: true });
 redis.on('error', (e) => console.error(`redis: ${e.message}`));
 await redis.connect();
+const io = new Redis(process.argv[2], { enableOfflineQueue: false, lazyConnect: true });
+io.on('error', (e) => console.error(`ioredis: ${e.message}`));
+await io.connect();
 
 const partners = [{ id: 'dsp-a' }, { id: 'dsp-b', openrtb: '2.5' }];
 const cap = defineFrequencyCap({ item: 'deal:42', windows: [{ max: 3, per: 'day' }, { max: 10, per: 'week' }] });
@@ -36,6 +41,7 @@ const stores = {
   '/memory': { report: createReport(), capper: createFrequencyCapper() },
   // A generous timeout: the bench measures Redis's cost, not the fallback policy (its decisions are counted below).
   '/redis': { report: createRedisReport(redis), capper: createFrequencyCapper({ store: createRedisFrequencyCapStore(redis), timeoutMs: 1_000 }) },
+  '/ioredis': { report: createRedisReport(io, { prefix: 'eidkit:report-io:' }), capper: createFrequencyCapper({ store: createRedisFrequencyCapStore(io, { prefix: 'eidkit:fc-io:' }), timeoutMs: 1_000 }) },
 };
 
 /** The receiving path after parsing; returns the JSON answer. */
@@ -46,7 +52,7 @@ async function receive(s, call) {
   const body = JSON.stringify(partners.map((p) => buildBidRequest(call, p, { tmax: 200 })));
   return `{"ok":true,"served":${decision.allowed},"bytes":${body.length}}`;
 }
-const metrics = () => JSON.stringify({ redis: stores['/redis'].capper.metrics(), report: stores['/redis'].report.metrics() });
+const metrics = () => JSON.stringify(Object.fromEntries(['/redis', '/ioredis'].map((p) => [p, { capper: stores[p].capper.metrics(), report: stores[p].report.metrics() }])));
 
 let listener;
 if (process.argv[3] === 'node') {
@@ -66,7 +72,7 @@ if (process.argv[3] === 'node') {
   // `hono-request` parses hono's WHATWG Request (c.req.raw); `hono` parses the Node request under it (c.env.incoming),
   // which spares @hono/node-server building a Request.
   const parse = process.argv[3] === 'hono-request' ? (c) => parseAdCallRequest(c.req.raw) : (c) => parseIncomingMessage(c.env.incoming, { ip: c.env.incoming.socket.remoteAddress });
-  for (const path of ['/memory', '/redis']) app.get(path, async (c) => c.body(await receive(stores[path], await parse(c)), 200, { 'content-type': 'application/json' }));
+  for (const path of ['/memory', '/redis', '/ioredis']) app.get(path, async (c) => c.body(await receive(stores[path], await parse(c)), 200, { 'content-type': 'application/json' }));
   listener = getRequestListener(app.fetch);
 }
 const server = createServer(listener);
