@@ -119,6 +119,8 @@ interface Prepared {
   all: readonly Eid[];
   /** Per eid: its deciding rule's partner bits (ALL without a rule), plus EXEMPT when consent spares it. */
   codes: number[];
+  /** The bits every eid has: a partner holding one of them, without a consent refusal, receives every eid. */
+  common: number;
   decoded: DecodedConsent | undefined;
 }
 
@@ -169,7 +171,8 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
 
   // Per source as received: its rules and whether it is exempt from consent, so a call's eids are looked up
   // without lowercasing each source again. Bounded: past 10,000 distinct spellings, entries are not kept.
-  const bySpelling = new Map<string, { rules: Compiled[] | undefined; exempt: boolean }>();
+  // `plain`: the code of an eid of that source without inserter, matcher or mm (most eids), worked out once.
+  const bySpelling = new Map<string, { rules: Compiled[] | undefined; exempt: boolean; plain?: number }>();
   const sourceEntry = (source: string) => {
     let entry = bySpelling.get(source);
     if (!entry) {
@@ -200,14 +203,23 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
     const l = last;
     if (l && l.call === call && l.consent === call.consent && l.eids === call.eids && l.length === call.eids.length && l.extra === extra && l.extraLength === (extra?.length ?? 0)) return l;
     const all = extra?.length ? [...call.eids, ...extra] : call.eids;
-    const codes = new Array<number>(all.length);
+    const codes: number[] = [];
+    let common = ALL;
     for (let i = 0; i < all.length; i++) {
-      const entry = sourceEntry(all[i].source);
-      const rule = entry.rules && match(all[i], entry.rules);
-      codes[i] = (rule ? rule.mask : ALL) | (entry.exempt ? EXEMPT : 0);
+      const eid = all[i];
+      const entry = sourceEntry(eid.source);
+      const plain = eid.inserter === undefined && eid.matcher === undefined && eid.mm === undefined;
+      let code = plain ? entry.plain : undefined;
+      if (code === undefined) {
+        const rule = entry.rules && match(eid, entry.rules);
+        code = (rule ? rule.mask : ALL) | (entry.exempt ? EXEMPT : 0);
+        if (plain) entry.plain = code;
+      }
+      codes.push(code);
+      common &= code;
     }
     const decoded = enforce ? decoder.decode(call.consent) : undefined;
-    return (last = { call, consent: call.consent, eids: call.eids, length: call.eids.length, extra, extraLength: extra?.length ?? 0, all, codes, decoded });
+    return (last = { call, consent: call.consent, eids: call.eids, length: call.eids.length, extra, extraLength: extra?.length ?? 0, all, codes, common, decoded });
   };
   /** The eids of a prepared call with their rules, for judge(). */
   const itemsOf = (p: Prepared): Item[] =>
@@ -239,6 +251,8 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
         // judge() for the common case (a DSP): the same tests, without building a verdict.
         const bit = bitOf.get(partner.id) ?? OTHER;
         const { all, codes } = p;
+        // Every eid goes to this partner: one copy instead of a test per eid.
+        if (!refusal && (p.common & bit) !== 0) return all.slice();
         for (let i = 0; i < codes.length; i++) if ((codes[i] & bit) !== 0 && (!refusal || (codes[i] & EXEMPT) !== 0)) out.push(all[i]);
       } else for (const item of itemsOf(p)) if (judge(item, partner.id, preferred, refusal).kept) out.push(item.eid);
       return out;
