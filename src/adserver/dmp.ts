@@ -3,6 +3,7 @@
  * the operator declares each DMP's one provider (`dmps: [{ dmp, source }]`), and `dmpIds` picks that provider's
  * id out of an ad call: the key a DMP's segment lookup uses.
  */
+import { formatPath } from '../core/path.js';
 import { z } from 'zod';
 import { isKnownSource, providerForSource } from '../core/index.js';
 import type { Provider } from '../core/index.js';
@@ -58,7 +59,7 @@ export function parseDmpConfig(input: unknown): DmpConfig[] {
   if (r.success) return r.data;
   throw new DmpConfigError(
     r.error.issues.map((i) => {
-      const path = 'dmps' + i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('');
+      const path = formatPath(['dmps', ...i.path]);
       const value = i.path.length === 2 && i.path[1] === 'source' ? ` ("${String((input as Array<Record<string, unknown>>)[i.path[0] as number]?.source)}")` : '';
       return `${path}${value}: ${i.message}`;
     }),

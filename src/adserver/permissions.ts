@@ -3,6 +3,7 @@
  * matching, and the check that no two rules tie for the most specific match of one eid.
  */
 import { z } from 'zod';
+import { formatPath } from '../core/path.js';
 
 /** One permission rule: the eids it matches go only to `partners` (`'*'`: every partner; `[]`: none). */
 export interface PermissionRule {
@@ -78,8 +79,6 @@ const FIELDS = ['inserter', 'matcher', 'mm'] as const;
 /** The optional fields of a rule, or of the eids two rules share. */
 type Fields = Pick<Compiled, (typeof FIELDS)[number]>;
 
-/** A zod issue path as `permissions[2].partners`. */
-const pathOf = (path: ReadonlyArray<PropertyKey>) => path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '');
 
 /** A rule (or the eids two rules share) in words: `source uidapi.com, inserter pub.example, mm 3`. */
 export function describeRule(source: string, f: Fields): string {
@@ -111,7 +110,7 @@ function checkTies(source: string, rules: readonly Compiled[], problems: string[
  */
 export function compilePolicy(config: unknown): { cfg: z.infer<typeof configSchema>; bySource: Map<string, Compiled[]> } {
   const parsed = configSchema.safeParse(config);
-  if (!parsed.success) throw new ForwardingPolicyError(parsed.error.issues.map((i) => `${pathOf(i.path) || 'policy'}: ${i.message}`));
+  if (!parsed.success) throw new ForwardingPolicyError(parsed.error.issues.map((i) => `${formatPath(i.path) || 'policy'}: ${i.message}`));
   const cfg = parsed.data;
   const problems: string[] = [];
   const known = cfg.partners ? new Set(cfg.partners.map((p) => p.id)) : undefined;

@@ -15,6 +15,7 @@
  * `disabledModules` turns a module off for every network, whatever the network lists. A network that is not listed
  * gets the core alone.
  */
+import { formatPath } from '../core/path.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
@@ -68,8 +69,6 @@ export class NetworksConfigError extends Error {
   }
 }
 
-const formatPath = (path: PropertyKey[]) =>
-  path.reduce<string>((s, k) => (typeof k === 'number' ? `${s}[${k}]` : s ? `${s}.${String(k)}` : String(k)), '') || '(root)';
 
 /**
  * Validates a parsed networks configuration; throws a {@link NetworksConfigError} listing every issue.
@@ -85,7 +84,7 @@ export function parseNetworksConfig(input: unknown, source?: string): NetworksCo
       const network = i.path[0] === 'networks' && i.path.length > 1 ? String(i.path[1]) : undefined;
       // A bad network id is reported by zod as a record key issue with the regex's message nested inside.
       const message = keys ? `unknown field ${keys}` : i.code === 'invalid_key' ? (i.issues[0]?.message ?? i.message) : i.message;
-      return { network, path: formatPath(i.path), message };
+      return { network, path: formatPath(i.path) || '(root)', message };
     }),
     source,
   );

@@ -1,6 +1,7 @@
 /**
  * validateDeal: every rule of spec sections 2, 3 and 7 for a deal write body, collected as issues, never thrown.
  */
+import { formatPath } from '../../core/path.js';
 import type { z } from 'zod';
 import { applyDealDefaults, type CompleteDealWrite } from './defaults.js';
 import { GUARANTEED_IMPRESSION_TYPE_IDS, IMPRESSION_TYPES, PricingModel } from './enums.js';
@@ -64,16 +65,6 @@ export interface DealValidationResult {
 export function parseDealDate(value: string): number {
   const hasZone = /(Z|[+-]\d{2}:\d{2})$/i.test(value);
   return Date.parse(hasZone ? value : `${value}Z`);
-}
-
-/** Formats a zod path as `a.b[0].c`. */
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  let out = '';
-  for (const seg of path) {
-    if (typeof seg === 'number') out += `[${seg}]`;
-    else out += out === '' ? String(seg) : `.${String(seg)}`;
-  }
-  return out;
 }
 
 function typeName(v: unknown): string {
