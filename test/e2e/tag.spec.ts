@@ -1,16 +1,9 @@
 // End-to-end: the BUILT dist/sas.js, served at /tag/1234/sas.js, in real Chromium, against a local server that
 // records every request (issue #2 acceptance).
 import { expect, test, type Page } from '@playwright/test';
-import { publisherPage, startTestServer, type TestServer } from './support/server';
+import { publisherPage, useTestServer } from './support/server';
 
-let server: TestServer;
-test.beforeAll(async () => {
-  server = await startTestServer();
-});
-test.afterAll(async () => {
-  await server.close();
-});
-test.beforeEach(() => server.clear());
+const server = useTestServer();
 
 /** Collects uncaught page errors (exceptions and unhandled rejections) and console lines. */
 function watch(page: Page) {
@@ -24,8 +17,8 @@ function watch(page: Page) {
 /** Loads a publisher page whose queued commands run `commands` after `sas.setup({ domain })`. */
 async function open(page: Page, commands: string, opts: { path?: string; head?: string; query?: string } = {}) {
   const path = opts.path ?? `/p${Math.random().toString(36).slice(2)}`;
-  server.page(path, publisherPage({ head: opts.head, commands: `sas.setup({ domain: location.origin });\n${commands}` }));
-  await page.goto(server.url + path + (opts.query ?? ''));
+  server().page(path, publisherPage({ head: opts.head, commands: `sas.setup({ domain: location.origin });\n${commands}` }));
+  await page.goto(server().url + path + (opts.query ?? ''));
   await page.waitForFunction(() => (window as unknown as { sas: { version?: string } }).sas.version !== undefined);
 }
 
@@ -37,14 +30,14 @@ const EIDS = [
 
 test('runs commands queued before load in order, then a push after load at once', async ({ page }) => {
   const { errors } = watch(page);
-  server.page(
+  server().page(
     '/order',
     publisherPage({
       head: `<script>window.order = []; sas.cmd.push(function () { order.push(1) }); sas.cmd.push(function () { order.push(2) });</script>`,
       commands: 'order.push(3)',
     }),
   );
-  await page.goto(server.url + '/order');
+  await page.goto(server().url + '/order');
   await page.waitForFunction(() => (window as unknown as { order: number[] }).order.length === 3);
   expect(await page.evaluate(() => (window as unknown as { order: number[] }).order)).toEqual([1, 2, 3]);
   const after = await page.evaluate(() => {
@@ -63,7 +56,7 @@ test('a throwing command does not stop the next one and raises no pageerror', as
     `sas.call('std', { siteId: 1, pageId: 2, formatId: 3 });`,
     { head: `<script>sas.cmd.push(function () { throw new Error('publisher bug') }); sas.cmd.push(async function () { throw new Error('async bug') }); sas.cmd.push(42);</script>` },
   );
-  await server.waitForAdCalls(1);
+  await server().waitForAdCalls(1);
   await page.waitForTimeout(100);
   expect(errors).toEqual([]);
 });
@@ -77,7 +70,7 @@ test('GET std and video calls carry eids that decode to sas.getEids()', async ({
      sas.call('std', { siteId: 11, pageId: 22, formatId: 33, target: 'a=1' });
      sas.call('video', { siteId: 11, pageId: 22, formatId: 44 });`,
   );
-  const calls = await server.waitForAdCalls(2);
+  const calls = await server().waitForAdCalls(2);
   const expected = await page.evaluate(() => (window as unknown as { sas: { getEids(): unknown } }).sas.getEids());
   expect(expected).toEqual(EIDS);
   for (const c of calls) {
@@ -98,14 +91,14 @@ test('generic and onecall POST bodies carry the same eids array', async ({ page 
      sas.call('generic', { siteId: 1, pageId: 2, formatId: 3, target: { sport: 'ski' } });
      sas.call('onecall', { siteId: 1, pageId: 2, formats: [{ id: 3, tagId: 'top' }, { id: 4, tagId: 'side' }] });`,
   );
-  const [generic, onecall] = await server.waitForAdCalls(2);
+  const [generic, onecall] = await server().waitForAdCalls(2);
   const expected = await page.evaluate(() => (window as unknown as { sas: { getEids(): unknown } }).sas.getEids());
   expect(generic).toMatchObject({ method: 'POST', path: '/genericpost' });
   expect(generic.json).toMatchObject({ networkId: 1234, siteId: 1, pageId: 2, formatId: 3, target: 'sport=ski', eids: expected });
   expect(onecall).toMatchObject({ method: 'POST', path: '/call' });
   expect(onecall.json).toMatchObject({ networkId: 1234, formats: [{ id: 3, tagId: 'top' }, { id: 4, tagId: 'side' }], eids: expected });
   // A CORS-simple request: no preflight before the ad call.
-  expect(server.requests.filter((r) => r.method === 'OPTIONS')).toEqual([]);
+  expect(server().requests.filter((r) => r.method === 'OPTIONS')).toEqual([]);
 });
 
 test('malformed inputs raise no pageerror and the calls still go out valid', async ({ page }) => {
@@ -121,7 +114,7 @@ test('malformed inputs raise no pageerror and the calls still go out valid', asy
      sas.call('std', { siteId: {}, pageId: [], formatId: null, target: cyclic });
      sas.call('generic', trap);`,
   );
-  const calls = await server.waitForAdCalls(2);
+  const calls = await server().waitForAdCalls(2);
   // The two calls race: pick each by kind, not by arrival order (under load the POST can arrive first).
   const get = calls.find((c) => c.kind === 'std/video')!;
   const post = calls.find((c) => c.kind === 'generic')!;
@@ -134,8 +127,8 @@ test('malformed inputs raise no pageerror and the calls still go out valid', asy
     w.sas.setEids(many);
     return w.sas.call('std', {});
   });
-  const [, , big] = await server.waitForAdCalls(3);
-  expect(server.url.length + big.path.length + big.search.length + 1).toBeLessThan(8000);
+  const [, , big] = await server().waitForAdCalls(3);
+  expect(server().url.length + big.path.length + big.search.length + 1).toBeLessThan(8000);
   expect((big.eids as unknown[]).length).toBeGreaterThan(10);
   expect(errors).toEqual([]);
 });
@@ -149,8 +142,8 @@ test('a GET URL stays under 8,000 characters: unknown sources go first, then the
      sas.call('std', { siteId: 1, pageId: 2, formatId: 3 });`,
     { query: '?sas_debug=1' },
   );
-  const [call] = await server.waitForAdCalls(1);
-  const url = `${server.url}${call.path}?${call.search}`;
+  const [call] = await server().waitForAdCalls(1);
+  const url = `${server().url}${call.path}?${call.search}`;
   expect(url.length).toBeLessThan(8000);
   expect((call.eids as Array<{ source: string }>).map((e) => e.source)).toEqual(['criteo.com', 'pubcid.org']);
   expect(consoleLines.join('\n')).toMatch(/\[sas\].*left out eids of.*unknown\.example.*id5-sync\.com/);
@@ -163,37 +156,37 @@ test('loading the script twice is harmless: commands run once, one call per requ
   });
   await page.waitForTimeout(300);
   expect(await page.evaluate(() => (window as unknown as { runs: number }).runs)).toBe(1);
-  expect(server.adCalls()).toHaveLength(1);
-  expect(server.requests.filter((r) => r.path === '/tag/1234/sas.js')).toHaveLength(2);
-  expect(server.adCalls()[0].eids).toEqual(EIDS);
+  expect(server().adCalls()).toHaveLength(1);
+  expect(server().requests.filter((r) => r.path === '/tag/1234/sas.js')).toHaveLength(2);
+  expect(server().adCalls()[0].eids).toEqual(EIDS);
   // A second copy that re-initialised would have forgotten the page's eids.
   await page.evaluate(() => (window as unknown as { sas: { call(t: string, o: object): Promise<unknown> } }).sas.call('std', {}));
-  expect(server.adCalls()[1].eids).toEqual(EIDS);
+  expect(server().adCalls()[1].eids).toEqual(EIDS);
   expect(errors).toEqual([]);
 });
 
 test('ad calls carry the ad server cookie, also from another origin', async ({ page }) => {
   await open(page, `sas.call('std', {}).then(function () { sas.call('generic', {}) });`);
-  const [first, second] = await server.waitForAdCalls(2);
+  const [first, second] = await server().waitForAdCalls(2);
   expect(first.cookies.pid).toBeUndefined();
   expect(second.cookies.pid).toMatch(/^test-pid-/);
 
   // Cross-origin: page on localhost, ad server on 127.0.0.1; CORS with credentials lets the page read the answer.
-  server.page('/cross', publisherPage({ commands: `sas.setup({ domain: ${JSON.stringify(server.url)} }); sas.call('onecall', { formats: [{ id: 1 }] }).then(function (r) { window.result = r })` }));
-  await page.goto(server.altUrl + '/cross');
+  server().page('/cross', publisherPage({ commands: `sas.setup({ domain: ${JSON.stringify(server().url)} }); sas.call('onecall', { formats: [{ id: 1 }] }).then(function (r) { window.result = r })` }));
+  await page.goto(server().altUrl + '/cross');
   const result = await page.waitForFunction(() => (window as unknown as { result?: unknown }).result).then((h) => h.jsonValue());
   expect(result).toMatchObject({ ok: true, status: 200 });
-  const cross = server.adCalls().at(-1)!;
-  expect(cross.headers.origin).toBe(server.altUrl);
+  const cross = server().adCalls().at(-1)!;
+  expect(cross.headers.origin).toBe(server().altUrl);
 });
 
 test('is silent without debug mode and logs with a [sas] prefix with ?sas_debug=1', async ({ page }) => {
   const { consoleLines } = watch(page);
   await open(page, `sas.setEids([{ source: '', uids: [] }]); sas.call('std', {});`);
-  await server.waitForAdCalls(1);
+  await server().waitForAdCalls(1);
   expect(consoleLines).toEqual([]);
   await open(page, `sas.setEids([{ source: '', uids: [] }]); sas.call('std', {});`, { query: '?sas_debug=1' });
-  await server.waitForAdCalls(2);
+  await server().waitForAdCalls(2);
   expect(consoleLines.length).toBeGreaterThan(0);
   expect(consoleLines.every((l) => l.startsWith('[sas]'))).toBe(true);
   expect(consoleLines.join('\n')).toMatch(/source must be a non-empty string/);

@@ -25,6 +25,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { test } from '@playwright/test';
 
 /** One request as the server saw it. */
 export interface RecordedRequest {
@@ -255,4 +256,21 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Starts one test server for the calling spec file (before all its tests), clears its recorded requests before each
+ * test and stops it after; returns a getter for it.
+ * @example const server = useTestServer(); test('…', async ({ page }) => { await page.goto(server().url); });
+ */
+export function useTestServer(options: TestServerOptions = {}): () => TestServer {
+  let server: TestServer;
+  test.beforeAll(async () => {
+    server = await startTestServer(options);
+  });
+  test.afterAll(async () => {
+    await server.close();
+  });
+  test.beforeEach(() => server.clear());
+  return () => server;
 }
