@@ -63,6 +63,11 @@ export class Hooks {
     (this.#listeners[event] as Set<ClientListener<E>> | undefined)?.delete(listener);
   }
 
+  /** True when any listener is registered, so a request builds (and scrubs) no event nobody hears. */
+  get active(): boolean {
+    return this.#listeners.request.size + this.#listeners.response.size + this.#listeners.retry.size > 0;
+  }
+
   /** Calls every listener of `event` with a frozen copy of it. */
   emit<E extends keyof ClientEvents>(event: E, payload: ClientEvents[E]): void {
     const set = this.#listeners[event] as Set<ClientListener<E>>;

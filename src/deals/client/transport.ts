@@ -271,7 +271,7 @@ export class Transport {
       }
       const delay = retryAfterMs ?? this.#backoff(retries);
       retries++;
-      this.#s.hooks?.emit('retry', {
+      if (this.#s.hooks?.active) this.#s.hooks.emit('retry', {
         method: req.method,
         url: redact(req.url.href),
         attempt: attempts,
@@ -325,9 +325,10 @@ export class Transport {
       aborted.catch(() => undefined);
     }
     const debug = typeof this.#s.logger?.debug === 'function';
-    const hooks = this.#s.hooks;
-    const event = { method: req.method, url: redact(req.url.href), attempt: attempts };
-    hooks?.emit('request', event);
+    // The URL is scrubbed only when someone listens: most clients have no hooks, and every request passes here.
+    const hooks = this.#s.hooks?.active ? this.#s.hooks : undefined;
+    const event = hooks && { method: req.method, url: redact(req.url.href), attempt: attempts };
+    if (hooks && event) hooks.emit('request', event);
     const started = performance.now();
     try {
       const sent = this.#s.fetch(req.url, { method: req.method, headers, body, signal });
@@ -338,18 +339,18 @@ export class Transport {
       } catch (err) {
         if (!(req.keepCutBody && res.ok) || req.signal?.aborted) throw err;
         this.#log('warn', `${req.method} ${pathOf(req.url)} → ${res.status}, but the body was cut: ${errorCodes(err)[0] ?? (err as Error)?.message ?? err}`);
-        hooks?.emit('response', { ...event, status: res.status, elapsedMs: Math.round(performance.now() - started) });
+        if (hooks && event) hooks.emit('response', { ...event, status: res.status, elapsedMs: Math.round(performance.now() - started) });
         return { status: res.status, statusText: res.statusText, headers: res.headers, body: '', attempts, bodyCut: true };
       }
       const elapsedMs = Math.round(performance.now() - started);
-      hooks?.emit('response', { ...event, status: res.status, elapsedMs });
+      if (hooks && event) hooks.emit('response', { ...event, status: res.status, elapsedMs });
       if (debug) this.#log('debug', `${req.method} ${pathOf(req.url)} → ${res.status} (${elapsedMs} ms)`);
       return { status: res.status, statusText: res.statusText, headers: res.headers, body: parsed, attempts };
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason ?? err;
       const details = { method: req.method, url: req.url.href, attempts, redact };
       const elapsedMs = Math.round(performance.now() - started);
-      hooks?.emit('response', { ...event, error: controller.signal.aborted ? 'TimeoutError' : 'ConnectionError', elapsedMs });
+      if (hooks && event) hooks.emit('response', { ...event, error: controller.signal.aborted ? 'TimeoutError' : 'ConnectionError', elapsedMs });
       if (controller.signal.aborted) {
         this.#log('debug', `${req.method} ${pathOf(req.url)} timed out after ${this.#s.timeoutMs} ms`);
         return new TimeoutError(`${req.method} ${pathOf(req.url)} timed out after ${this.#s.timeoutMs} ms`, { ...details, cause: err });
