@@ -7,7 +7,7 @@ import { providerById, providerForSource } from '../core/index.js';
 import type { Provider } from '../core/index.js';
 import type { AdCall } from './parse.js';
 import { resolveCap } from './cap-windows.js';
-import type { FrequencyCap } from './cap-windows.js';
+import type { FrequencyCap, ResolvedCap } from './cap-windows.js';
 
 /** Which id identified the user for capping. */
 export type CappingUserKind = 'uid' | 'pid' | 'alternative' | 'none';
@@ -263,11 +263,8 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     }
   }
 
-  function checksOf(user: CappingUser, caps: readonly FrequencyCap[], at: number): CapCheck[] {
-    return caps.map((cap) => {
-      const r = resolveCap(cap);
-      return { key: `${user.key}|${r.item}`, user: user.key!, item: r.item, keepMs: r.keepMs, windows: r.windows.map((w) => ({ since: w.since(at), max: w.max })) };
-    });
+  function checksOf(user: CappingUser, caps: readonly ResolvedCap[], at: number): CapCheck[] {
+    return caps.map((r) => ({ key: `${user.key}|${r.item}`, user: user.key!, item: r.item, keepMs: r.keepMs, windows: r.windows.map((w) => ({ since: w.since(at), max: w.max })) }));
   }
 
   async function decide(mode: 'check' | 'take', call: AdCall, cap: FrequencyCap | readonly FrequencyCap[]): Promise<CapDecision> {
@@ -278,7 +275,7 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
       resolved.flatMap((r, i) => r.windows.map((w, j) => ({ item: r.item, window: w.label, max: w.max, count: counts?.[i][j] ?? 0 })));
     if (!user.key) return { allowed: !blockWithoutUser, count: 0, windows: windowsWith(), user };
     const at = now();
-    const checks = checksOf(user, caps, at);
+    const checks = checksOf(user, resolved, at);
     const result = await bounded(() => (store.apply ? store.apply(mode, checks, at) : fallback(mode, checks, at)));
     if ('error' in result) {
       const allowed = onStoreError === 'serve';
@@ -303,11 +300,11 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     take: (call, cap) => decide('take', call, cap),
     async record(call, cap) {
       const caps = Array.isArray(cap) ? (cap as readonly FrequencyCap[]) : [cap as FrequencyCap];
-      caps.forEach(resolveCap);
+      const resolved = caps.map(resolveCap); // a bad cap throws here, before any store call
       const user = userOf(call);
       if (!user.key) return user;
       const at = now();
-      const checks = checksOf(user, caps, at);
+      const checks = checksOf(user, resolved, at);
       if (store.apply) await bounded(() => store.apply!('record', checks, at));
       else await bounded(() => Promise.all(checks.map((c) => store.record(c.key, at, c.keepMs))));
       return user;
