@@ -614,12 +614,16 @@ export async function parseAdCallRequest(request: Request, options: ParseOptions
  * @example http.createServer(async (req, res) => { const call = await parseIncomingMessage(req, { ip: req.socket.remoteAddress }); … })
  */
 export async function parseIncomingMessage(req: IncomingMessage, options: ParseOptions = {}): Promise<AdCall> {
-  const host = header(req.headers, 'host') ?? 'localhost';
-  let url: string;
-  try {
-    url = new URL(req.url ?? '/', `http://${host}`).href;
-  } catch {
-    url = new URL(req.url ?? '/', 'http://localhost').href;
+  // The usual request target, a path (`/ac?…`), is read as it stands; only the rare other forms build a URL.
+  const target = req.url ?? '/';
+  let url = target;
+  if (!target.startsWith('/') || target.startsWith('//')) {
+    const host = header(req.headers, 'host') ?? 'localhost';
+    try {
+      url = new URL(target, `http://${host}`).href;
+    } catch {
+      url = new URL(target, 'http://localhost').href;
+    }
   }
   const parsed = (req as IncomingMessage & { body?: unknown }).body;
   if (req.readableEnded && parsed !== undefined && (req.method ?? 'GET').toUpperCase() === 'POST') {

@@ -2,6 +2,7 @@
 // The receiving-side benchmark's ad server (a child process of receiving.bench.mjs, so the load generator does
 // not share its event loop): docs/ad-server.md's hono app on @hono/node-server, with three handlers side by side:
 //   /bare    answers 200 and nothing else;
+//   /parse   parses the call and answers 200: the floor of any receiving path (not a budgeted case);
 //   /memory  the full receiving path of docs/ad-server.md on the in-memory stores: parse, provider log to a sink, report,
 //            `take` on one cap, OpenRTB bid requests for two partners (serialised, as sending them would);
 //   /redis   the same path on the Redis stores (argv[2] is the redis URL) through a node-redis client;
@@ -60,6 +61,10 @@ if (process.argv[3] === 'node') {
     const path = req.url.slice(0, req.url.indexOf('?') >>> 0);
     if (path === '/bare') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     if (path === '/metrics') return res.writeHead(200).end(metrics());
+    if (path === '/parse') {
+      await parseIncomingMessage(req, { ip: req.socket.remoteAddress });
+      return res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    }
     const s = stores[path];
     if (!s) return res.writeHead(404).end();
     const call = await parseIncomingMessage(req, { ip: req.socket.remoteAddress });
@@ -72,6 +77,10 @@ if (process.argv[3] === 'node') {
   // `hono-request` parses hono's WHATWG Request (c.req.raw); `hono` parses the Node request under it (c.env.incoming),
   // which spares @hono/node-server building a Request.
   const parse = process.argv[3] === 'hono-request' ? (c) => parseAdCallRequest(c.req.raw) : (c) => parseIncomingMessage(c.env.incoming, { ip: c.env.incoming.socket.remoteAddress });
+  app.get('/parse', async (c) => {
+    await parse(c);
+    return c.json({ ok: true });
+  });
   for (const path of ['/memory', '/redis', '/ioredis']) app.get(path, async (c) => c.body(await receive(stores[path], await parse(c)), 200, { 'content-type': 'application/json' }));
   listener = getRequestListener(app.fetch);
 }

@@ -11,7 +11,7 @@ import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import {
   buildBidRequest,
   createFrequencyCapper,
@@ -30,7 +30,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONNECTIONS = 16;
 const USERS = 500;
-const CASES = ['/bare', '/memory', '/redis', '/ioredis'];
+// `/parse` only parses the call and answers: not budgeted, it shows the floor any receiving path starts from.
+const CASES = ['/bare', '/parse', '/memory', '/redis', '/ioredis'];
 const REDIS_CASES = ['/redis', '/ioredis'];
 // `node` (default): plain node:http with parseIncomingMessage; `hono`: docs/ad-server.md's hono app parsing c.env.incoming;
 // `hono-request`: the hono app parsing its WHATWG Request (c.req.raw) with parseAdCallRequest.
@@ -47,10 +48,19 @@ const query = `?nwid=1234&siteid=56789&pgid=1234567&fmtid=12345&tgt=sport%3Dfoot
 const requests = (path) =>
   Array.from({ length: USERS }, (_, i) => ({ method: 'GET', path: path + query, headers: { cookie: `pid=user-${i}`, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)', referer: 'https://news.example/article' } }));
 
+// The server's CPU time (user + system, from /proc), so each case's cost per request is read beside its req/s:
+// req/s also depends on how much of the second core the load generator gets, CPU per request does not.
+const TICK_US = 1e6 / 100; // USER_HZ is 100 on Linux
+const serverCpu = () => {
+  const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) * TICK_US;
+};
+
 async function load(path, seconds) {
+  const cpu0 = serverCpu();
   const r = await autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: seconds, requests: requests(path) });
   if (r.non2xx || r.errors) throw new Error(`${path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: r.requests.average, total: r.requests.total, p50: r.latency.p50, p99: r.latency.p99 };
+  return { rps: r.requests.average, total: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, cpu: (serverCpu() - cpu0) / r.requests.total };
 }
 
 const commandStats = async () =>
@@ -113,7 +123,7 @@ await redis.stop();
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ratio = (path) => median(runs[path].map((r, i) => r.rps / runs['/bare'][i].rps));
 const p99 = (path) => median(runs[path].map((r) => r.p99));
-const line = (path) => `  ${path.padEnd(8)} ${median(runs[path].map((r) => r.rps)).toFixed(0).padStart(7)} req/s   p50 ${median(runs[path].map((r) => r.p50))} ms   p99 ${p99(path)} ms   ${ratio(path).toFixed(2)}x bare`;
+const line = (path) => `  ${path.padEnd(8)} ${median(runs[path].map((r) => r.rps)).toFixed(0).padStart(7)} req/s   p50 ${median(runs[path].map((r) => r.p50))} ms   p99 ${p99(path)} ms   ${ratio(path).toFixed(2)}x bare   server CPU ${median(runs[path].map((r) => r.cpu)).toFixed(1)} µs/request`;
 console.log(`${SERVER} server; ${ROUNDS} interleaved rounds of ${SECONDS} s per case, ${CONNECTIONS} connections, ${USERS} users, GET /ac with 10 eids`);
 for (const path of CASES) console.log(line(path));
 
@@ -135,4 +145,12 @@ const checks = [
   ]),
 ];
 for (const [text, ok] of checks) console.log(`${text}: ${ok ? 'OK' : 'OVER BUDGET'}`);
+// What the budgets leave for the path itself, next to what parsing alone costs on this machine.
+const cpu = (path) => median(runs[path].map((r) => r.cpu));
+const room = (share) => cpu('/bare') / share - cpu('/bare');
+console.log(
+  `room for the path: ${room(0.7).toFixed(1)} µs of server CPU per call at 0.7x, ${room(0.5).toFixed(1)} µs at 0.5x; ` +
+    `parsing alone adds ${(cpu('/parse') - cpu('/bare')).toFixed(1)} µs (/parse = ${ratio('/parse').toFixed(2)}x bare), ` +
+    `the in-memory path ${(cpu('/memory') - cpu('/bare')).toFixed(1)} µs`,
+);
 process.exit(checks.every(([, ok]) => ok) ? 0 : 1);
