@@ -29,6 +29,7 @@ export type {
   OrtbUid,
 } from './openrtb.js';
 export { buildBidRequest, eidsForPartner, preferredProviderOf } from './openrtb.js';
+export type { OrtbImp, OrtbVideo } from './openrtb-imp.js';
 export type {
   PermissionRule,
   ForwardingPolicyConfig,

@@ -9,6 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { providerById, providerForSource } from '../core/index.js';
 import type { Eid, Provider } from '../core/index.js';
 import type { ForwardingPolicy } from './forwarding.js';
+import { ortbImps } from './openrtb-imp.js';
+import type { OrtbImp } from './openrtb-imp.js';
 import type { AdCall } from './parse.js';
 
 /** A demand partner bid requests go to. */
@@ -66,7 +68,7 @@ export interface OrtbEid {
 /** The parts of an OpenRTB `BidRequest` this service fills in that are the same in 2.5 and 2.6. */
 export interface OrtbBidRequestBase {
   id: string;
-  imp: Array<{ id: string; tagid?: string; secure?: 0 | 1; ext?: Record<string, unknown> }>;
+  imp: OrtbImp[];
   site?: {
     id?: string;
     page?: string;
@@ -166,18 +168,10 @@ export function buildBidRequest(call: AdCall, partner: DemandPartner, options: B
   const in26 = partner.openrtb !== '2.5';
   const in25 = partner.openrtb === '2.5' || partner.openrtb === 'both';
   const eids = (options.policy ? options.policy.eidsFor(call, partner, options.extraEids) : eidsForPartner(options.extraEids?.length ? [...call.eids, ...options.extraEids] : call.eids, partner)) as OrtbEid[];
-  const formats = call.formats.length ? call.formats : [{ id: 0 }];
   const secure = call.referer?.startsWith('https:') ? 1 : undefined;
   const req: OrtbBidRequestBase & { user?: Record<string, unknown>; regs?: Record<string, unknown> } = {
     id: options.id ?? randomUUID(),
-    imp: formats.map((f, i) => {
-      const imp: OrtbBidRequestBase['imp'][number] = { id: String(i + 1) };
-      if (f.tagId !== undefined) imp.tagid = f.tagId;
-      else if (f.id) imp.tagid = String(f.id);
-      if (secure) imp.secure = secure;
-      if (f.id) imp.ext = { formatId: f.id };
-      return imp;
-    }),
+    imp: ortbImps(call.formats, secure, in26, in25),
     at: options.at ?? 1,
     tmax: options.tmax ?? 300,
     cur: options.cur ?? ['EUR'],

@@ -118,6 +118,37 @@ describe('OpenRTB forwarding', () => {
     ]);
   });
 
+  test('placement details reach each imp: banner sizes, video in the partner version, floor and gpid', () => {
+    const call = parseAdCall({
+      url: 'https://ads.example/prebid/v1',
+      body: {
+        networkId: 1,
+        units: [
+          { bidId: 'b1', adUnitCode: 'top', formatId: 3, gpid: '/1/top', banner: [[300, 250], [728, 90]], floor: { value: 1.5, currency: 'USD' } },
+          // `placement` is 2.5 only, `plcmt` and `podid` 2.6 only; `mimes` of the wrong kind and an unknown key are not relayed.
+          { bidId: 'b2', adUnitCode: 'player', formatId: 4, video: { context: 'instream', mimes: ['video/mp4'], protocols: [2, 3], playerSize: [[640, 480]], podid: 'p1', placement: 1, skip: 'yes', custom: 1 } },
+        ],
+      },
+    });
+    expect(call.issues).toEqual([]);
+    const r26 = buildBidRequest(call, { id: 'dsp' });
+    expect(r26.imp).toEqual([
+      { id: '1', tagid: 'top', banner: { format: [{ w: 300, h: 250 }, { w: 728, h: 90 }] }, bidfloor: 1.5, bidfloorcur: 'USD', ext: { formatId: 3, gpid: '/1/top' } },
+      { id: '2', tagid: 'player', video: { mimes: ['video/mp4'], protocols: [2, 3], podid: 'p1', w: 640, h: 480, plcmt: 1 }, ext: { formatId: 4 } },
+    ]);
+    expect(buildBidRequest(call, { id: 'old', openrtb: '2.5' }).imp[1].video).toEqual({ mimes: ['video/mp4'], protocols: [2, 3], placement: 1, w: 640, h: 480 });
+    // A partner reading both versions gets only the fields both have.
+    expect(buildBidRequest(call, { id: 'both', openrtb: 'both' }).imp[1].video).toEqual({ mimes: ['video/mp4'], protocols: [2, 3], w: 640, h: 480 });
+  });
+
+  test("an OpenRTB imp's own w / h win over playerSize, and its video fields pass through", () => {
+    const call = parseAdCall({ url: '/genericpost', body: { imp: [{ id: 'i', tagid: '9', video: { mimes: ['video/mp4'], w: 320, h: 180, playerSize: [640, 480], plcmt: 2 } }] } });
+    expect(buildBidRequest(call, { id: 'dsp' }).imp[0].video).toEqual({ mimes: ['video/mp4'], w: 320, h: 180, plcmt: 2 });
+    // OpenRTB requires `mimes`: a video without it is not relayed (the imp still goes, with its tag id).
+    const bare = parseAdCall({ url: '/genericpost', body: { imp: [{ id: 'i', tagid: '9', video: { w: 320, h: 180 } }] } });
+    expect(buildBidRequest(bare, { id: 'dsp' }).imp).toEqual([{ id: '1', tagid: '9', ext: { formatId: 9 } }]);
+  });
+
   test('a call without eids, user ids or consent yields no user and no regs', () => {
     const req = buildBidRequest(parseAdCall({ url: '/ac?nwid=1&fmtid=2' }), { id: 'dsp' });
     expect(req.user).toBeUndefined();
@@ -135,6 +166,12 @@ describe('OpenRTB forwarding', () => {
     const r25 = buildBidRequest(call, { id: 'legacy', openrtb: '2.5' }, { extraEids, test: true });
     const policy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['dsp'] }], consent: { enforce: false } });
     const both = buildBidRequest(call, { id: 'both', openrtb: 'both' }, { extraEids, policy });
+    // Placement details of every kind, in each version.
+    const video = { context: 'instream', mimes: ['video/mp4'], protocols: [2, 3], playerSize: [[640, 480]], podid: 'p1', placement: 1, skip: 1 };
+    const placed = parseAdCall({
+      url: '/prebid/v1',
+      body: { networkId: 1, units: [{ bidId: 'b1', formatId: 3, gpid: '/1/top', banner: [[300, 250]], floor: { value: 1.5, currency: 'USD' } }, { bidId: 'b2', formatId: 4, video }] },
+    });
     const built = [
       { type: 'BidRequest26' as const, value: buildBidRequest(call, { id: 'other' }, { extraEids, policy }) },
       { type: 'BidRequest26' as const, value: both },
@@ -144,6 +181,10 @@ describe('OpenRTB forwarding', () => {
       { type: 'BidRequest26' as const, value: buildBidRequest(call, { id: 'dmp', kind: 'dmp', preferredProvider: 4 }) },
       { type: 'BidRequest26' as const, value: buildBidRequest(parseAdCall({ url: '/call', body: { networkId: 1, formats: [{ id: 1, tagId: 'top' }] } }), { id: 'dsp' }) },
       { type: 'BidRequest25' as const, value: r25 },
+      { type: 'BidRequest26' as const, value: buildBidRequest(placed, { id: 'dsp' }) },
+      { type: 'BidRequest25' as const, value: buildBidRequest(placed, { id: 'legacy', openrtb: '2.5' }) },
+      { type: 'BidRequest26' as const, value: buildBidRequest(placed, { id: 'both', openrtb: 'both' }) },
+      { type: 'BidRequest25' as const, value: buildBidRequest(placed, { id: 'both', openrtb: 'both' }) },
       // 2.5 types user.ext as a free record: check the eids placed in it against the 2.6 EID type.
       { type: 'Eids' as const, value: r25.user?.ext?.eids },
     ];

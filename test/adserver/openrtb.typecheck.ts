@@ -1,9 +1,9 @@
 // Compiled (never run) by openrtb.test.ts with the TypeScript compiler: the bid requests we build must fit the
 // published OpenRTB types of npm `iab-openrtb` (v2.6 and v2.5), not only our own.
-import type { BidRequest as BidRequest26, EID as EID26, UID as UID26, User as User26 } from 'iab-openrtb/v26';
-import type { BidRequest as BidRequest25 } from 'iab-openrtb/v25';
+import type { BidRequest as BidRequest26, EID as EID26, Imp as Imp26, UID as UID26, User as User26, Video as Video26 } from 'iab-openrtb/v26';
+import type { BidRequest as BidRequest25Spec, Imp as Imp25, Video as Video25 } from 'iab-openrtb/v25';
 import { buildBidRequest, createForwardingPolicy } from '../../src/adserver/index.js';
-import type { AdCall, OrtbBidRequest25, OrtbBidRequest26, OrtbBidRequestBoth } from '../../src/adserver/index.js';
+import type { AdCall, OrtbBidRequest25, OrtbBidRequest26, OrtbBidRequestBoth, OrtbVideo } from '../../src/adserver/index.js';
 
 declare const call: AdCall;
 const policy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['dsp'] }] });
@@ -13,7 +13,12 @@ const policy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', 
 type Uid = Omit<UID26, 'atype'> & { atype?: number };
 type Eid = Omit<EID26, 'uids' | 'mm'> & { uids: Uid[]; mm?: number };
 type User = Omit<User26, 'eids'> & { eids?: Eid[] };
-type Spec26 = Omit<BidRequest26, 'user'> & { user?: User };
+// The Video enumerations (protocols, plcmt, startdelay, api, …) are widened to numbers too: a caller's video
+// parameters are relayed as sent (startdelay > 0 is a number of seconds, which the published type leaves out),
+// checked for their JSON kind, not against the AdCOM lists.
+type Widen<T> = { [K in keyof T]: NonNullable<T[K]> extends number ? number : NonNullable<T[K]> extends readonly number[] ? number[] : T[K] };
+type Spec26 = Omit<BidRequest26, 'user' | 'imp'> & { user?: User; imp: Array<Omit<Imp26, 'video'> & { video?: Widen<Video26> }> };
+type BidRequest25 = Omit<BidRequest25Spec, 'imp'> & { imp: Array<Omit<Imp25, 'video'> & { video?: Widen<Video25> }> };
 
 const r26: Spec26 = buildBidRequest(call, { id: 'dsp' });
 const r26explicit: Spec26 = buildBidRequest(call, { id: 'dsp', openrtb: '2.6' });
@@ -39,7 +44,10 @@ const checks: [
   KeysWithin<OrtbBidRequestBoth, BidRequest26>,
   KeysWithin<OrtbBidRequestBoth['user'], BidRequest26['user']>,
   KeysWithin<OrtbBidRequestBoth['regs'], BidRequest26['regs']>,
-] = [true, true, true, true, true, true, true, true, true, true, true, true, true];
+  // Our video has the fields of both versions; buildBidRequest writes each version only its own (a run-time check).
+  Exclude<keyof OrtbVideo, keyof Video26 | keyof Video25> extends never ? true : false,
+  KeysWithin<OrtbBidRequest25['imp'][number], Imp25>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true, true, true];
 
 // Controls: these must be rejected, or the published types did not load and the check above proves nothing.
 // @ts-expect-error an EID without uids is not an OpenRTB 2.6 EID
