@@ -56,9 +56,24 @@ export function registerTagsCommands(program: Command): void {
     .requiredOption('--networks <file>', 'networks configuration (JSON)')
     .option('--port <n>', 'port to listen on (0 = any free port)', port, 8090)
     .option('--host <host>', 'address to bind', '127.0.0.1')
-    .addHelpText('after', `\nCache-Control: ${TAG_CACHE_CONTROL}\nExample:\n  eidkit tags serve --networks networks.json --port 8090`)
+    .addHelpText(
+      'after',
+      `\nCache-Control: ${TAG_CACHE_CONTROL}\nReload: send SIGHUP to re-read the networks file (a bad file is reported and the running configuration kept).\n` +
+        'Example:\n  eidkit tags serve --networks networks.json --port 8090\n  kill -HUP <pid>   # after editing networks.json',
+    )
     .action(async (opts: { networks: string; port: number; host: string }) => {
-      const app = createTagApp({ config: loadNetworksConfig(resolve(opts.networks)) });
+      const file = resolve(opts.networks);
+      let config = loadNetworksConfig(file);
+      const app = createTagApp({ config: () => config });
+      // SIGHUP re-reads the file, as daemons do; a file that does not load never replaces the one being served.
+      const reload = () => {
+        try {
+          config = loadNetworksConfig(file);
+          process.stderr.write(`eidkit tags: reloaded ${file} (${Object.keys(config.networks).length} networks)\n`);
+        } catch (e) {
+          process.stderr.write(`eidkit tags: ${file} not reloaded, still serving the previous configuration: ${e instanceof Error ? e.message : String(e)}\n`);
+        }
+      };
       const server = await new Promise<ReturnType<typeof serve>>((done, fail) => {
         const s = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host }, () => done(s));
         s.once('error', fail);
@@ -69,10 +84,12 @@ export function registerTagsCommands(program: Command): void {
         const stop = () => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
+          process.off('SIGHUP', reload);
           server.close(() => done());
         };
         process.on('SIGINT', stop);
         process.on('SIGTERM', stop);
+        process.on('SIGHUP', reload);
       });
     });
 }

@@ -25,7 +25,11 @@ const MAX_PATH = 64;
 
 /** Options of {@link createTagApp}. */
 export interface TagAppOptions {
-  config: NetworksConfig;
+  /**
+   * The networks configuration, or a function that returns the current one (read on every request, so a
+   * reloaded configuration takes effect at once; scripts are cached by module list, not by network).
+   */
+  config: NetworksConfig | (() => NetworksConfig);
   /** Built tag files (default: the package's dist/). */
   files?: TagFiles;
   /** Overrides {@link TAG_CACHE_CONTROL}. */
@@ -62,7 +66,7 @@ export function createTagApp({ config, files = loadTagFiles(), cacheControl = TA
   const encode = createEncoder();
   const byModules = new Map<string, EncodedScript>();
   const scriptFor = (network: string, debug: boolean) => {
-    const modules = enabledModules(config, network);
+    const modules = enabledModules(typeof config === 'function' ? config() : config, network);
     const key = `${debug}:${modules.join()}`;
     let e = byModules.get(key);
     if (!e) byModules.set(key, (e = encode(composeModules(modules, { files, debug }), debug)));

@@ -56,4 +56,42 @@ describe('eidkit tags', () => {
       child.kill('SIGTERM');
     }
   });
+
+  test('serve re-reads the networks file on SIGHUP, and keeps serving the previous one when the new file is bad', async () => {
+    const file = networksFile({ networks: { '7': { modules: ['uid2'] } } });
+    const child = spawn(process.execPath, [bin, 'tags', 'serve', '--networks', file, '--port', '0']);
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
+    const stderrShows = (text: string) =>
+      new Promise<void>((resolve, reject) => {
+        const t = setInterval(() => stderr.includes(text) && (clearInterval(t), resolve()), 20);
+        setTimeout(() => (clearInterval(t), reject(new Error(`stderr never said "${text}": ${stderr}`))), 10_000);
+      });
+    const script = async (network: string) => (await (await fetch(`${url}/tag/${network}/sas.js`)).text()).slice(0, 60);
+    let url = '';
+    try {
+      url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (d: Buffer) => {
+          const m = /serving (http:\/\/\S+?)\/tag\//.exec(String(d));
+          if (m) resolve(m[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${code}`)));
+      });
+      expect(await script('8')).not.toContain('__sasop'); // not configured: the core
+      writeFileSync(file, JSON.stringify({ networks: { '7': { modules: [] }, '8': { modules: ['criteo'] } } }));
+      child.kill('SIGHUP');
+      await stderrShows('reloaded');
+      expect(stderr).toContain(`eidkit tags: reloaded ${file} (2 networks)`);
+      expect(await script('8')).toMatch(/^window\.__sasop=\{"modules":\["criteo"\]\};/);
+      expect(await script('7')).not.toContain('__sasop');
+      writeFileSync(file, JSON.stringify({ networks: { '8': { modules: ['nope'] } } }));
+      child.kill('SIGHUP');
+      await stderrShows('not reloaded');
+      expect(stderr).toContain('unknown module "nope"');
+      expect(await script('8')).toMatch(/"criteo"/);
+      expect(child.exitCode).toBeNull();
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
 });
