@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { DealReadSchema, DealWriteSchema, LOOKUP_ITEM_SCHEMAS, LOOKUP_RESOURCES, DSP_FORBIDDEN_LOOKUPS } from '../deals/rules/index.js';
 import { PASSWORD_REALM_GRANT, REALM } from './auth.js';
-import { SORT_KEYS, MAX_PAGE_SIZE } from './app.js';
+import { SORT_KEYS, MAX_PAGE_SIZE } from './routes/deal-list.js';
 
 function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const out = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;

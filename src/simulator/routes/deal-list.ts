@@ -1,0 +1,140 @@
+/**
+ * The deal collection reads (spec 4.2): GET /deals/countBreakdown and GET /deals, its filters, sort keys and
+ * paging (X-Pagination-Total-Count and an RFC 5988 Link header).
+ */
+import type { Hono } from 'hono';
+import { parseDealDate } from '../../deals/rules/index.js';
+import { SOON_MS, dealFacts, dealTypeId, toRead } from '../deal-view.js';
+import type { StoredDeal } from '../store.js';
+import type { ApiEnv, AppContext } from './context.js';
+import { parseBool, parseDateParam, parseIdList, parseIntParam, type Parsed } from './http.js';
+
+/** Largest page of GET /deals (spec 4.2, 8). */
+export const MAX_PAGE_SIZE = 100;
+
+/** Sort keys GET /deals accepts (spec 2.7 leaves them open). */
+export const SORT_KEYS = ['id', 'dealId', 'name', 'createdAt', 'updatedAt', 'beginDate', 'endDate', 'expirationDate', 'price', 'isActive', 'pricingModel', 'typeId'] as const;
+
+/** Registers GET /deals/countBreakdown and GET /deals on `api`: the caller's company's deals only. */
+export function registerDealListRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
+  const { store, reference, now } = ctx;
+  const read = (d: StoredDeal) => toRead(d, reference, now());
+
+  api.get('/deals/countBreakdown', (c) => {
+    const company = c.get('user').companyId;
+    const t = now();
+    const out = { total: 0, active: 0, paused: 0, archived: 0, expiringSoon: 0, byType: { PrivateAuction: 0, DirectDeal: 0, GuaranteedDeal: 0 } };
+    const names = { 1: 'PrivateAuction', 2: 'DirectDeal', 3: 'GuaranteedDeal' } as const;
+    for (const d of store.deals.values()) {
+      if (d.companyId !== company) continue;
+      const r = read(d);
+      out.total++;
+      if (r.isArchived) out.archived++;
+      else if (r.isActive) out.active++;
+      else out.paused++;
+      const exp = r.expirationDateUtc ? Date.parse(r.expirationDateUtc) : null;
+      if (exp !== null && exp >= t && exp <= t + SOON_MS) out.expiringSoon++;
+      out.byType[names[r.typeId as 1 | 2 | 3]]++;
+    }
+    return c.json(out);
+  });
+
+  api.get('/deals', (c) => {
+    const q = c.req.query();
+    const checks = {
+      limit: parseIntParam(q.limit, 'limit', 1),
+      offset: parseIntParam(q.offset, 'offset', 0),
+      since: parseDateParam(q.createdOrModifiedSince, 'createdOrModifiedSince'),
+      metricsBegin: parseDateParam(q.metricsBeginDate, 'metricsBeginDate'),
+      metricsEnd: parseDateParam(q.metricsEndDate, 'metricsEndDate'),
+      isArchived: parseBool(q.isArchived, 'isArchived'),
+      isSoonExpired: parseBool(q.isSoonExpired, 'isSoonExpired'),
+      isParentDeal: parseBool(q.isParentDeal, 'isParentDeal'),
+      sortAsc: parseBool(q.sortAsc, 'sortAsc'),
+      buyerIds: parseIdList(q.buyerIds, 'buyerIds'),
+      dspIds: parseIdList(q.dspIds, 'dspIds'),
+      partnerIds: parseIdList(q.partnerIds, 'partnerIds'),
+      formatIds: parseIdList(q.formatIds, 'formatIds'),
+      platformIds: parseIdList(q.platformIds, 'platformIds'),
+    };
+    const errors = Object.values(checks).filter((r): r is { ok: false; field: string; message: string } => !r.ok);
+    const sortBy = q.sortBy ? SORT_KEYS.find((k) => k.toLowerCase() === q.sortBy.toLowerCase()) : 'id';
+    if (!sortBy) errors.push({ ok: false, field: 'sortBy', message: `must be one of ${SORT_KEYS.join(', ')}` });
+    if (errors.length > 0) {
+      return c.json({ message: `Invalid query: ${errors[0].field}: ${errors[0].message}`, errors: errors.map(({ field, message }) => ({ field, message })) }, 400);
+    }
+    const v = <T>(p: Parsed<T>) => (p as { value: T }).value;
+    const limit = Math.min(v(checks.limit) ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
+    const offset = v(checks.offset) ?? 0;
+    const t = now();
+    const company = c.get('user').companyId;
+    const intersects = (have: readonly number[], want: number[] | undefined) => !want || have.some((x) => want.includes(x));
+    const since = v(checks.since);
+    const archived = v(checks.isArchived);
+    const soon = v(checks.isSoonExpired);
+    const parent = v(checks.isParentDeal);
+    // Filter and sort on cheap facts of the stored deal; the full read view (2.6) is built only for the page,
+    // so one page of a 10,000-deal company costs a sort, not 10,000 read views.
+    const sortKey = (d: StoredDeal): unknown => {
+      if (key === 'id' || key === 'dealId') return d[key];
+      if (key === 'createdAt' || key === 'updatedAt') return parseDealDate(d[key]);
+      if (key === 'typeId') return dealTypeId(d.write);
+      const x = (d.write as Record<string, unknown>)[key];
+      return x !== null && x !== undefined && key.endsWith('Date') ? parseDealDate(String(x)) : x;
+    };
+    const key = sortBy!;
+    const needFacts = archived !== undefined || parent !== undefined || soon !== undefined;
+    const rows: Array<{ d: StoredDeal; k: unknown }> = [];
+    for (const d of store.deals.values()) {
+      if (d.companyId !== company) continue;
+      if (since !== undefined && !(Date.parse(d.updatedAt) > since || Date.parse(d.createdAt) > since)) continue;
+      if (needFacts) {
+        const f = dealFacts(d, t);
+        if (archived !== undefined && f.isArchived !== archived) continue;
+        if (parent !== undefined && f.isParentDeal !== parent) continue;
+        if (soon !== undefined) {
+          const exp = f.expiration;
+          if ((exp !== null && exp >= t && exp <= t + SOON_MS) !== soon) continue;
+        }
+      }
+      const w = d.write;
+      // Legacy partner ids are today's DSP ids (spec 2.1); formats are impression types.
+      if (!intersects(w.buyerIds ?? [], v(checks.buyerIds))) continue;
+      if (!intersects(w.dspIds ?? [], v(checks.dspIds))) continue;
+      if (!intersects(w.dspIds ?? [], v(checks.partnerIds))) continue;
+      if (!intersects(w.impressionTypeIds ?? [], v(checks.formatIds))) continue;
+      if (!intersects(w.platformIds ?? [], v(checks.platformIds))) continue;
+      rows.push({ d, k: sortKey(d) });
+    }
+    const asc = v(checks.sortAsc) ?? true;
+    rows.sort((a, b) => {
+      const x = a.k;
+      const y = b.k;
+      let cmp = 0;
+      if (x === null || x === undefined) cmp = y === null || y === undefined ? 0 : 1;
+      else if (y === null || y === undefined) cmp = -1;
+      else {
+        cmp = (x as number) < (y as number) ? -1 : (x as number) > (y as number) ? 1 : 0;
+        if (!asc) cmp = -cmp;
+      }
+      return cmp !== 0 ? cmp : a.d.id - b.d.id;
+    });
+    const total = rows.length;
+    const page = rows.slice(offset, offset + limit).map((r) => read(r.d));
+    // RFC 5988 Link header: first / prev / next / last pages, keeping every other query parameter.
+    const link = (rel: string, off: number) => {
+      const u = new URL(c.req.url);
+      u.searchParams.set('offset', String(off));
+      u.searchParams.set('limit', String(limit));
+      return `<${u.toString()}>; rel="${rel}"`;
+    };
+    const lastOffset = total === 0 ? 0 : Math.floor((total - 1) / limit) * limit;
+    const links = [link('first', 0)];
+    if (offset > 0) links.push(link('prev', Math.max(0, offset - limit)));
+    if (offset + limit < total) links.push(link('next', offset + limit));
+    links.push(link('last', lastOffset));
+    c.header('X-Pagination-Total-Count', String(total));
+    c.header('Link', links.join(', '));
+    return c.json(page);
+  });
+}
