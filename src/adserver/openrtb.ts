@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { providerById, providerForSource } from '../core/index.js';
 import type { Eid, Provider } from '../core/index.js';
 import type { ForwardingPolicy } from './forwarding.js';
-import type { AdCall } from './parse.js';
+import type { AdCall } from './ad-call.js';
 
 /** A demand partner bid requests go to. */
 export interface DemandPartner {
