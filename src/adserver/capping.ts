@@ -5,7 +5,7 @@
  */
 import { providerById, providerForSource } from '../core/index.js';
 import type { Provider } from '../core/index.js';
-import type { AdCall } from './parse.js';
+import type { AdCall } from './ad-call.js';
 import { resolveCap } from './cap-windows.js';
 import type { FrequencyCap, ResolvedCap } from './cap-windows.js';
 

@@ -7,7 +7,7 @@ import { EXIT } from '../cli/exit-codes.js';
 import { examples, out } from '../cli/output.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { parseAdCall } from './parse.js';
-import type { AdCall } from './parse.js';
+import type { AdCall } from './ad-call.js';
 import { providerHits } from './providers.js';
 import { formatForwarding, forwardingOf, readPartnersFile } from './decode-partners.js';
 import type { DecodedForwarding } from './decode-partners.js';

@@ -8,7 +8,7 @@
 import { TCString } from '@iabtcf/core';
 import type { PurposeRestrictionVector } from '@iabtcf/core';
 import { GppModel, Sections } from '@iabgpp/cmpapi';
-import type { AdCallConsent } from './parse.js';
+import type { AdCallConsent } from './ad-call.js';
 
 /** What decides the legal basis under GDPR; the defaults are those of the tag (src/tag/consent-rules.ts). */
 export interface TcfRules {

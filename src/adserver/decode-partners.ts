@@ -8,7 +8,7 @@ import { EXIT } from '../cli/exit-codes.js';
 import { createForwardingPolicy, ForwardingPolicyError } from './forwarding.js';
 import type { ForwardingPolicy, ForwardingPolicyConfig, ForwardingReason } from './forwarding.js';
 import type { DemandPartner } from './openrtb.js';
-import type { AdCall } from './parse.js';
+import type { AdCall } from './ad-call.js';
 
 /** One partner's share in `eidkit decode --partners --json` output. */
 export interface DecodedForwarding {

@@ -7,7 +7,7 @@ import { formatPath } from '../core/path.js';
 import { z } from 'zod';
 import { isKnownSource, providerForSource } from '../core/index.js';
 import type { Provider } from '../core/index.js';
-import type { AdCall } from './parse.js';
+import type { AdCall } from './ad-call.js';
 
 /** One DMP and the source of its preferred provider, agreed with the operator. */
 export interface DmpConfig {

@@ -24,7 +24,7 @@ import type { Compiled, PermissionRule } from './permissions.js';
 import type { ConsentRefusal, DecodedConsent, TcfRules } from './consent.js';
 import { preferredProviderOf } from './openrtb.js';
 import type { DemandPartner } from './openrtb.js';
-import type { AdCall, AdCallConsent } from './parse.js';
+import type { AdCall, AdCallConsent } from './ad-call.js';
 
 export type { PermissionRule };
 export { ForwardingPolicyError };

@@ -7,7 +7,7 @@
  */
 export type { AdCallLimits } from './limits.js';
 export { DEFAULT_LIMITS, resolveLimits } from './limits.js';
-export type { AdCall, AdCallEndpoint, AdCallFormat, AdCallConsent, AdCallInput, HeadersLike, ParseOptions } from './parse.js';
+export type { AdCall, AdCallEndpoint, AdCallFormat, AdCallConsent, AdCallInput, HeadersLike, ParseOptions } from './ad-call.js';
 export { parseAdCall, parseAdCallRequest, parseIncomingMessage, endpointOf, readCookie } from './parse.js';
 export type { ProviderHit, ProviderLogRecord, ProviderLogSink } from './providers.js';
 export { providerHits, providerIdsOf, providerLogRecord, logProviders, memoryLogSink, jsonLinesLogSink } from './providers.js';

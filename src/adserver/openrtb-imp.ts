@@ -4,7 +4,7 @@
  * Video parameters go through a list of the OpenRTB Video fields of the partner's version, each checked for its
  * JSON type, so a partner never receives a key its OpenRTB version lacks or a value of the wrong kind.
  */
-import type { AdCallFormat } from './parse.js';
+import type { AdCallFormat } from './ad-call.js';
 
 /** The OpenRTB `Imp` this service fills in. */
 export interface OrtbImp {

@@ -11,7 +11,7 @@ import type { Eid, Provider } from '../core/index.js';
 import type { ForwardingPolicy } from './forwarding.js';
 import { ortbImps } from './openrtb-imp.js';
 import type { OrtbImp } from './openrtb-imp.js';
-import type { AdCall } from './parse.js';
+import type { AdCall } from './ad-call.js';
 
 /** A demand partner bid requests go to. */
 export interface DemandPartner {

@@ -8,7 +8,7 @@
  * with an issue naming them, as OpenRTB 2.6 readers let `user.eids` win over `user.ext.eids`.
  */
 import { isObject } from '../core/index.js';
-import type { AdCallFormat, Collector } from './parse.js';
+import type { AdCallFormat, Collector } from './ad-call.js';
 
 /** True for a body shaped as an OpenRTB bid request: `imp` array, or a `user` / `regs` object. */
 export function isOrtbBody(b: Record<string, unknown>): boolean {

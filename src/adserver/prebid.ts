@@ -5,7 +5,7 @@
  * cross-platform `dealId`.
  */
 import type { PrebidWireBid, PrebidWireResponse } from '../prebid/wire.js';
-import type { AdCall, AdCallFormat } from './parse.js';
+import type { AdCall, AdCallFormat } from './ad-call.js';
 
 export type { PrebidWireBid, PrebidWireResponse } from '../prebid/wire.js';
 

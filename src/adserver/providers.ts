@@ -4,7 +4,7 @@
  */
 import { providerForSource, providerIdForSource } from '../core/index.js';
 import type { Eid, Provider } from '../core/index.js';
-import type { AdCall } from './parse.js';
+import type { AdCall } from './ad-call.js';
 
 /** One eid of a call with the provider it maps to. */
 export interface ProviderHit {

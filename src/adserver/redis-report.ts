@@ -8,7 +8,7 @@
  * the hash `meta` (`dropped`: calls dropped at a full buffer, fleet-wide). Each bucket expires `retentionDays`
  * after its period ends.
  */
-import type { AdCall } from './parse.js';
+import type { AdCall } from './ad-call.js';
 import { countersOf, periodsOf, reportCSV, rowOf, sortRows } from './report.js';
 import type { Counters, ReportGranularity, ReportJson, ReportReadOptions, ReportRow } from './report.js';
 import { checkPrefix, requireRedisClient } from './redis-client.js';

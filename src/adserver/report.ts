@@ -7,7 +7,7 @@ import { providerById } from '../core/index.js';
 import { dmpIds } from './dmp.js';
 import type { DmpConfig } from './dmp.js';
 import { csvRow } from '../core/csv.js';
-import type { AdCall } from './parse.js';
+import type { AdCall } from './ad-call.js';
 import { providerIdsOf } from './providers.js';
 
 /** Calls with and without a value. */

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { decodeBase64Json, validateEids } from '../../src/core/index.js';
-import { decodeBase64JsonFast, isCanonicalEids } from '../../src/adserver/parse.js';
+import { decodeBase64JsonFast, isCanonicalEids } from '../../src/adserver/parse-eids.js';
 import { DEFAULT_LIMITS, parseAdCall, parseAdCallRequest, parseIncomingMessage, readCookie } from '../../src/adserver/index.js';
 import type { AdCall } from '../../src/adserver/index.js';
 import { EUID, ID5, UID2, UNKNOWN, b64, b64url, getCall } from './fixtures.js';
