@@ -1,21 +1,19 @@
 /** The deal API client (issue #6): `DealApiClient`, its pagination and its error family. */
-export {
-  DealApiClient,
-  DealsResource,
-  LookupsResource,
-  mergeDeal,
-  writableFields,
-  type CallOptions,
-  type CreateOptions,
-  type UpdateOptions,
-  type CreatedDeal,
-  type DealApiClientOptions,
-  type DealListFilters,
-  type DealListOptions,
-  type DealPatch,
-  type LookupListOptions,
-  type PreparedRequest,
-} from './client.js';
+export { DealApiClient, type DealApiClientOptions } from './client.js';
+export { DealsResource } from './deals.js';
+export { LookupsResource } from './lookups.js';
+export { mergeDeal, writableFields } from './merge.js';
+export type {
+  CallOptions,
+  CreateOptions,
+  UpdateOptions,
+  CreatedDeal,
+  DealListFilters,
+  DealListOptions,
+  DealPatch,
+  LookupListOptions,
+  PreparedRequest,
+} from './options.js';
 export {
   PASSWORD_REALM_GRANT,
   DEFAULT_REALM,
