@@ -2,7 +2,8 @@
 // The receiving-side benchmark's ad server (a child process of receiving.bench.mjs, so the load generator does
 // not share its event loop): docs/ad-server.md's hono app on @hono/node-server, with three handlers side by side:
 //   /bare    answers 200 and nothing else;
-//   /parse   parses the call and answers 200: the floor of any receiving path (not a budgeted case);
+//   /decode  Base64-decodes and JSON.parses the eids parameter, nothing else, and answers 200 (node server only);
+//   /parse   parses the call (parseIncomingMessage) and answers 200: /decode and /parse are floors, not budgeted;
 //   /memory  the full receiving path of docs/ad-server.md on the in-memory stores: parse, provider log to a sink, report,
 //            `take` on one cap, OpenRTB bid requests for two partners (serialised, as sending them would);
 //   /redis   the same path on the Redis stores (argv[2] is the redis URL) through a node-redis client;
@@ -61,6 +62,14 @@ if (process.argv[3] === 'node') {
     const path = req.url.slice(0, req.url.indexOf('?') >>> 0);
     if (path === '/bare') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
     if (path === '/metrics') return res.writeHead(200).end(metrics());
+    if (path === '/decode') {
+      // Only what any receiving path must do first: Base64-decode the eids parameter and JSON.parse it (no checks).
+      const url = req.url;
+      const at = url.indexOf('eids=');
+      const end = url.indexOf('&', at) >>> 0;
+      JSON.parse(Buffer.from(url.slice(at + 5, end), 'base64').toString());
+      return res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    }
     if (path === '/parse') {
       await parseIncomingMessage(req, { ip: req.socket.remoteAddress });
       return res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');

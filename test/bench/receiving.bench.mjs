@@ -30,12 +30,13 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const CONNECTIONS = 16;
 const USERS = 500;
-// `/parse` only parses the call and answers: not budgeted, it shows the floor any receiving path starts from.
-const CASES = ['/bare', '/parse', '/memory', '/redis', '/ioredis'];
+// Floors, not budgeted: `/decode` only Base64-decodes and JSON.parses the eids parameter (the least any receiving
+// path must do), `/parse` parses the call with eidkit. They show what is left of the budget for the rest.
+const SERVER = ['hono', 'hono-request'].includes(process.env.BENCH_SERVER) ? process.env.BENCH_SERVER : 'node';
+const CASES = ['/bare', ...(SERVER === 'node' ? ['/decode'] : []), '/parse', '/memory', '/redis', '/ioredis'];
 const REDIS_CASES = ['/redis', '/ioredis'];
 // `node` (default): plain node:http with parseIncomingMessage; `hono`: docs/ad-server.md's hono app parsing c.env.incoming;
 // `hono-request`: the hono app parsing its WHATWG Request (c.req.raw) with parseAdCallRequest.
-const SERVER = ['hono', 'hono-request'].includes(process.env.BENCH_SERVER) ? process.env.BENCH_SERVER : 'node';
 
 const redis = await startRedis();
 const admin = await connectRedis(redis.url);
@@ -150,6 +151,7 @@ const cpu = (path) => median(runs[path].map((r) => r.cpu));
 const room = (share) => cpu('/bare') / share - cpu('/bare');
 console.log(
   `room for the path: ${room(0.7).toFixed(1)} µs of server CPU per call at 0.7x, ${room(0.5).toFixed(1)} µs at 0.5x; ` +
+    (runs['/decode'] ? `decoding the eids alone adds ${(cpu('/decode') - cpu('/bare')).toFixed(1)} µs (/decode = ${ratio('/decode').toFixed(2)}x bare), ` : '') +
     `parsing alone adds ${(cpu('/parse') - cpu('/bare')).toFixed(1)} µs (/parse = ${ratio('/parse').toFixed(2)}x bare), ` +
     `the in-memory path ${(cpu('/memory') - cpu('/bare')).toFixed(1)} µs`,
 );
