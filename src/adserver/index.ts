@@ -30,6 +30,7 @@ export type {
 } from './openrtb.js';
 export { buildBidRequest, eidsForPartner, preferredProviderOf } from './openrtb.js';
 export type { OrtbImp, OrtbVideo } from './openrtb-imp.js';
+export { bidRequestsJson } from './openrtb-json.js';
 export type {
   PermissionRule,
   ForwardingPolicyConfig,

@@ -17,6 +17,7 @@ import { Hono } from 'hono';
 import { createClient } from 'redis';
 import { Redis } from 'ioredis';
 import {
+  bidRequestsJson,
   buildBidRequest,
   createFrequencyCapper,
   createRedisFrequencyCapStore,
@@ -51,8 +52,8 @@ async function receive(s, call) {
   logProviders(call, sink);
   s.report.add(call);
   const decision = await s.capper.take(call, cap);
-  const body = JSON.stringify(partners.map((p) => buildBidRequest(call, p, { tmax: 200 })));
-  return `{"ok":true,"served":${decision.allowed},"bytes":${body.length}}`;
+  const bodies = bidRequestsJson(partners.map((p) => buildBidRequest(call, p, { tmax: 200 })));
+  return `{"ok":true,"served":${decision.allowed},"bytes":${bodies[0].length + bodies[1].length}}`;
 }
 const metrics = () => JSON.stringify(Object.fromEntries(['/redis', '/ioredis'].map((p) => [p, { capper: stores[p].capper.metrics(), report: stores[p].report.metrics() }])));
 

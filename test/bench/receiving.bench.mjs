@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createWriteStream, readFileSync } from 'node:fs';
 import {
+  bidRequestsJson,
   buildBidRequest,
   createFrequencyCapper,
   createRedisFrequencyCapStore,
@@ -101,7 +102,7 @@ async function stages() {
     'take (memory)': (i) => memory.take(calls[i % USERS], cap),
     'take (Redis, node-redis, node CPU and wait)': (i) => shared.take(calls[i % USERS], cap),
     'take (Redis, ioredis, node CPU and wait)': (i) => sharedIo.take(calls[i % USERS], cap),
-    'bid requests ×2 + JSON': (i) => JSON.stringify(partners.map((p) => buildBidRequest(calls[i % USERS], p, { tmax: 200 }))),
+    'bid requests ×2 + JSON': (i) => bidRequestsJson(partners.map((p) => buildBidRequest(calls[i % USERS], p, { tmax: 200 }))),
   };
   const out = {};
   for (const [name, fn] of Object.entries(cases)) {
