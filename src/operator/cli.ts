@@ -69,7 +69,8 @@ export function registerTagsCommands(program: Command): void {
       const reload = () => {
         try {
           config = loadNetworksConfig(file);
-          process.stderr.write(`eidkit tags: reloaded ${file} (${Object.keys(config.networks).length} networks)\n`);
+          const n = Object.keys(config.networks).length;
+          process.stderr.write(`eidkit tags: reloaded ${file} (${n} network${n === 1 ? '' : 's'})\n`);
         } catch (e) {
           process.stderr.write(`eidkit tags: ${file} not reloaded, still serving the previous configuration: ${e instanceof Error ? e.message : String(e)}\n`);
         }
@@ -79,7 +80,7 @@ export function registerTagsCommands(program: Command): void {
         s.once('error', fail);
       });
       const { address, port: p } = server.address() as AddressInfo;
-      await out(`eidkit tags: serving http://${address.includes(':') ? `[${address}]` : address}:${p}/tag/<network_id>/sas.js\n`);
+      await out(`eidkit tags: serving http://${address.includes(':') ? `[${address}]` : address}:${p}/tag/<network_id>/sas.js (pid ${process.pid}: kill -HUP ${process.pid} reloads ${opts.networks})\n`);
       await new Promise<void>((done) => {
         const stop = () => {
           process.off('SIGINT', stop);
