@@ -7,7 +7,7 @@ import type { Eid } from '../core/index.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { createForwardingPolicy, ForwardingPolicyError } from './forwarding.js';
 import type { ForwardingPolicy, ForwardingPolicyConfig, ForwardingReason } from './forwarding.js';
-import type { DemandPartner } from './openrtb.js';
+import type { DemandPartner } from './partners.js';
 import type { AdCall } from './ad-call.js';
 
 /** One partner's share in `eidkit decode --partners --json` output. */

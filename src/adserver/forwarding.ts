@@ -22,8 +22,8 @@ import { createConsentDecoder } from './consent.js';
 import { compilePolicy, describeRule, ForwardingPolicyError } from './permissions.js';
 import type { Compiled, PermissionRule } from './permissions.js';
 import type { ConsentRefusal, DecodedConsent, TcfRules } from './consent.js';
-import { preferredProviderOf } from './openrtb.js';
-import type { DemandPartner } from './openrtb.js';
+import { preferredProviderOf } from './partners.js';
+import type { DemandPartner } from './partners.js';
 import type { AdCall, AdCallConsent } from './ad-call.js';
 
 export type { PermissionRule };

@@ -17,8 +17,9 @@ export { createReport } from './report.js';
 export { csvField } from '../core/csv.js';
 export type { RedisReport, RedisReportOptions, RedisReportMetrics } from './redis-report.js';
 export { createRedisReport } from './redis-report.js';
+export type { DemandPartner } from './partners.js';
+export { eidsForPartner, preferredProviderOf } from './partners.js';
 export type {
-  DemandPartner,
   BidRequestOptions,
   OrtbBidRequest,
   OrtbBidRequest25,
@@ -28,7 +29,7 @@ export type {
   OrtbEid,
   OrtbUid,
 } from './openrtb.js';
-export { buildBidRequest, eidsForPartner, preferredProviderOf } from './openrtb.js';
+export { buildBidRequest } from './openrtb.js';
 export type { OrtbImp, OrtbVideo } from './openrtb-imp.js';
 export { bidRequestsJson } from './openrtb-json.js';
 export type {
