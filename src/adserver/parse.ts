@@ -166,8 +166,11 @@ async function parseWithBody(
  * @example app.post('/genericpost', async (c) => { const call = await parseAdCallRequest(c.req.raw); … })
  */
 export async function parseAdCallRequest(request: Request, options: ParseOptions = {}): Promise<AdCall> {
-  const body = request.body as unknown as AsyncIterable<Uint8Array> | null;
-  return parseWithBody(request.url, request.method, request.headers, body, options, false);
+  const method = request.method;
+  // Only a POST's body is read: on Node, @hono/node-server builds a whole WHATWG Request the first time `body` is
+  // touched (its lazy request spares that for a GET), which costs more than the rest of the parse.
+  const body = method.toUpperCase() === 'POST' ? (request.body as unknown as AsyncIterable<Uint8Array> | null) : null;
+  return parseWithBody(request.url, method, request.headers, body, options, false);
 }
 
 /**
