@@ -113,6 +113,12 @@ describe('POST /genericpost and /call', () => {
     expect(await parseAdCallRequest(get)).toMatchObject({ endpoint: 'ac', networkId: 5, pid: 'p-2', eids: [UID2] });
   });
 
+  test("never touches a GET request's body (on Node, @hono/node-server builds a whole Request when it is read)", async () => {
+    const get = new Request(`https://ads.example/ac?nwid=5&eids=${b64url([UID2])}`);
+    Object.defineProperty(get, 'body', { get: () => expect.unreachable('body read for a GET') });
+    expect(await parseAdCallRequest(get)).toMatchObject({ endpoint: 'ac', networkId: 5, eids: [UID2], issues: [] });
+  });
+
   test('reads a Node IncomingMessage from a real http server, GET and POST', async () => {
     const seen: AdCall[] = [];
     const server = createServer(async (req, res) => {
