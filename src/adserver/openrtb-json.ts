@@ -9,8 +9,6 @@ import type { OrtbBidRequest } from './openrtb.js';
 /** The eid lists already written in this batch: their elements and their JSON. */
 type Memo = Array<{ eids: readonly unknown[]; text: string }>;
 
-const skipped = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
-
 /**
  * An eid list's JSON, reused when an earlier request of the batch had the same eid objects in the same order
  * (each partner gets its own array, of the same objects). One JSON.stringify per distinct list: cheaper than
@@ -27,22 +25,34 @@ function eidsJson(eids: readonly unknown[], memo: Memo): string {
   return text;
 }
 
-/** An object's JSON with its `eids` array (at this level, or in `ext` when `nested`) written through the memo. */
-function objectJson(o: Record<string, unknown>, memo: Memo, nested: boolean): string {
-  if (typeof o.toJSON === 'function') return JSON.stringify(o);
-  let out = '{';
-  let first = true;
-  for (const k in o) {
+/** An object JSON.stringify writes key by key, with no `toJSON` of its own: only these take the fast path. */
+function isPlain(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== 'object' || v === null) return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return (proto === Object.prototype || proto === null) && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
+}
+
+/**
+ * A plain object's JSON, own enumerable keys in order as JSON.stringify takes them. `level` 2 is a request (its
+ * `user` goes through level 1), 1 is a user (its `eids` through the memo, its `ext` through level 0), 0 is a
+ * user's ext (its `eids` through the memo). What JSON.stringify leaves out (undefined, functions, symbols, a
+ * `toJSON` answering undefined) is left out.
+ */
+function objectJson(o: Record<string, unknown>, memo: Memo, level: 0 | 1 | 2): string {
+  let out = '';
+  for (const k of Object.keys(o)) {
     const v = o[k];
-    if (skipped(v)) continue;
-    let text: string;
-    if (k === 'eids' && Array.isArray(v)) text = eidsJson(v, memo);
-    else if (nested && k === 'ext' && typeof v === 'object' && v !== null && !Array.isArray(v)) text = objectJson(v as Record<string, unknown>, memo, false);
-    else text = JSON.stringify(v);
-    out += (first ? '' : ',') + JSON.stringify(k) + ':' + text;
-    first = false;
+    let text: string | undefined;
+    if (level === 2 && k === 'user' && isPlain(v)) text = objectJson(v, memo, 1);
+    else if (level < 2 && k === 'eids' && Array.isArray(v) && typeof (v as { toJSON?: unknown }).toJSON !== 'function') text = eidsJson(v, memo);
+    else if (level === 1 && k === 'ext' && isPlain(v)) text = objectJson(v, memo, 0);
+    // A value with its own toJSON is handed its key, as JSON.stringify does.
+    else if (typeof v === 'object' && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function') text = JSON.stringify({ [k]: v }).slice(JSON.stringify(k).length + 2, -1) || undefined;
+    else text = JSON.stringify(v) as string | undefined;
+    if (text === undefined) continue;
+    out += (out ? ',' : '') + JSON.stringify(k) + ':' + text;
   }
-  return out + '}';
+  return '{' + out + '}';
 }
 
 /**
@@ -52,18 +62,5 @@ function objectJson(o: Record<string, unknown>, memo: Memo, nested: boolean): st
  */
 export function bidRequestsJson(requests: readonly OrtbBidRequest[]): string[] {
   const memo: Memo = [];
-  return requests.map((req) => {
-    const r = req as unknown as Record<string, unknown>;
-    if (typeof r !== 'object' || r === null || typeof r.toJSON === 'function') return JSON.stringify(req);
-    let out = '{';
-    let first = true;
-    for (const k in r) {
-      const v = r[k];
-      if (skipped(v)) continue;
-      const text = k === 'user' && typeof v === 'object' && v !== null && !Array.isArray(v) ? objectJson(v as Record<string, unknown>, memo, true) : JSON.stringify(v);
-      out += (first ? '' : ',') + JSON.stringify(k) + ':' + text;
-      first = false;
-    }
-    return out + '}';
-  });
+  return requests.map((req) => (isPlain(req) ? objectJson(req, memo, 2) : JSON.stringify(req)));
 }

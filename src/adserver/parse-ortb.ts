@@ -27,11 +27,15 @@ function sizesOf(col: Collector, path: string, v: unknown): Array<[number, numbe
   return undefined;
 }
 
-/** A floor `{ value, currency }` with a positive value and a 3-letter currency, else undefined with an issue. */
-function floorOf(col: Collector, path: string, value: unknown, currency: unknown): AdCallFormat['floor'] {
+/**
+ * A floor `{ value, currency }` with a positive value and a 3-letter currency, else undefined with an issue. Without
+ * a currency, `fallback`: USD for an OpenRTB imp (the OpenRTB default of `bidfloorcur`), the service's EUR for a
+ * Prebid unit (the adapter asks Prebid's floors module in EUR).
+ */
+function floorOf(col: Collector, path: string, value: unknown, currency: unknown, fallback: 'USD' | 'EUR'): AdCallFormat['floor'] {
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'number' && value > 0 && Number.isFinite(value) && (currency === undefined || (typeof currency === 'string' && /^[A-Z]{3}$/.test(currency)))) {
-    return { value, currency: (currency as string | undefined) ?? 'EUR' };
+    return { value, currency: (currency as string | undefined) ?? fallback };
   }
   col.issue(path, 'must be a positive price with a 3-letter currency; ignored');
   return undefined;
@@ -90,7 +94,7 @@ export function readPrebidUnits(col: Collector, units: unknown): void {
         gpid: col.text(`${p}.gpid`, u.gpid, 256),
         sizes: sizesOf(col, `${p}.banner`, u.banner),
         video: jsonObject(col, `${p}.video`, u.video),
-        floor: isObject(u.floor) ? floorOf(col, `${p}.floor`, u.floor.value, u.floor.currency) : undefined,
+        floor: isObject(u.floor) ? floorOf(col, `${p}.floor`, u.floor.value, u.floor.currency, 'EUR') : undefined,
       },
     );
   });
@@ -112,7 +116,7 @@ function readImp(col: Collector, imp: Record<string, unknown>, p: string): AdCal
       gpid: col.text(`${p}.ext.gpid`, ext.gpid, 256),
       sizes: isObject(imp.banner) ? sizesOf(col, `${p}.banner.format`, format) : undefined,
       video: jsonObject(col, `${p}.video`, imp.video),
-      floor: floorOf(col, `${p}.bidfloor`, imp.bidfloor, imp.bidfloorcur),
+      floor: floorOf(col, `${p}.bidfloor`, imp.bidfloor, imp.bidfloorcur, 'USD'),
     },
   );
 }

@@ -50,6 +50,7 @@ export function readCookie(cookieHeader: string | undefined, name: string): stri
 }
 
 const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+const DOT_SEGMENT = /\/\.|\\|%2e/i;
 
 /** Path and query of a URL, without building a URL object on the common shapes (`/path?q`, `https://host/path?q`). */
 function splitUrl(url: string | URL): { pathname: string; search: string } | undefined {
@@ -68,7 +69,16 @@ function splitUrl(url: string | URL): { pathname: string; search: string } | und
   const hash = rest.indexOf('#');
   if (hash >= 0) rest = rest.slice(0, hash);
   const q = rest.indexOf('?');
-  return { pathname: (q < 0 ? rest : rest.slice(0, q)) || '/', search: q < 0 ? '' : rest.slice(q) };
+  let pathname = (q < 0 ? rest : rest.slice(0, q)) || '/';
+  // Dot segments and backslashes resolve as a URL parser would (`/ac/x/..` is `/ac`), so every entry point agrees.
+  if (DOT_SEGMENT.test(pathname)) {
+    try {
+      pathname = new URL(pathname, 'http://localhost').pathname;
+    } catch {
+      return undefined;
+    }
+  }
+  return { pathname, search: q < 0 ? '' : rest.slice(q) };
 }
 
 function finish(col: Collector, headers: HeadersLike | undefined, options: ParseOptions): AdCall {
@@ -180,17 +190,9 @@ export async function parseAdCallRequest(request: Request, options: ParseOptions
  * @example http.createServer(async (req, res) => { const call = await parseIncomingMessage(req, { ip: req.socket.remoteAddress }); … })
  */
 export async function parseIncomingMessage(req: IncomingMessage, options: ParseOptions = {}): Promise<AdCall> {
-  // The usual request target, a path (`/ac?…`), is read as it stands; only the rare other forms build a URL.
-  const target = req.url ?? '/';
-  let url = target;
-  if (!target.startsWith('/') || target.startsWith('//')) {
-    const host = header(req.headers, 'host') ?? 'localhost';
-    try {
-      url = new URL(target, `http://${host}`).href;
-    } catch {
-      url = new URL(target, 'http://localhost').href;
-    }
-  }
+  // The request target as the client sent it (a path, or absolute-form through a proxy): parseAdCall reads every
+  // form without building a URL object, and names an unusable one in `issues` instead of throwing.
+  const url = req.url ?? '/';
   const parsed = (req as IncomingMessage & { body?: unknown }).body;
   if (req.readableEnded && parsed !== undefined && (req.method ?? 'GET').toUpperCase() === 'POST') {
     const body = typeof parsed === 'string' || parsed instanceof Uint8Array || (typeof parsed === 'object' && parsed !== null) ? parsed : null;

@@ -75,22 +75,36 @@ export function registerTagsCommands(program: Command): void {
           process.stderr.write(`eidkit tags: ${file} not reloaded, still serving the previous configuration: ${e instanceof Error ? e.message : String(e)}\n`);
         }
       };
-      const server = await new Promise<ReturnType<typeof serve>>((done, fail) => {
-        const s = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host }, () => done(s));
-        s.once('error', fail);
-      });
-      const { address, port: p } = server.address() as AddressInfo;
-      await out(`eidkit tags: serving http://${address.includes(':') ? `[${address}]` : address}:${p}/tag/<network_id>/sas.js (pid ${process.pid}: kill -HUP ${process.pid} reloads ${opts.networks})\n`);
-      await new Promise<void>((done) => {
-        const stop = () => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          process.off('SIGHUP', reload);
-          server.close(() => done());
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-        process.on('SIGHUP', reload);
-      });
+      // The signals are handled from the start: a reload sent as soon as the pid is printed must not end the process.
+      let server: ReturnType<typeof serve> | undefined;
+      let stopping = false;
+      let stopped!: () => void;
+      const done = new Promise<void>((resolve) => (stopped = resolve));
+      const stop = () => {
+        stopping = true;
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        process.off('SIGHUP', reload);
+        if (server) server.close(() => stopped());
+        else stopped();
+      };
+      process.on('SIGHUP', reload);
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+      try {
+        server = await new Promise<ReturnType<typeof serve>>((listening, fail) => {
+          const s = serve({ fetch: app.fetch, port: opts.port, hostname: opts.host }, () => listening(s));
+          s.once('error', fail);
+        });
+      } catch (e) {
+        stop();
+        throw e;
+      }
+      if (stopping) server.close(() => stopped()); // stopped while it was starting
+      else {
+        const { address, port: p } = server.address() as AddressInfo;
+        await out(`eidkit tags: serving http://${address.includes(':') ? `[${address}]` : address}:${p}/tag/<network_id>/sas.js (pid ${process.pid}: kill -HUP ${process.pid} reloads ${opts.networks})\n`);
+      }
+      await done;
     });
 }

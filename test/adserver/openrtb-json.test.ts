@@ -32,6 +32,25 @@ describe('bidRequestsJson', () => {
     expect(texts.map((t) => JSON.parse(t))).toEqual(requests.map((r) => JSON.parse(JSON.stringify(r))));
   });
 
+  test('what JSON.stringify does with odd values, it does too: inherited keys, toJSON (with its key), boxed values, arrays', () => {
+    const inherited = Object.assign(Object.create({ inh: 1 }), { id: 'r' });
+    const keyed = { toJSON: (key: string) => `key:${key}` };
+    const gone = { toJSON: () => undefined };
+    const odd = [
+      inherited,
+      { id: 'r', user: Object.assign(Object.create({ inh: 1 }), { id: 'u' }) },
+      { id: 'r', user: { id: 'u', ext: keyed, x: gone, eids: [] }, site: keyed, device: gone, at: () => 1 },
+      { id: 'r', user: { ext: { eids: [keyed, gone], y: gone } } },
+      { id: 'r', user: new String('u') },
+      { id: 'r', user: { eids: Object.assign([1], { toJSON: (key: string) => key }) } },
+      [1, 2],
+      { id: 'r', imp: [{ id: '1', when: new Date(0) }], user: { id: new Date(0) } },
+      { toJSON: () => ({ id: 'whole' }) },
+    ];
+    const list = odd as unknown as OrtbBidRequest[];
+    expect(bidRequestsJson(list)).toEqual(list.map((r) => JSON.stringify(r)));
+  });
+
   test('any request-shaped values: the same text as JSON.stringify', () => {
     const json = fc.jsonValue({ maxDepth: 3 });
     const eids = fc.array(fc.record({ source: fc.string(), uids: fc.array(fc.record({ id: fc.string() }), { maxLength: 2 }) }), { maxLength: 3 });

@@ -141,6 +141,13 @@ describe('OpenRTB forwarding', () => {
     expect(buildBidRequest(call, { id: 'both', openrtb: 'both' }).imp[1].video).toEqual({ mimes: ['video/mp4'], protocols: [2, 3], w: 640, h: 480 });
   });
 
+  test('a floor without a currency: USD from an OpenRTB imp (its default), EUR from a Prebid unit (the adapter asks in EUR)', () => {
+    const ortb = parseAdCall({ url: '/genericpost', body: { imp: [{ id: 'i', tagid: '9', bidfloor: 1.5 }] } });
+    expect(buildBidRequest(ortb, { id: 'dsp' }).imp[0]).toMatchObject({ bidfloor: 1.5, bidfloorcur: 'USD' });
+    const prebid = parseAdCall({ url: '/prebid/v1', body: { networkId: 1, units: [{ bidId: 'b', formatId: 3, floor: { value: 2 } }] } });
+    expect(buildBidRequest(prebid, { id: 'dsp' }).imp[0]).toMatchObject({ bidfloor: 2, bidfloorcur: 'EUR' });
+  });
+
   test("an OpenRTB imp's own w / h win over playerSize, and its video fields pass through", () => {
     const call = parseAdCall({ url: '/genericpost', body: { imp: [{ id: 'i', tagid: '9', video: { mimes: ['video/mp4'], w: 320, h: 180, playerSize: [640, 480], plcmt: 2 } }] } });
     expect(buildBidRequest(call, { id: 'dsp' }).imp[0].video).toEqual({ mimes: ['video/mp4'], w: 320, h: 180, plcmt: 2 });

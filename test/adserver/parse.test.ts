@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { decodeBase64Json, validateEids } from '../../src/core/index.js';
 import { decodeBase64JsonFast, isCanonicalEids } from '../../src/adserver/parse-eids.js';
+import type { IncomingMessage } from 'node:http';
 import { DEFAULT_LIMITS, parseAdCall, parseAdCallRequest, parseIncomingMessage, readCookie } from '../../src/adserver/index.js';
 import type { AdCall } from '../../src/adserver/index.js';
 import { EUID, ID5, UID2, UNKNOWN, b64, b64url, getCall } from './fixtures.js';
@@ -111,6 +112,29 @@ describe('POST /genericpost and /call', () => {
     expect(await parseAdCallRequest(post)).toMatchObject({ endpoint: 'genericpost', pid: 'p-1', eids: [ID5, UNKNOWN], issues: [] });
     const get = new Request(`https://ads.example/ac?nwid=5&eids=${b64url([UID2])}`, { headers: { cookie: 'pid=p-2' } });
     expect(await parseAdCallRequest(get)).toMatchObject({ endpoint: 'ac', networkId: 5, pid: 'p-2', eids: [UID2] });
+  });
+
+  test('reads every request-target form node:http passes on, never throwing: origin-form, absolute-form, dot segments, broken hosts', async () => {
+    const q = `?nwid=5&eids=${b64url([UID2])}`;
+    const cases: Array<[string, string]> = [
+      [`/ac${q}`, 'ac'],
+      [`http://ads.example/ac${q}`, 'ac'],
+      [`http://[bad/ac${q}`, 'ac'],
+      [`http://ads.example:99999/ac${q}`, 'ac'],
+      [`/x/../ac${q}`, 'ac'],
+      [`/ac/.${q}`, 'ac'],
+      [`/x/%2e%2e/ac${q}`, 'ac'],
+      [`//ads.example/ac${q}`, 'ac'],
+      [`//[x/ac${q}`, 'unknown'],
+      ['*', 'unknown'],
+    ];
+    for (const [url, endpoint] of cases) {
+      const req = { url, method: 'GET', headers: { host: 'ads.example' }, socket: {} } as unknown as IncomingMessage;
+      const call = await parseIncomingMessage(req);
+      expect([url, call.endpoint]).toEqual([url, endpoint]);
+      if (endpoint === 'ac') expect(call).toMatchObject({ networkId: 5, eids: [UID2], issues: [] });
+      else expect(call.issues.length).toBeGreaterThan(0);
+    }
   });
 
   test("never touches a GET request's body (on Node, @hono/node-server builds a whole Request when it is read)", async () => {

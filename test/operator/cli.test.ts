@@ -57,6 +57,32 @@ describe('eidkit tags', () => {
     }
   });
 
+  test('a SIGHUP sent as soon as serve prints its pid reloads, never ends the server', async () => {
+    const file = networksFile({ networks: { '7': { modules: ['uid2'] } } });
+    const runs = Array.from({ length: 5 }, async () => {
+      const child = spawn(process.execPath, [bin, 'tags', 'serve', '--networks', file, '--port', '0']);
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
+      try {
+        const pid = await new Promise<number>((resolve, reject) => {
+          child.stdout.on('data', (d: Buffer) => {
+            const m = /\(pid (\d+): kill -HUP/.exec(String(d));
+            if (m) resolve(Number(m[1]));
+          });
+          child.once('exit', (code, signal) => reject(new Error(`exited ${code ?? signal}`)));
+        });
+        expect(pid).toBe(child.pid);
+        process.kill(pid, 'SIGHUP');
+        for (let i = 0; !stderr.includes('reloaded') && i < 500; i++) await new Promise((r) => setTimeout(r, 10));
+        expect(stderr).toContain('eidkit tags: reloaded');
+        expect([child.exitCode, child.signalCode]).toEqual([null, null]);
+      } finally {
+        child.kill('SIGTERM');
+      }
+    });
+    await Promise.all(runs);
+  }, 30_000);
+
   test('serve re-reads the networks file on SIGHUP, and keeps serving the previous one when the new file is bad', async () => {
     const file = networksFile({ networks: { '7': { modules: ['uid2'] } } });
     const child = spawn(process.execPath, [bin, 'tags', 'serve', '--networks', file, '--port', '0']);
