@@ -4,6 +4,7 @@
  * whole fan-out and its text reused: with five partners, the eids (most of a request's bytes) are written once,
  * not five times. The text of each request is exactly `JSON.stringify(request)`.
  */
+import { isPlainObject } from '../core/plain.js';
 import type { OrtbBidRequest } from './openrtb.js';
 
 /** The eid lists already written in this batch: their elements and their JSON. */
@@ -26,11 +27,7 @@ function eidsJson(eids: readonly unknown[], memo: Memo): string {
 }
 
 /** An object JSON.stringify writes key by key, with no `toJSON` of its own: only these take the fast path. */
-function isPlain(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null) return false;
-  const proto = Object.getPrototypeOf(v) as unknown;
-  return (proto === Object.prototype || proto === null) && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
-}
+const isPlain = (v: unknown): v is Record<string, unknown> => isPlainObject(v) && typeof v.toJSON !== 'function';
 
 /**
  * A plain object's JSON, own enumerable keys in order as JSON.stringify takes them. `level` 2 is a request (its

@@ -59,9 +59,11 @@ const metrics = () => JSON.stringify(Object.fromEntries(['/redis', '/ioredis'].m
 
 let listener;
 if (process.argv[3] === 'node') {
+  const answer = (res, body = '{"ok":true}') => res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+  const parse = (req) => parseIncomingMessage(req, { ip: req.socket.remoteAddress });
   listener = async (req, res) => {
     const path = req.url.slice(0, req.url.indexOf('?') >>> 0);
-    if (path === '/bare') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    if (path === '/bare') return answer(res);
     if (path === '/metrics') return res.writeHead(200).end(metrics());
     if (path === '/decode') {
       // Only what any receiving path must do first: Base64-decode the eids parameter and JSON.parse it (no checks).
@@ -69,16 +71,15 @@ if (process.argv[3] === 'node') {
       const at = url.indexOf('eids=');
       const end = url.indexOf('&', at) >>> 0;
       JSON.parse(Buffer.from(url.slice(at + 5, end), 'base64').toString());
-      return res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      return answer(res);
     }
     if (path === '/parse') {
-      await parseIncomingMessage(req, { ip: req.socket.remoteAddress });
-      return res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      await parse(req);
+      return answer(res);
     }
     const s = stores[path];
     if (!s) return res.writeHead(404).end();
-    const call = await parseIncomingMessage(req, { ip: req.socket.remoteAddress });
-    res.writeHead(200, { 'content-type': 'application/json' }).end(await receive(s, call));
+    answer(res, await receive(s, await parse(req)));
   };
 } else {
   const app = new Hono();

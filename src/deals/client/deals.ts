@@ -9,7 +9,8 @@ import { REDACTED } from './redact.js';
 import { createWithKey, withDealKeyMarker } from './keyed.js';
 import type { HttpResponse } from './transport.js';
 import type { ClientCore, Prepared } from './core.js';
-import { isPlainObject, mergeDeal, sameJson, writableFields } from './merge.js';
+import { isPlainObject } from '../../core/plain.js';
+import { mergeDeal, sameJson, writableFields } from './merge.js';
 import type { CallOptions, CreatedDeal, CreateOptions, DealListFilters, DealListOptions, DealPatch, PreparedRequest, UpdateOptions } from './options.js';
 
 function dealId(id: number | string): string {

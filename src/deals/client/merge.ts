@@ -2,13 +2,9 @@
  * Deals as plain data, with no request: merging a patch into a deal, the write fields of a deal as read, and
  * the JSON equality that tells a patch that changes nothing.
  */
+import { isPlainObject } from '../../core/plain.js';
 import { DEAL_WRITE_FIELDS } from '../rules/index.js';
 
-/** True for an object literal (or a null-prototype object): not an array, a class instance or null. */
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  const proto = v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.getPrototypeOf(v) : undefined;
-  return proto === Object.prototype || proto === null;
-}
 
 /**
  * Merges a patch into a deal: `undefined` leaves a field alone, `null` clears it, arrays replace, and nested
