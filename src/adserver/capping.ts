@@ -126,10 +126,20 @@ export interface FrequencyCapperOptions {
   alternativeIds?: AlternativeIdConfig;
   /** What to do when the call carries no usable id: `'serve'` uncapped (default) or `'block'` capped items. */
   withoutUser?: 'serve' | 'block';
-  /** Longest wait for an asynchronous store per decision, in ms (default 5); then `onStoreError` applies. */
+  /**
+   * Longest wait for an asynchronous store per decision, in ms (default {@link DEFAULT_CAP_TIMEOUT_MS}); then
+   * `onStoreError` applies. Chosen from measurements: docs/ad-server.md, "When the store is down or slow".
+   */
   timeoutMs?: number;
-  /** When the store fails or is slower than `timeoutMs`: `'serve'` the item (default: no ad call lost) or `'block'` it. */
+  /**
+   * When the store fails or is slower than `timeoutMs`: `'serve'` the item (default: no ad call lost) while this
+   * process has served the user fewer than the cap without the store's answer (the shadow count), or `'block'` it.
+   */
   onStoreError?: 'serve' | 'block';
+  /** Most user × item keys of the shadow count (least recently used evicted first). Default 10,000. */
+  shadowMaxKeys?: number;
+  /** Most impressions served without the store's answer waiting to be written to it. Default 10,000. */
+  maxReplay?: number;
   /** Clock, for tests. */
   now?: () => number;
 }
@@ -168,8 +178,16 @@ export interface CapperMetrics {
   errors: number;
   /** Decisions made by the `onStoreError` policy: served. */
   servedOnError: number;
-  /** Decisions made by the `onStoreError` policy: blocked. */
+  /** Decisions made by the `onStoreError` policy: blocked (by `'block'`, or by the shadow count). */
   blockedOnError: number;
+  /** Of `blockedOnError`, those the shadow count refused: this process had served the cap without the store. */
+  shadowCapped: number;
+  /** Impressions served without the store's answer, written to the store since. */
+  replayed: number;
+  /** Impressions served without the store's answer, waiting for the store to answer again. */
+  replayPending: number;
+  /** Impressions served without the store's answer and never written: more than `maxReplay` were waiting. */
+  replayDropped: number;
 }
 
 /** Checks and records capped impressions for ad calls; each method takes one cap or several (all must allow). */
@@ -187,6 +205,11 @@ export interface FrequencyCapper {
   record(call: AdCall, cap: FrequencyCap | readonly FrequencyCap[]): Promise<CappingUser>;
   /** Store calls, timeouts, errors and policy decisions so far. */
   metrics(): CapperMetrics;
+  /**
+   * Waits for the store's late answers (those after `timeoutMs`) and writes what was served without the store's
+   * answer; resolves when done, or when the store fails again (those impressions stay queued). For shutdown and tests.
+   */
+  flush(): Promise<void>;
 }
 
 /** Resolves and checks the alternative-id configuration; throws a TypeError naming the bad entry. */
@@ -219,7 +242,11 @@ export function cappingUserOf(call: AdCall, alternatives: ReadonlyMap<number, Pr
   return { kind: 'none' };
 }
 
-class StoreTimeout extends Error {}
+/** The default `timeoutMs` of {@link createFrequencyCapper}: docs/ad-server.md, "When the store is down or slow". */
+export const DEFAULT_CAP_TIMEOUT_MS = 50;
+
+/** What a bounded store call gave: its value, or why not and (after a timeout) its late answer, if any. */
+type Bounded<T> = { value: T } | { error: 'timeout' | 'error'; late?: Promise<{ value: T } | undefined> };
 
 /**
  * Creates a frequency capper. Caps are validated on first use and cached; define them with
@@ -234,34 +261,94 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   const alternatives = resolveAlternativeIds(options.alternativeIds);
   const now = options.now ?? Date.now;
   const blockWithoutUser = options.withoutUser === 'block';
-  const timeoutMs = options.timeoutMs ?? 5;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CAP_TIMEOUT_MS;
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new TypeError(`timeoutMs must be a number of milliseconds > 0 (got ${String(timeoutMs)})`);
   const onStoreError = options.onStoreError ?? 'serve';
   if (onStoreError !== 'serve' && onStoreError !== 'block') throw new TypeError(`onStoreError must be 'serve' or 'block' (got ${JSON.stringify(onStoreError)})`);
   if (options.withoutUser !== undefined && options.withoutUser !== 'serve' && options.withoutUser !== 'block') {
     throw new TypeError(`withoutUser must be 'serve' or 'block' (got ${JSON.stringify(options.withoutUser)})`);
   }
-  const m: CapperMetrics = { storeCalls: 0, timeouts: 0, errors: 0, servedOnError: 0, blockedOnError: 0 };
+  const shadowMaxKeys = options.shadowMaxKeys ?? 10_000;
+  const maxReplay = options.maxReplay ?? 10_000;
+  for (const [name, n] of [['shadowMaxKeys', shadowMaxKeys], ['maxReplay', maxReplay]] as const) {
+    if (!Number.isInteger(n) || n < 1) throw new TypeError(`${name} must be an integer >= 1 (got ${String(n)})`);
+  }
+  const m = { storeCalls: 0, timeouts: 0, errors: 0, servedOnError: 0, blockedOnError: 0, shadowCapped: 0, replayed: 0, replayDropped: 0 };
   const userOf = (call: AdCall) => cappingUserOf(call, alternatives);
+  // What this process served while the store did not answer, per user × item: it stops serving at the cap.
+  const shadow = new MemoryFrequencyCapStore({ maxKeys: shadowMaxKeys });
+  // Impressions served without the store's answer that the store has not counted: written when it answers again.
+  let replay: Array<{ checks: CapCheck[]; at: number }> = [];
+  let replaying: Promise<void> | undefined;
+  let lateWaiting = 0;
+  const idle: Array<() => void> = [];
 
   /** Runs the store without it throwing, or taking longer than `timeoutMs` when it is asynchronous. */
-  async function bounded<T>(run: () => T | Promise<T>): Promise<{ value: T } | { error: 'timeout' | 'error' }> {
+  function bounded<T>(run: () => T | Promise<T>): Bounded<T> | Promise<Bounded<T>> {
     m.storeCalls++;
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let r: T | Promise<T>;
     try {
-      const r = run();
-      if (!(r instanceof Promise)) return { value: r };
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StoreTimeout()), timeoutMs)));
-      r.catch(() => {}); // a store that fails after the timeout must not become an unhandled rejection
-      return { value: await Promise.race([r, late]) };
-    } catch (e) {
-      const error = e instanceof StoreTimeout ? 'timeout' : 'error';
-      m[error === 'timeout' ? 'timeouts' : 'errors']++;
-      return { error };
-    } finally {
-      clearTimeout(timer);
+      r = run();
+    } catch {
+      m.errors++;
+      return { error: 'error' };
     }
+    if (!(r instanceof Promise)) return { value: r };
+    const pending = r;
+    return new Promise((resolve) => {
+      let settleLate: ((late: { value: T } | undefined) => void) | undefined;
+      const timer = setTimeout(() => {
+        m.timeouts++;
+        resolve({ error: 'timeout', late: new Promise((l) => (settleLate = l)) });
+      }, timeoutMs);
+      // After the timeout the answer still matters: it tells whether the store counted what the policy served.
+      pending.then(
+        (value) => {
+          if (settleLate) return settleLate({ value });
+          clearTimeout(timer);
+          resolve({ value });
+        },
+        () => {
+          if (settleLate) return settleLate(undefined);
+          clearTimeout(timer);
+          m.errors++;
+          resolve({ error: 'error' });
+        },
+      );
+    });
   }
+
+  /** Queues an impression served without the store's answer unless the store's late answer shows it counted it. */
+  function reconcile<T>(late: Promise<{ value: T } | undefined> | undefined, counted: (v: T) => boolean, checks: CapCheck[], at: number) {
+    const queue = () => (replay.length < maxReplay ? replay.push({ checks, at }) : m.replayDropped++);
+    if (!late) return void queue();
+    lateWaiting++;
+    void late.then((r) => {
+      if (!r || !counted(r.value)) queue();
+      if (--lateWaiting === 0) for (const wake of idle.splice(0)) wake();
+    });
+  }
+
+  /** Writes the queued impressions, a few hundred at a time; stops at the first failure (they stay queued). */
+  function writeReplay(): Promise<void> {
+    replaying ??= (async () => {
+      while (replay.length > 0) {
+        const batch = replay.slice(0, 256);
+        replay = replay.slice(256);
+        const results = await Promise.allSettled(batch.map((r) => new Promise((ok) => ok(recordIn(r.checks, r.at)))));
+        const failed = batch.filter((_, i) => results[i].status === 'rejected');
+        m.replayed += batch.length - failed.length;
+        if (failed.length > 0) {
+          replay = [...failed, ...replay];
+          break;
+        }
+      }
+    })().finally(() => (replaying = undefined));
+    return replaying;
+  }
+
+  const recordIn = (checks: readonly CapCheck[], at: number): unknown =>
+    store.apply ? store.apply('record', checks, at) : Promise.all(checks.map((c) => store.record(c.key, at, c.keepMs)));
 
   function checksOf(user: CappingUser, caps: readonly ResolvedCap[], at: number): CapCheck[] {
     return caps.map((r) => ({ key: `${user.key}|${r.item}`, user: user.key!, item: r.item, keepMs: r.keepMs, windows: r.windows.map((w) => ({ since: w.since(at), max: w.max })) }));
@@ -278,10 +365,16 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     const checks = checksOf(user, resolved, at);
     const result = await bounded(() => (store.apply ? store.apply(mode, checks, at) : fallback(mode, checks, at)));
     if ('error' in result) {
-      const allowed = onStoreError === 'serve';
+      let allowed = onStoreError === 'serve';
+      if (allowed && !shadow.apply(mode, checks, at).allowed) {
+        allowed = false;
+        m.shadowCapped++;
+      }
       m[allowed ? 'servedOnError' : 'blockedOnError']++;
+      if (allowed && mode === 'take') reconcile(result.late, (v) => v.allowed, checks, at);
       return { allowed, count: 0, windows: windowsWith(), user, storeError: result.error };
     }
+    if (replay.length > 0) void writeReplay();
     const { allowed, counts } = result.value;
     return { allowed, count: counts[0]?.[0] ?? 0, windows: windowsWith(counts), user };
   }
@@ -305,10 +398,17 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
       if (!user.key) return user;
       const at = now();
       const checks = checksOf(user, resolved, at);
-      if (store.apply) await bounded(() => store.apply!('record', checks, at));
-      else await bounded(() => Promise.all(checks.map((c) => store.record(c.key, at, c.keepMs))));
+      const result = await bounded(() => recordIn(checks, at));
+      if ('error' in result) {
+        for (const c of checks) shadow.record(c.key, at, c.keepMs);
+        reconcile(result.late, () => true, checks, at);
+      } else if (replay.length > 0) void writeReplay();
       return user;
     },
-    metrics: () => ({ ...m }),
+    metrics: () => ({ ...m, replayPending: replay.length }),
+    async flush() {
+      if (lateWaiting > 0) await new Promise<void>((wake) => idle.push(wake));
+      await writeReplay();
+    },
   };
 }

@@ -80,3 +80,29 @@ export function checkPrefix(prefix: unknown, setting = 'prefix'): string {
   if (typeof prefix !== 'string' || /[{}]/.test(prefix)) throw new TypeError(`${setting} must be a string without { or } (got ${JSON.stringify(prefix)})`);
   return prefix;
 }
+
+/** Whether `client` is a Redis Cluster client: node-redis's `createCluster()` or ioredis's `new Redis.Cluster()`. */
+export function isRedisCluster(client: unknown): boolean {
+  const c = client as { getSlotMaster?: unknown; isCluster?: unknown } | null | undefined;
+  return !!c && (typeof c.getSlotMaster === 'function' || c.isCluster === true);
+}
+
+// CRC16-CCITT (XMODEM), the hash of Redis Cluster key slots, one table lookup per byte.
+const CRC16 = new Uint16Array(256).map((_, byte) => {
+  let crc = byte << 8;
+  for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? (crc << 1) ^ 0x1021 : crc << 1;
+  return crc & 0xffff;
+});
+
+/**
+ * The Redis Cluster hash slot of `key` (0–16383), as `CLUSTER KEYSLOT` computes it: CRC16 of the key's UTF-8 bytes,
+ * or of the part inside its first non-empty `{…}` hash tag, modulo 16384.
+ */
+export function clusterKeySlot(key: string): number {
+  const open = key.indexOf('{');
+  const close = open < 0 ? -1 : key.indexOf('}', open + 1);
+  const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
+  let crc = 0;
+  for (const byte of Buffer.from(hashed, 'utf8')) crc = ((crc << 8) & 0xffff) ^ CRC16[(crc >> 8) ^ byte];
+  return crc & 0x3fff;
+}
