@@ -243,7 +243,7 @@ export function cappingUserOf(call: AdCall, alternatives: ReadonlyMap<number, Pr
 }
 
 /** The default `timeoutMs` of {@link createFrequencyCapper}: docs/ad-server.md, "When the store is down or slow". */
-export const DEFAULT_CAP_TIMEOUT_MS = 50;
+export const DEFAULT_CAP_TIMEOUT_MS = 100;
 
 /** What a bounded store call gave: its value, or why not and (after a timeout) its late answer, if any. */
 type Bounded<T> = { value: T } | { error: 'timeout' | 'error'; late?: Promise<{ value: T } | undefined> };
@@ -297,19 +297,25 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     const pending = r;
     return new Promise((resolve) => {
       let settleLate: ((late: { value: T } | undefined) => void) | undefined;
-      const timer = setTimeout(() => {
+      let settled = false;
+      // The timeout is decided after the event loop's next poll: when the process was starved of CPU, the timer
+      // and the store's reply are both due, and the reply already waiting in the socket must win.
+      const timer = setTimeout(() => setImmediate(() => {
+        if (settled) return;
         m.timeouts++;
         resolve({ error: 'timeout', late: new Promise((l) => (settleLate = l)) });
-      }, timeoutMs);
+      }), timeoutMs);
       // After the timeout the answer still matters: it tells whether the store counted what the policy served.
       pending.then(
         (value) => {
           if (settleLate) return settleLate({ value });
+          settled = true;
           clearTimeout(timer);
           resolve({ value });
         },
         () => {
           if (settleLate) return settleLate(undefined);
+          settled = true;
           clearTimeout(timer);
           m.errors++;
           resolve({ error: 'error' });

@@ -135,7 +135,8 @@ export function createRedisFrequencyCapStore(redis: RedisClientInput, options: R
   // reply (at most one round trip) unless a full batch is ready. Fewer, larger calls: less CPU per decision.
   function flush() {
     scheduled = false;
-    while (queue.length > 0 && (inFlight === 0 || (queue.length >= maxBatch && inFlight < maxInFlight))) {
+    if (inFlight > 0 && queue.length < maxBatch) return;
+    while (queue.length > 0 && inFlight < maxInFlight) {
       const taken = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
       queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
       if (!cluster) send(taken);

@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { createCluster } from 'redis';
-import { MemoryFrequencyCapStore, createFrequencyCapper, createRedisFrequencyCapStore, defineFrequencyCap } from '../../src/adserver/index.js';
+import { DEFAULT_CAP_TIMEOUT_MS, MemoryFrequencyCapStore, createFrequencyCapper, createRedisFrequencyCapStore, defineFrequencyCap } from '../../src/adserver/index.js';
+import { clusterKeySlot } from '../../src/adserver/redis-client.js';
 import type { FrequencyCapStore } from '../../src/adserver/index.js';
 // @ts-expect-error plain ESM helper shared with the bench
 import { connectRedis, startRedis } from '../support/redis-server.mjs';
@@ -179,4 +180,147 @@ describe('the Redis store', () => {
       await slow.stop();
     }
   });
+});
+
+describe('coalesced takes', () => {
+  const evalshaCalls = async (c: typeof client) => Number(/cmdstat_evalsha:calls=(\d+)/.exec(await c.info('commandstats'))?.[1] ?? 0);
+
+  test('concurrent takes go out as one script call, and each is decided and counted as if alone', async () => {
+    const capper = createFrequencyCapper({ store: createRedisFrequencyCapStore(client, { prefix: 'co:' }), timeoutMs: 10_000 });
+    const cap = defineFrequencyCap({ item: 'deal:co', windows: [{ max: 3, per: 'day' }, { max: 4, per: 'week' }] });
+    await capper.take(callWith({ pid: 'warm' }), cap); // loads the script (EVAL after NOSCRIPT)
+    await client.configResetStat();
+    const users = ['a', 'b', 'c', 'a', 'b', 'c', 'a', 'b', 'c', 'a', 'b', 'c', 'a', 'a'];
+    const decisions = await Promise.all(users.map((pid) => capper.take(callWith({ pid }), cap)));
+    expect(await evalshaCalls(client)).toBe(1);
+    // In call order, per user: counted 0, 1, 2 and served, then refused at 3 (the day is full), as one by one.
+    const of = (pid: string) => decisions.filter((_, i) => users[i] === pid).map((d) => [d.allowed, d.windows.map((w) => w.count)]);
+    expect(of('a')).toEqual([[true, [0, 0]], [true, [1, 1]], [true, [2, 2]], [false, [3, 3]], [false, [3, 3]], [false, [3, 3]]]);
+    expect(of('b')).toEqual([[true, [0, 0]], [true, [1, 1]], [true, [2, 2]], [false, [3, 3]]]);
+    expect(await client.zCard('co:{pid:a}deal:co')).toBe(3);
+  });
+
+  test('a batch is at most maxBatch decisions; beyond maxPending waiting, a decision fails at once', async () => {
+    const paused = await startRedis();
+    const c = await connectRedis(paused.url);
+    const admin = await connectRedis(paused.url);
+    try {
+      const store = createRedisFrequencyCapStore(c, { maxBatch: 5, maxPending: 20 });
+      const capper = createFrequencyCapper({ store, timeoutMs: 10_000 });
+      const cap = defineFrequencyCap({ item: 'deal:b', max: 1, per: 'day' });
+      await capper.take(callWith({ pid: 'warm' }), cap);
+      await admin.configResetStat();
+      const all = await Promise.all(Array.from({ length: 20 }, (_, i) => capper.take(callWith({ pid: `u${i}` }), cap)));
+      expect(all.every((d) => d.allowed && !d.storeError)).toBe(true);
+      expect(await evalshaCalls(admin)).toBe(4);
+
+      await admin.sendCommand(['CLIENT', 'PAUSE', '1000', 'ALL']);
+      const t0 = performance.now();
+      // 20 wait to be sent (then wait in Redis); the 10 made beyond maxPending fail at once.
+      const late = Array.from({ length: 30 }, (_, i) => capper.take(callWith({ pid: `v${i}` }), cap));
+      const rejected = await Promise.all(late.slice(20));
+      expect(performance.now() - t0).toBeLessThan(500);
+      expect(rejected.map((d) => d.storeError)).toEqual(Array(10).fill('error'));
+      expect((await Promise.all(late.slice(0, 20))).every((d) => d.allowed && !d.storeError)).toBe(true);
+    } finally {
+      await Promise.all([c.close(), admin.close()]).catch(() => {});
+      await paused.stop();
+    }
+  });
+
+  test('on a Redis Cluster, concurrent takes go out as one script call per hash slot, with the slots Redis computes', async () => {
+    const node = await startRedis({ cluster: true });
+    const cluster = createCluster({ rootNodes: [{ url: node.url }] });
+    cluster.on('error', () => {});
+    const admin = await connectRedis(node.url);
+    try {
+      await cluster.connect();
+      const store = createRedisFrequencyCapStore(cluster);
+      // Our slot function agrees with the server's, hash tags, empty tags and UTF-8 included.
+      const samples = ['eidkit:fc:{pid:a}deal:1', 'plain', '{}x', '{x', 'a{b}c{d}', '{uid:1:é€😀}i', ...Array.from({ length: 30 }, (_, i) => `k${i * 7919}`)];
+      for (const key of samples) expect(clusterKeySlot(key), key).toBe(await cluster.clusterKeySlot(key));
+      // 12 users in 4 slots, 3 per slot.
+      const bySlot = new Map<number, string[]>();
+      for (let i = 0; [...bySlot.values()].filter((u) => u.length >= 3).length < 4; i++) {
+        const pid = `c${i}`;
+        const slot = clusterKeySlot(store.keyOf(`pid:${pid}`, 'deal:cl'));
+        if (bySlot.size < 4 || bySlot.has(slot)) bySlot.set(slot, [...(bySlot.get(slot) ?? []), pid]);
+      }
+      const users = [...bySlot.values()].filter((u) => u.length >= 3).flatMap((u) => u.slice(0, 3));
+      expect(new Set(users.map((u) => clusterKeySlot(store.keyOf(`pid:${u}`, 'deal:cl')))).size).toBe(4);
+      const capper = createFrequencyCapper({ store, timeoutMs: 10_000 });
+      const cap = defineFrequencyCap({ item: 'deal:cl', max: 1, per: 'day' });
+      await capper.take(callWith({ pid: users[0] }), cap); // loads the script; users[0] is now at its cap
+      await admin.configResetStat();
+      const decisions = await Promise.all([...users, ...users].map((pid) => capper.take(callWith({ pid }), cap)));
+      expect(capper.metrics().errors).toBe(0); // a CROSSSLOT error would have been counted and served by the policy
+      expect(await evalshaCalls(admin)).toBe(4);
+      expect(decisions.map((d) => d.allowed)).toEqual([false, ...Array(11).fill(true), ...Array(12).fill(false)]);
+    } finally {
+      await cluster.close().catch(() => {});
+      await admin.close().catch(() => {});
+      await node.stop();
+    }
+  }, 30_000);
+});
+
+describe('while the store does not answer', () => {
+  test('Redis down: each process stops serving a user at the cap, counts it, and writes what it served once Redis is back', async () => {
+    const down = await startRedis({ persist: true });
+    const c = await connectRedis(down.url, { disableOfflineQueue: true });
+    try {
+      const capper = createFrequencyCapper({ store: createRedisFrequencyCapStore(c) });
+      const cap = defineFrequencyCap({ item: 'deal:down', max: 3, per: 'day' });
+      expect((await capper.take(callWith({ pid: 'u1' }), cap)).allowed).toBe(true);
+      await down.kill();
+      const during = [];
+      for (let i = 0; i < 10; i++) during.push(await capper.take(callWith({ pid: i % 2 ? 'u1' : 'u2' }), cap));
+      // Without the store, this process serves each user up to the cap, then refuses: u1 had 1 counted before.
+      expect(during.map((d) => [d.allowed, d.storeError])).toEqual([
+        ...Array(6).fill([true, 'error']),
+        ...Array(4).fill([false, 'error']),
+      ]);
+      expect(capper.metrics()).toMatchObject({ errors: 10, servedOnError: 6, blockedOnError: 4, shadowCapped: 4, replayPending: 6 });
+
+      await down.start();
+      for (let i = 0; !(await c.ping().then(() => true, () => false)); i++) {
+        if (i > 200) throw new Error('the client did not reconnect');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await capper.flush();
+      expect(capper.metrics()).toMatchObject({ replayed: 6, replayPending: 0, replayDropped: 0 });
+      // What was served is counted: u1 1 + 3, u2 3. Both are at their cap now.
+      expect(await c.zCard('eidkit:fc:{pid:u1}deal:down')).toBe(4);
+      expect(await c.zCard('eidkit:fc:{pid:u2}deal:down')).toBe(3);
+      expect((await capper.take(callWith({ pid: 'u2' }), cap)).allowed).toBe(false);
+    } finally {
+      await c.close().catch(() => {});
+      await down.stop();
+    }
+  }, 30_000);
+
+  test('the default timeout: a stalled store answers each call in about 100 ms, not at the end of the stall', async () => {
+    const slow = await startRedis();
+    const c = await connectRedis(slow.url);
+    const admin = await connectRedis(slow.url);
+    try {
+      const capper = createFrequencyCapper({ store: createRedisFrequencyCapStore(c) });
+      const cap = defineFrequencyCap({ item: 'deal:stall', max: 2, per: 'day' });
+      await capper.take(callWith({ pid: 'warm' }), cap);
+      await admin.sendCommand(['CLIENT', 'PAUSE', '1500', 'ALL']);
+      const t0 = performance.now();
+      const d = await Promise.all(Array.from({ length: 4 }, () => capper.take(callWith({ pid: 'x' }), cap)));
+      const elapsed = performance.now() - t0;
+      expect(elapsed).toBeGreaterThanOrEqual(DEFAULT_CAP_TIMEOUT_MS - 1);
+      expect(elapsed).toBeLessThan(1_000); // the timeout, not the 1.5 s pause (generous for a loaded machine)
+      expect(d.map((x) => [x.allowed, x.storeError])).toEqual([[true, 'timeout'], [true, 'timeout'], [false, 'timeout'], [false, 'timeout']]);
+      // When Redis answers, the late takes are counted where Redis allowed them: nothing more to write.
+      await capper.flush();
+      expect(capper.metrics()).toMatchObject({ timeouts: 4, servedOnError: 2, shadowCapped: 2, replayed: 0, replayPending: 0 });
+      expect(await c.zCard('eidkit:fc:{pid:x}deal:stall')).toBe(2);
+    } finally {
+      await Promise.all([c.close(), admin.close()]).catch(() => {});
+      await slow.stop();
+    }
+  }, 30_000);
 });

@@ -10,16 +10,26 @@ redis.on('error', () => {});
 await redis.connect();
 
 let run;
+let warmUp;
 if (job.kind === 'take') {
-  // `job.users` users, `job.perUser` concurrent takes each, all started at once.
-  const capper = createFrequencyCapper({ store: createRedisFrequencyCapStore(redis), timeoutMs: 30_000 });
+  // `job.users` users, `job.perUser` concurrent takes each, all started at once. `job.defaults`: the capper's
+  // default options (else `job.timeoutMs`, default 30 s); `job.flush`: wait for late answers and written impressions before reporting.
+  const options = job.defaults ? {} : { timeoutMs: job.timeoutMs ?? 30_000 };
+  const capper = createFrequencyCapper({ store: createRedisFrequencyCapStore(redis), ...options });
+  const call = (pid) => ({ endpoint: 'ac', networkId: 1, formats: [], eids: [], consent: {}, issues: [], pid });
+  warmUp = async () => {
+    for (let i = 0; i < 5; i++) await Promise.all(Array.from({ length: 100 }, (_, u) => capper.take(call(`warm-${u}`), { item: 'warm-up', max: 1_000, per: 'day' })));
+  };
   run = async () => {
     const calls = [];
-    for (let u = 0; u < job.users; u++) for (let i = 0; i < job.perUser; i++) calls.push({ endpoint: 'ac', networkId: 1, formats: [], eids: [], consent: {}, issues: [], pid: `user-${u}` });
-    const decisions = await Promise.all(calls.map((call) => capper.take(call, job.cap)));
+    for (let u = 0; u < job.users; u++) for (let i = 0; i < job.perUser; i++) calls.push(call(`user-${u}`));
+    let slowestMs = 0;
+    const t0 = performance.now();
+    const decisions = await Promise.all(calls.map((call) => capper.take(call, job.cap).then((d) => ((slowestMs = performance.now() - t0), d))));
     const served = {};
     decisions.forEach((d, i) => d.allowed && (served[calls[i].pid] = (served[calls[i].pid] ?? 0) + 1));
-    return { served, metrics: capper.metrics() };
+    if (job.flush) await capper.flush();
+    return { served, slowestMs, metrics: capper.metrics() };
   };
 } else {
   // `job.count` calls from the shared generator, numbered from `job.offset`.
@@ -34,6 +44,10 @@ if (job.kind === 'take') {
     return { metrics: report.metrics() };
   };
 }
+
+// `job.warm`: a few takes on another item before "ready", as a server that has been answering a while: the script
+// is loaded in Redis and the code paths are compiled.
+if (job.warm) await warmUp();
 
 process.stdout.write('ready\n');
 process.stdin.once('data', async () => {
