@@ -283,6 +283,28 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   let lateWaiting = 0;
   const idle: Array<() => void> = [];
 
+  // Decisions waiting for an asynchronous store, oldest first: they share one timeout, so their deadlines come in
+  // the order they were made and one timer serves them all (cheaper than a timer per decision).
+  let waiting: Array<{ deadline: number; expire(): void }> = [];
+  let waitingHead = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // Unref'd: a pending deadline alone does not keep the process running.
+  const arm = (ms: number) => (timer = setTimeout(expireDue, ms)).unref();
+  function expireDue() {
+    timer = undefined;
+    const t = performance.now();
+    const due: Array<() => void> = [];
+    while (waitingHead < waiting.length && waiting[waitingHead].deadline <= t) due.push(waiting[waitingHead++].expire);
+    if (waitingHead === waiting.length) [waiting, waitingHead] = [[], 0];
+    else {
+      if (waitingHead > 1024 && waitingHead * 2 > waiting.length) [waiting, waitingHead] = [waiting.slice(waitingHead), 0];
+      arm(waiting[waitingHead].deadline - t);
+    }
+    // Decided after the event loop's next poll: when the process was starved of CPU, the deadline and the store's
+    // reply are both due, and a reply already waiting in the socket must win.
+    if (due.length > 0) setImmediate(() => due.forEach((expire) => expire()));
+  }
+
   /** Runs the store without it throwing, or taking longer than `timeoutMs` when it is asynchronous. */
   function bounded<T>(run: () => T | Promise<T>): Bounded<T> | Promise<Bounded<T>> {
     m.storeCalls++;
@@ -296,27 +318,28 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     if (!(r instanceof Promise)) return { value: r };
     const pending = r;
     return new Promise((resolve) => {
-      let settleLate: ((late: { value: T } | undefined) => void) | undefined;
       let settled = false;
-      // The timeout is decided after the event loop's next poll: when the process was starved of CPU, the timer
-      // and the store's reply are both due, and the reply already waiting in the socket must win.
-      const timer = setTimeout(() => setImmediate(() => {
-        if (settled) return;
-        m.timeouts++;
-        resolve({ error: 'timeout', late: new Promise((l) => (settleLate = l)) });
-      }), timeoutMs);
+      let settleLate: ((late: { value: T } | undefined) => void) | undefined;
+      waiting.push({
+        deadline: performance.now() + timeoutMs,
+        expire() {
+          if (settled) return;
+          settled = true;
+          m.timeouts++;
+          resolve({ error: 'timeout', late: new Promise((l) => (settleLate = l)) });
+        },
+      });
+      if (!timer) arm(timeoutMs);
       // After the timeout the answer still matters: it tells whether the store counted what the policy served.
       pending.then(
         (value) => {
           if (settleLate) return settleLate({ value });
           settled = true;
-          clearTimeout(timer);
           resolve({ value });
         },
         () => {
           if (settleLate) return settleLate(undefined);
           settled = true;
-          clearTimeout(timer);
           m.errors++;
           resolve({ error: 'error' });
         },

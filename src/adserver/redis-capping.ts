@@ -30,27 +30,27 @@ export interface RedisFrequencyCapStoreOptions {
 }
 
 // Several decisions in one call, each decided and counted in turn, exactly as if it had run alone.
-// ARGV: maxEvents, member base, then per decision: mode, now, key count, then per key: keepMs, window count,
-// (since, max) per window. KEYS: the decisions' keys in order. Returns per decision: allowed (1/0), then the
-// count of each window of each key in order.
+// ARGV: maxEvents, member base, then one per decision, space-separated (one argument each costs the client less
+// than one per number): mode, now, key count, then per key: keepMs, window count, (since, max) per window.
+// KEYS: the decisions' keys in order. Returns per decision: allowed (1/0), then the count of each window of each key.
 const TAKE = luaScript(`
 local maxEvents, base = tonumber(ARGV[1]), ARGV[2]
-local out, a, k, d = {}, 3, 0, 0
-while a <= #ARGV do
-  d = d + 1
-  local mode, now, n = ARGV[a], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
-  a = a + 3
+local out, k = {}, 0
+for d = 3, #ARGV do
+  local f = {}
+  for word in string.gmatch(ARGV[d], '%S+') do f[#f + 1] = word end
+  local mode, now, n, a = f[1], tonumber(f[2]), tonumber(f[3]), 4
   local at, keep = #out + 1, {}
   out[at] = 1
   for c = 1, n do
     local key = KEYS[k + c]
-    keep[c] = tonumber(ARGV[a])
-    local windows = tonumber(ARGV[a + 1])
+    keep[c] = tonumber(f[a])
+    local windows = tonumber(f[a + 1])
     a = a + 2
     redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (now - keep[c]))
     for w = 1, windows do
-      local count = redis.call('ZCOUNT', key, ARGV[a], '+inf')
-      if count >= tonumber(ARGV[a + 1]) then out[at] = 0 end
+      local count = redis.call('ZCOUNT', key, f[a], '+inf')
+      if count >= tonumber(f[a + 1]) then out[at] = 0 end
       out[#out + 1] = count
       a = a + 2
     end
@@ -159,12 +159,13 @@ export function createRedisFrequencyCapStore(redis: RedisClientInput, options: R
     const keys: string[] = [];
     const args = [String(maxEvents), `${origin}:${(seq = (seq + 1) % 1e9)}`];
     for (const p of batch) {
-      args.push(p.mode, String(p.at), String(p.checks.length));
+      let arg = `${p.mode} ${p.at} ${p.checks.length}`;
       for (const c of p.checks) {
         keys.push(keyOf(c.user, c.item));
-        args.push(String(c.keepMs), String(c.windows.length));
-        for (const w of c.windows) args.push(w.since === -Infinity ? '-inf' : String(w.since), String(w.max));
+        arg += ` ${c.keepMs} ${c.windows.length}`;
+        for (const w of c.windows) arg += ` ${w.since === -Infinity ? '-inf' : w.since} ${w.max}`;
       }
+      args.push(arg);
     }
     inFlight++;
     TAKE(client, keys, args).then(
