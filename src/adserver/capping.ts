@@ -93,7 +93,11 @@ export class MemoryFrequencyCapStore implements FrequencyCapStore {
   /** See {@link FrequencyCapStore.record}. */
   record(key: string, at: number, ttlMs: number): void {
     const entry = this.events.get(key);
-    const times = entry && entry.expires > at ? entry.times.filter((t) => t > at - ttlMs) : [];
+    const times = entry && entry.expires > at ? entry.times : [];
+    // Times are sorted: the expired ones are a prefix.
+    let expired = 0;
+    while (expired < times.length && times[expired] <= at - ttlMs) expired++;
+    if (expired > 0) times.splice(0, expired);
     // Keep times sorted even if a clock steps back.
     let i = times.length;
     while (i > 0 && times[i - 1] > at) i--;
@@ -392,20 +396,24 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     if (!user.key) return { allowed: !blockWithoutUser, count: 0, windows: windowsWith(), user };
     const at = now();
     const checks = checksOf(user, resolved, at);
-    const result = await bounded(() => (store.apply ? store.apply(mode, checks, at) : fallback(mode, checks, at)));
-    if ('error' in result) {
-      let allowed = onStoreError === 'serve';
-      if (allowed && !shadow.apply(mode, checks, at).allowed) {
-        allowed = false;
-        m.shadowCapped++;
+    const finish = (result: Bounded<CapOutcome>): CapDecision => {
+      if ('error' in result) {
+        let allowed = onStoreError === 'serve';
+        if (allowed && !shadow.apply(mode, checks, at).allowed) {
+          allowed = false;
+          m.shadowCapped++;
+        }
+        m[allowed ? 'servedOnError' : 'blockedOnError']++;
+        if (allowed && mode === 'take') reconcile(result.late, (v) => v.allowed, checks, at);
+        return { allowed, count: 0, windows: windowsWith(), user, storeError: result.error };
       }
-      m[allowed ? 'servedOnError' : 'blockedOnError']++;
-      if (allowed && mode === 'take') reconcile(result.late, (v) => v.allowed, checks, at);
-      return { allowed, count: 0, windows: windowsWith(), user, storeError: result.error };
-    }
-    if (replay.length > 0) void writeReplay();
-    const { allowed, counts } = result.value;
-    return { allowed, count: counts[0]?.[0] ?? 0, windows: windowsWith(counts), user };
+      if (replay.length > 0) void writeReplay();
+      const { allowed, counts } = result.value;
+      return { allowed, count: counts[0]?.[0] ?? 0, windows: windowsWith(counts), user };
+    };
+    const result = bounded(() => (store.apply ? store.apply(mode, checks, at) : fallback(mode, checks, at)));
+    // A synchronous store (the in-memory one) is answered without waiting for another tick.
+    return result instanceof Promise ? result.then(finish) : finish(result);
   }
 
   // Stores with only count/record: the check and the record are separate steps (not atomic across servers).

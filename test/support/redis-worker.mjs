@@ -23,13 +23,14 @@ if (job.kind === 'take') {
   run = async () => {
     const calls = [];
     for (let u = 0; u < job.users; u++) for (let i = 0; i < job.perUser; i++) calls.push(call(`user-${u}`));
+    const before = capper.metrics(); // after the warm-up
     let slowestMs = 0;
     const t0 = performance.now();
     const decisions = await Promise.all(calls.map((call) => capper.take(call, job.cap).then((d) => ((slowestMs = performance.now() - t0), d))));
     const served = {};
     decisions.forEach((d, i) => d.allowed && (served[calls[i].pid] = (served[calls[i].pid] ?? 0) + 1));
     if (job.flush) await capper.flush();
-    return { served, slowestMs, metrics: capper.metrics() };
+    return { served, slowestMs, before, metrics: capper.metrics() };
   };
 } else {
   // `job.count` calls from the shared generator, numbered from `job.offset`.
