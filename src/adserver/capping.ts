@@ -8,6 +8,7 @@ import type { Provider } from '../core/index.js';
 import type { AdCall } from './ad-call.js';
 import { resolveCap } from './cap-windows.js';
 import type { FrequencyCap, ResolvedCap } from './cap-windows.js';
+import { MemoryFrequencyCapStore } from './memory-capping.js';
 
 /** Which id identified the user for capping. */
 export type CappingUserKind = 'uid' | 'pid' | 'alternative' | 'none';
@@ -61,66 +62,8 @@ export interface FrequencyCapStore {
   apply?(mode: 'check' | 'take' | 'record', checks: readonly CapCheck[], at: number): CapOutcome | Promise<CapOutcome>;
 }
 
-/** Caps of the in-memory store. */
-export interface MemoryStoreOptions {
-  /** Most keys (user × item) kept; the least recently used are evicted first. Default 100,000. */
-  maxKeys?: number;
-  /** Most impressions kept per key (older ones are forgotten); caps above it cannot be enforced. Default 1,000. */
-  maxEventsPerKey?: number;
-}
-
-/** An in-memory, single-process store with LRU eviction: for one server, tests and the demo. */
-export class MemoryFrequencyCapStore implements FrequencyCapStore {
-  private readonly events = new Map<string, { times: number[]; expires: number }>();
-  private readonly maxKeys: number;
-  private readonly maxEvents: number;
-
-  /** Creates an empty store. */
-  constructor(options: MemoryStoreOptions = {}) {
-    this.maxKeys = options.maxKeys ?? 100_000;
-    this.maxEvents = options.maxEventsPerKey ?? 1_000;
-  }
-
-  /** See {@link FrequencyCapStore.count}. */
-  count(key: string, since: number): number {
-    const entry = this.events.get(key);
-    if (!entry) return 0;
-    let n = 0;
-    for (let i = entry.times.length - 1; i >= 0 && entry.times[i] >= since; i--) n++;
-    return n;
-  }
-
-  /** See {@link FrequencyCapStore.record}. */
-  record(key: string, at: number, ttlMs: number): void {
-    const entry = this.events.get(key);
-    const times = entry && entry.expires > at ? entry.times : [];
-    // Times are sorted: the expired ones are a prefix.
-    let expired = 0;
-    while (expired < times.length && times[expired] <= at - ttlMs) expired++;
-    if (expired > 0) times.splice(0, expired);
-    // Keep times sorted even if a clock steps back.
-    let i = times.length;
-    while (i > 0 && times[i - 1] > at) i--;
-    times.splice(i, 0, at);
-    if (times.length > this.maxEvents) times.splice(0, times.length - this.maxEvents);
-    this.events.delete(key); // re-insert: Map order is the LRU order
-    this.events.set(key, { times, expires: Math.max(entry?.expires ?? 0, at + ttlMs) });
-    while (this.events.size > this.maxKeys) this.events.delete(this.events.keys().next().value as string);
-  }
-
-  /** See {@link FrequencyCapStore.apply}: synchronous, so atomic within the process. */
-  apply(mode: 'check' | 'take' | 'record', checks: readonly CapCheck[], at: number): CapOutcome {
-    const counts = checks.map((c) => c.windows.map((w) => this.count(c.key, w.since)));
-    const allowed = checks.every((c, i) => c.windows.every((w, j) => counts[i][j] < w.max));
-    if (mode === 'record' || (mode === 'take' && allowed)) for (const c of checks) this.record(c.key, at, c.keepMs);
-    return { allowed, counts };
-  }
-
-  /** Number of keys held. */
-  get size(): number {
-    return this.events.size;
-  }
-}
+export { MemoryFrequencyCapStore } from './memory-capping.js';
+export type { MemoryStoreOptions } from './memory-capping.js';
 
 /** Options of {@link createFrequencyCapper}. */
 export interface FrequencyCapperOptions {
@@ -277,7 +220,9 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   for (const [name, n] of [['shadowMaxKeys', shadowMaxKeys], ['maxReplay', maxReplay]] as const) {
     if (!Number.isInteger(n) || n < 1) throw new TypeError(`${name} must be an integer >= 1 (got ${String(n)})`);
   }
-  const m = { storeCalls: 0, timeouts: 0, errors: 0, servedOnError: 0, blockedOnError: 0, shadowCapped: 0, replayed: 0, replayDropped: 0 };
+  const m = { storeCalls: 0, timeouts: 0, errors: 0, servedOnError: 0, blockedOnError: 0, shadowCapped: 0 };
+  const replays = { replayed: 0 };
+  const dropped = { replayDropped: 0 };
   const userOf = (call: AdCall) => cappingUserOf(call, alternatives);
   // What this process served while the store did not answer, per user × item: it stops serving at the cap.
   const shadow = new MemoryFrequencyCapStore({ maxKeys: shadowMaxKeys });
@@ -301,7 +246,10 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     while (waitingHead < waiting.length && waiting[waitingHead].deadline <= t) due.push(waiting[waitingHead++].expire);
     if (waitingHead === waiting.length) [waiting, waitingHead] = [[], 0];
     else {
-      if (waitingHead > 1024 && waitingHead * 2 > waiting.length) [waiting, waitingHead] = [waiting.slice(waitingHead), 0];
+      if (waitingHead > 1024 && waitingHead * 2 > waiting.length) {
+        waiting = waiting.slice(waitingHead);
+        waitingHead = 0;
+      }
       arm(waiting[waitingHead].deadline - t);
     }
     // Decided after the event loop's next poll: when the process was starved of CPU, the deadline and the store's
@@ -352,8 +300,13 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   }
 
   /** Queues an impression served without the store's answer unless the store's late answer shows it counted it. */
-  function reconcile<T>(late: Promise<{ value: T } | undefined> | undefined, counted: (v: T) => boolean, checks: CapCheck[], at: number) {
-    const queue = () => (replay.length < maxReplay ? replay.push({ checks, at }) : m.replayDropped++);
+  function reconcile<T>(
+    late: Promise<{ value: T } | undefined> | undefined,
+    counted: (v: T) => boolean,
+    checks: CapCheck[],
+    at: number,
+  ) {
+    const queue = () => (replay.length < maxReplay ? replay.push({ checks, at }) : dropped.replayDropped++);
     if (!late) return void queue();
     lateWaiting++;
     void late.then((r) => {
@@ -370,7 +323,7 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
         replay = replay.slice(256);
         const results = await Promise.allSettled(batch.map((r) => new Promise((ok) => ok(recordIn(r.checks, r.at)))));
         const failed = batch.filter((_, i) => results[i].status === 'rejected');
-        m.replayed += batch.length - failed.length;
+        replays.replayed += batch.length - failed.length;
         if (failed.length > 0) {
           replay = [...failed, ...replay];
           break;
@@ -442,7 +395,7 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
       } else if (replay.length > 0) void writeReplay();
       return user;
     },
-    metrics: () => ({ ...m, replayPending: replay.length }),
+    metrics: () => ({ ...m, ...replays, replayPending: replay.length, ...dropped }),
     async flush() {
       if (lateWaiting > 0) await new Promise<void>((wake) => idle.push(wake));
       await writeReplay();

@@ -58,7 +58,8 @@ export type {
   FrequencyCapper,
   CapDecision,
 } from './capping.js';
-export { DEFAULT_CAP_TIMEOUT_MS, MemoryFrequencyCapStore, createFrequencyCapper, cappingUserOf, resolveAlternativeIds } from './capping.js';
+export { MemoryFrequencyCapStore, createFrequencyCapper, cappingUserOf, resolveAlternativeIds } from './capping.js';
+export { DEFAULT_CAP_TIMEOUT_MS } from './capping.js';
 export type { CapPeriod, CapWindow, FrequencyCap, ResolvedCap, ResolvedWindow } from './cap-windows.js';
 export { defineFrequencyCap, resolveCap, periodStart, LIFETIME_MS } from './cap-windows.js';
 export type { IoredisLike, RedisClientInput, RedisClientLike } from './redis-client.js';

@@ -75,7 +75,9 @@ const escapeKeyPart = (s: string) => (/[{}%]/.test(s) ? s.replace(/[{}%]/g, (c) 
 
 const positiveInt = (value: unknown, setting: string, fallback: number): number => {
   const n = value ?? fallback;
-  if (!Number.isInteger(n) || (n as number) < 1) throw new TypeError(`${setting} must be an integer >= 1 (got ${String(value)})`);
+  if (!Number.isInteger(n) || (n as number) < 1) {
+    throw new TypeError(`${setting} must be an integer >= 1 (got ${String(value)})`);
+  }
   return n as number;
 };
 
@@ -188,7 +190,10 @@ export function createRedisFrequencyCapStore(redis: RedisClientInput, options: R
 
   function apply(mode: 'check' | 'take' | 'record', checks: readonly CapCheck[], at: number): Promise<CapOutcome> {
     if (checks.length === 0) return Promise.resolve({ allowed: true, counts: [] });
-    if (queue.length >= maxPending) return Promise.reject(new Error(`createRedisFrequencyCapStore: ${maxPending} decisions already waiting (maxPending)`));
+    if (queue.length >= maxPending) {
+      const message = `createRedisFrequencyCapStore: ${maxPending} decisions already waiting (maxPending)`;
+      return Promise.reject(new Error(message));
+    }
     return new Promise((resolve, reject) => {
       queue.push({ mode, checks, at, resolve, reject });
       schedule();

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
 import { MemoryFrequencyCapStore, cappingUserOf, createFrequencyCapper, resolveAlternativeIds } from '../../src/adserver/index.js';
 import type { FrequencyCap } from '../../src/adserver/index.js';
 import { ID5, UID2, callWith } from './fixtures.js';
@@ -135,5 +136,87 @@ describe('memory store', () => {
     const store = new MemoryFrequencyCapStore({ maxEventsPerKey: 3 });
     for (let t = 1; t <= 5; t++) store.record('k', t, 1000);
     expect(store.count('k', 0)).toBe(3);
+  });
+});
+
+describe('memory store bounds (property)', () => {
+  test('any keys and times: at most maxKeys keys of maxEventsPerKey each, counted like a plain list', () => {
+    const ops = fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 5_000 })), { maxLength: 300 });
+    fc.assert(
+      fc.property(ops, (ops) => {
+        const store = new MemoryFrequencyCapStore({ maxKeys: 8, maxEventsPerKey: 4 });
+        const model = new Map<string, number[]>();
+        for (const [k, at] of ops) {
+          const key = `user-${k}|deal`;
+          store.record(key, at, 1_000);
+          // The model: every impression within 1 s of the newest, sorted, the last 4; the 8 most recently used keys.
+          const times = [...(model.get(key) ?? []), at].sort((a, b) => a - b).filter((t) => t > at - 1_000).slice(-4);
+          model.delete(key);
+          model.set(key, times);
+          if (model.size > 8) model.delete(model.keys().next().value as string);
+          expect(store.size).toBeLessThanOrEqual(8);
+        }
+        for (const [key, times] of model) {
+          for (const since of [0, 2_000, 4_000]) expect(store.count(key, since)).toBe(times.filter((t) => t >= since).length);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('without the store\'s answer', () => {
+  // A store that is down: every call fails at once, like a Redis client without an offline queue.
+  const downStore = () => {
+    const inner = new MemoryFrequencyCapStore();
+    let up = false;
+    return {
+      setUp: (v: boolean) => (up = v),
+      store: {
+        count: inner.count.bind(inner),
+        record: inner.record.bind(inner),
+        apply: async (mode: 'check' | 'take' | 'record', checks: any, at: number) => {
+          if (!up) throw new Error('down');
+          return inner.apply(mode, checks, at);
+        },
+      },
+      inner,
+    };
+  };
+  const cap = { item: 'deal:1', max: 1, per: 'day' as const };
+
+  test('the shadow count keeps at most shadowMaxKeys users, least recently used evicted first', async () => {
+    const { store } = downStore();
+    const capper = createFrequencyCapper({ store, shadowMaxKeys: 2 });
+    const served = async (pid: string) => (await capper.take(callWith({ pid }), cap)).allowed;
+    const first = [await served('u1'), await served('u1'), await served('u2'), await served('u3')];
+    expect(first).toEqual([true, false, true, true]);
+    expect(await served('u1')).toBe(true); // u1 was evicted by u3: the bound on memory costs exactness, not safety
+    expect(capper.metrics()).toMatchObject({ errors: 5, servedOnError: 4, shadowCapped: 1 });
+  });
+
+  test('at most maxReplay impressions wait (the rest dropped, counted); they are written once the store answers', async () => {
+    const { store, setUp, inner } = downStore();
+    const capper = createFrequencyCapper({ store, maxReplay: 2 });
+    for (const pid of ['a', 'b', 'c']) expect((await capper.take(callWith({ pid }), cap)).allowed).toBe(true);
+    expect(capper.metrics()).toMatchObject({ replayPending: 2, replayDropped: 1, replayed: 0 });
+    await capper.flush(); // still down: they stay queued
+    expect(capper.metrics()).toMatchObject({ replayPending: 2, replayed: 0 });
+    setUp(true);
+    await capper.flush();
+    expect(capper.metrics()).toMatchObject({ replayPending: 0, replayed: 2 });
+    expect(['a', 'b', 'c'].map((pid) => inner.count(`pid:${pid}|deal:1`, 0))).toEqual([1, 1, 0]);
+  });
+
+  test("onStoreError 'block' refuses without consulting the shadow count", async () => {
+    const { store } = downStore();
+    const capper = createFrequencyCapper({ store, onStoreError: 'block' });
+    expect((await capper.take(callWith({ pid: 'x' }), cap)).allowed).toBe(false);
+    expect(capper.metrics()).toMatchObject({ blockedOnError: 1, shadowCapped: 0, replayPending: 0 });
+  });
+
+  test('shadowMaxKeys and maxReplay must be integers >= 1', () => {
+    expect(() => createFrequencyCapper({ shadowMaxKeys: 0 })).toThrow('shadowMaxKeys must be an integer >= 1 (got 0)');
+    expect(() => createFrequencyCapper({ maxReplay: 1.5 })).toThrow('maxReplay must be an integer >= 1 (got 1.5)');
   });
 });

@@ -43,8 +43,14 @@ const sink = jsonLinesLogSink(createWriteStream('/dev/null'));
 const stores = {
   '/memory': { report: createReport(), capper: createFrequencyCapper() },
   // The default options, as docs/ad-server.md's example; timeouts and errors are counted and printed by the bench.
-  '/redis': { report: createRedisReport(redis), capper: createFrequencyCapper({ store: createRedisFrequencyCapStore(redis) }) },
-  '/ioredis': { report: createRedisReport(io, { prefix: 'eidkit:report-io:' }), capper: createFrequencyCapper({ store: createRedisFrequencyCapStore(io, { prefix: 'eidkit:fc-io:' }) }) },
+  '/redis': {
+    report: createRedisReport(redis),
+    capper: createFrequencyCapper({ store: createRedisFrequencyCapStore(redis) }),
+  },
+  '/ioredis': {
+    report: createRedisReport(io, { prefix: 'eidkit:report-io:' }),
+    capper: createFrequencyCapper({ store: createRedisFrequencyCapStore(io, { prefix: 'eidkit:fc-io:' }) }),
+  },
 };
 
 /** The receiving path after parsing; returns the JSON answer. */

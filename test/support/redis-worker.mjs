@@ -13,12 +13,16 @@ let run;
 let warmUp;
 if (job.kind === 'take') {
   // `job.users` users, `job.perUser` concurrent takes each, all started at once. `job.defaults`: the capper's
-  // default options (else `job.timeoutMs`, default 30 s); `job.flush`: wait for late answers and written impressions before reporting.
+  // default options (else `job.timeoutMs`, default 30 s); `job.flush`: wait for late answers and written
+  // impressions before reporting.
   const options = job.defaults ? {} : { timeoutMs: job.timeoutMs ?? 30_000 };
   const capper = createFrequencyCapper({ store: createRedisFrequencyCapStore(redis), ...options });
   const call = (pid) => ({ endpoint: 'ac', networkId: 1, formats: [], eids: [], consent: {}, issues: [], pid });
   warmUp = async () => {
-    for (let i = 0; i < 5; i++) await Promise.all(Array.from({ length: 100 }, (_, u) => capper.take(call(`warm-${u}`), { item: 'warm-up', max: 1_000, per: 'day' })));
+    const cap = { item: 'warm-up', max: 1_000, per: 'day' };
+    for (let i = 0; i < 5; i++) {
+      await Promise.all(Array.from({ length: 100 }, (_, u) => capper.take(call(`warm-${u}`), cap)));
+    }
   };
   run = async () => {
     const calls = [];
@@ -26,7 +30,12 @@ if (job.kind === 'take') {
     const before = capper.metrics(); // after the warm-up
     let slowestMs = 0;
     const t0 = performance.now();
-    const decisions = await Promise.all(calls.map((call) => capper.take(call, job.cap).then((d) => ((slowestMs = performance.now() - t0), d))));
+    const timed = async (call) => {
+      const d = await capper.take(call, job.cap);
+      slowestMs = performance.now() - t0; // the last one to answer sets it
+      return d;
+    };
+    const decisions = await Promise.all(calls.map(timed));
     const served = {};
     decisions.forEach((d, i) => d.allowed && (served[calls[i].pid] = (served[calls[i].pid] ?? 0) + 1));
     if (job.flush) await capper.flush();
