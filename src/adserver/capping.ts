@@ -220,9 +220,16 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   for (const [name, n] of [['shadowMaxKeys', shadowMaxKeys], ['maxReplay', maxReplay]] as const) {
     if (!Number.isInteger(n) || n < 1) throw new TypeError(`${name} must be an integer >= 1 (got ${String(n)})`);
   }
-  const m = { storeCalls: 0, timeouts: 0, errors: 0, servedOnError: 0, blockedOnError: 0, shadowCapped: 0 };
-  const replays = { replayed: 0 };
-  const dropped = { replayDropped: 0 };
+  const m = {
+    storeCalls: 0,
+    timeouts: 0,
+    errors: 0,
+    servedOnError: 0,
+    blockedOnError: 0,
+    shadowCapped: 0,
+    replayed: 0,
+    replayDropped: 0,
+  };
   const userOf = (call: AdCall) => cappingUserOf(call, alternatives);
   // What this process served while the store did not answer, per user × item: it stops serving at the cap.
   const shadow = new MemoryFrequencyCapStore({ maxKeys: shadowMaxKeys });
@@ -244,14 +251,12 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     const t = performance.now();
     const due: Array<() => void> = [];
     while (waitingHead < waiting.length && waiting[waitingHead].deadline <= t) due.push(waiting[waitingHead++].expire);
-    if (waitingHead === waiting.length) [waiting, waitingHead] = [[], 0];
-    else {
-      if (waitingHead > 1024 && waitingHead * 2 > waiting.length) {
-        waiting = waiting.slice(waitingHead);
-        waitingHead = 0;
-      }
-      arm(waiting[waitingHead].deadline - t);
+    // Drop the expired entries from the array once they are most of it.
+    if (waitingHead === waiting.length || (waitingHead > 1024 && waitingHead * 2 > waiting.length)) {
+      waiting = waiting.slice(waitingHead);
+      waitingHead = 0;
     }
+    if (waitingHead < waiting.length) arm(waiting[waitingHead].deadline - t);
     // Decided after the event loop's next poll: when the process was starved of CPU, the deadline and the store's
     // reply are both due, and a reply already waiting in the socket must win.
     if (due.length > 0) setImmediate(() => due.forEach((expire) => expire()));
@@ -306,8 +311,14 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     checks: CapCheck[],
     at: number,
   ) {
-    const queue = () => (replay.length < maxReplay ? replay.push({ checks, at }) : dropped.replayDropped++);
-    if (!late) return void queue();
+    const queue = () => {
+      if (replay.length < maxReplay) replay.push({ checks, at });
+      else m.replayDropped++;
+    };
+    if (!late) {
+      queue();
+      return;
+    }
     lateWaiting++;
     void late.then((r) => {
       if (!r || !counted(r.value)) queue();
@@ -323,7 +334,7 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
         replay = replay.slice(256);
         const results = await Promise.allSettled(batch.map((r) => new Promise((ok) => ok(recordIn(r.checks, r.at)))));
         const failed = batch.filter((_, i) => results[i].status === 'rejected');
-        replays.replayed += batch.length - failed.length;
+        m.replayed += batch.length - failed.length;
         if (failed.length > 0) {
           replay = [...failed, ...replay];
           break;
@@ -395,7 +406,7 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
       } else if (replay.length > 0) void writeReplay();
       return user;
     },
-    metrics: () => ({ ...m, ...replays, replayPending: replay.length, ...dropped }),
+    metrics: () => ({ ...m, replayPending: replay.length }),
     async flush() {
       if (lateWaiting > 0) await new Promise<void>((wake) => idle.push(wake));
       await writeReplay();

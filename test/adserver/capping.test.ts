@@ -220,3 +220,36 @@ describe('without the store\'s answer', () => {
     expect(() => createFrequencyCapper({ maxReplay: 1.5 })).toThrow('maxReplay must be an integer >= 1 (got 1.5)');
   });
 });
+
+describe('deadlines', () => {
+  test('one timer for every deadline: of 3,000 overlapping decisions, the answered are served, the rest time out', async () => {
+    const inner = new MemoryFrequencyCapStore();
+    // Users `a…` are answered within 5 ms; users `z…` never.
+    const store = {
+      count: inner.count.bind(inner),
+      record: inner.record.bind(inner),
+      apply: (mode: 'check' | 'take' | 'record', checks: any, at: number) =>
+        checks[0].user.startsWith('pid:z')
+          ? new Promise<never>(() => {})
+          : new Promise((ok) => setTimeout(() => ok(inner.apply(mode, checks, at)), Math.random() * 5)),
+    };
+    const capper = createFrequencyCapper({ store: store as any, timeoutMs: 30 });
+    const cap = { item: 'deal:t', max: 1_000, per: 'day' as const };
+    const results: Array<Promise<{ pid: string; ms: number; error?: string }>> = [];
+    for (let wave = 0; wave < 30; wave++) {
+      for (let i = 0; i < 100; i++) {
+        const pid = `${i % 10 ? 'a' : 'z'}${i}`;
+        const t0 = performance.now();
+        const timed = capper.take(callWith({ pid }), cap).then((d) => ({ pid, ms: performance.now() - t0, error: d.storeError }));
+        results.push(timed);
+      }
+      await new Promise((r) => setTimeout(r, 2));
+    }
+    const all = await Promise.all(results);
+    expect(all.filter((r) => r.pid.startsWith('a')).every((r) => r.error === undefined)).toBe(true);
+    const late = all.filter((r) => r.pid.startsWith('z'));
+    expect(late.every((r) => r.error === 'timeout' && r.ms >= 29)).toBe(true);
+    expect(Math.max(...late.map((r) => r.ms))).toBeLessThan(1_000);
+    expect(capper.metrics()).toMatchObject({ storeCalls: 3_000, timeouts: 300, errors: 0 });
+  });
+});
