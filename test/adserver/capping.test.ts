@@ -141,7 +141,8 @@ describe('memory store', () => {
 
 describe('memory store bounds (property)', () => {
   test('any keys and times: at most maxKeys keys of maxEventsPerKey each, counted like a plain list', () => {
-    const ops = fc.array(fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 5_000 })), { maxLength: 300 });
+    const op = fc.tuple(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 0, max: 5_000 }));
+    const ops = fc.array(op, { maxLength: 300 });
     fc.assert(
       fc.property(ops, (ops) => {
         const store = new MemoryFrequencyCapStore({ maxKeys: 8, maxEventsPerKey: 4 });
@@ -157,7 +158,9 @@ describe('memory store bounds (property)', () => {
           expect(store.size).toBeLessThanOrEqual(8);
         }
         for (const [key, times] of model) {
-          for (const since of [0, 2_000, 4_000]) expect(store.count(key, since)).toBe(times.filter((t) => t >= since).length);
+          for (const since of [0, 2_000, 4_000]) {
+            expect(store.count(key, since)).toBe(times.filter((t) => t >= since).length);
+          }
         }
       }),
       { numRuns: 200 },
@@ -195,7 +198,7 @@ describe('without the store\'s answer', () => {
     expect(capper.metrics()).toMatchObject({ errors: 5, servedOnError: 4, shadowCapped: 1 });
   });
 
-  test('at most maxReplay impressions wait (the rest dropped, counted); they are written once the store answers', async () => {
+  test('at most maxReplay impressions wait (the rest dropped, counted), written once the store answers', async () => {
     const { store, setUp, inner } = downStore();
     const capper = createFrequencyCapper({ store, maxReplay: 2 });
     for (const pid of ['a', 'b', 'c']) expect((await capper.take(callWith({ pid }), cap)).allowed).toBe(true);
@@ -222,7 +225,7 @@ describe('without the store\'s answer', () => {
 });
 
 describe('deadlines', () => {
-  test('one timer for every deadline: of 3,000 overlapping decisions, the answered are served, the rest time out', async () => {
+  test('one timer for all deadlines: of 3,000 decisions, the answered served, the rest timed out', async () => {
     const inner = new MemoryFrequencyCapStore();
     // Users `a…` are answered within 5 ms; users `z…` never.
     const store = {
@@ -240,8 +243,8 @@ describe('deadlines', () => {
       for (let i = 0; i < 100; i++) {
         const pid = `${i % 10 ? 'a' : 'z'}${i}`;
         const t0 = performance.now();
-        const timed = capper.take(callWith({ pid }), cap).then((d) => ({ pid, ms: performance.now() - t0, error: d.storeError }));
-        results.push(timed);
+        const timed = capper.take(callWith({ pid }), cap);
+        results.push(timed.then((d) => ({ pid, ms: performance.now() - t0, error: d.storeError })));
       }
       await new Promise((r) => setTimeout(r, 2));
     }

@@ -233,7 +233,7 @@ describe('coalesced takes', () => {
     }
   });
 
-  test('on a Redis Cluster, concurrent takes go out as one script call per hash slot (as Redis computes it)', async () => {
+  test('on a Redis Cluster, concurrent takes go out as one script call per hash slot (CLUSTER KEYSLOT)', async () => {
     const node = await startRedis({ cluster: true });
     const cluster = createCluster({ rootNodes: [{ url: node.url }] });
     cluster.on('error', () => {});
@@ -271,7 +271,7 @@ describe('coalesced takes', () => {
 });
 
 describe('while the store does not answer', () => {
-  test('Redis down: a process stops serving a user at the cap, and writes what it served once Redis is back', async () => {
+  test('Redis down: a process stops serving a user at the cap, then writes what it served to Redis', async () => {
     const down = await startRedis({ persist: true });
     const c = await connectRedis(down.url, { disableOfflineQueue: true });
     try {
@@ -306,7 +306,7 @@ describe('while the store does not answer', () => {
     }
   }, 30_000);
 
-  test('the default timeout: with Redis stalled, each call is answered in about 100 ms, not after the stall', async () => {
+  test('default timeout: with Redis stalled, each call is answered in about 100 ms, not after the stall', async () => {
     const slow = await startRedis();
     const c = await connectRedis(slow.url);
     const admin = await connectRedis(slow.url);

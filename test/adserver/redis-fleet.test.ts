@@ -115,7 +115,7 @@ describe('a burst through the default options', () => {
     for (const r of results) expect(burstMetrics(r)).toMatchObject(answered);
   }, 60_000);
 
-  test('the same burst with Redis paused: at most cap × processes per user, counted, written when Redis answers', async () => {
+  test('the same burst with Redis paused: at most cap × processes per user, counted, then written', async () => {
     const admin = await connectRedis(redis.url);
     // Redis stops answering every client for 2 s: each take times out and the shadow count decides.
     const pause = () => admin.sendCommand(['CLIENT', 'PAUSE', '2000', 'ALL']);
