@@ -158,7 +158,7 @@ const budget = (text, value, max, unit = 'x') => [
 const memoryRatio = runs['/decode'] ? cpuRatio('/memory', '/decode') : NaN;
 const checks = [
   ...(runs['/decode'] ? [budget('in-memory path / decode floor, CPU per request', memoryRatio, 3)] : []),
-  ...REDIS_CASES.map((p) => budget(`Redis (${p.slice(1)}) / in-memory path, CPU per request`, cpuRatio(p, '/memory'), 1.1)),
+  ...REDIS_CASES.map((p) => budget(`Redis (${p.slice(1)}) / in-memory, CPU per request`, cpuRatio(p, '/memory'), 1.1)),
   budget(`Redis commands sent per ad call at ${CONNECTIONS} connections`, sent, 0.25, ''),
 ];
 for (const [text, ok] of checks) console.log(`${text}: ${ok ? 'OK' : 'OVER BUDGET'}`);
