@@ -1,6 +1,6 @@
 /**
- * The eid forwarding policy: which partner may receive which eid. One
- * declarative object, validated with zod when created:
+ * The eid forwarding policy: which partner may receive which eid. One declarative object, validated with zod
+ * when created:
  *
  * - `permissions`: rules `{ source?, inserter?, matcher?, mm?, partners: [...] | '*' }` naming at least one of
  *   the four fields; a rule matches the eids that have every field it names. For each eid the most specific
