@@ -146,14 +146,18 @@ export function registerDealsCommands(program: Command): void {
   }
 
   writeOptions(examples(deals.command('delete'), 'eidkit deals delete 100001 --simulator', 'eidkit deals delete 100001 --yes   # no question, e.g. in a script'))
-    .description('delete a deal (asks first on a terminal; --yes does not ask)')
+    .description('delete a deal (asks first on a terminal; without a terminal, refuses unless --yes)')
     .argument('<id>', 'the service-side deal id')
-    .option('-y, --yes', 'do not ask for confirmation')
+    .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
     .action(
       action(async (id: string, flags: Flags) => {
         await withSession(flags, async (client) => {
           if (flags.dryRun) return printDryRun(await client.deals.dryRun.delete(id), flags.json);
-          if (!flags.yes && interactive()) {
+          if (!flags.yes) {
+            // Like `gh repo delete`: a deletion nobody can confirm is refused, never done silently.
+            if (!interactive()) {
+              throw new CliError(`deals delete ${id} needs --yes when it cannot ask (stdin or stderr is not a terminal); nothing was deleted`, EXIT.USAGE);
+            }
             const deal = await client.deals.get(id);
             if (!(await confirm(`delete deal ${deal.id} ${JSON.stringify(deal.name)}?`))) throw new CliError(`deal ${deal.id} was not deleted`, EXIT.ERROR);
           }

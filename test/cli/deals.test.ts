@@ -40,7 +40,7 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
     expect(lookups.stdout).toBe('id,name,isArchived\r\n4,Amazon DSP,false\r\n');
   });
 
-  test('create, update, pause, resume, domainlist and delete work with --simulator-data across commands', async () => {
+  test('create, update, pause, resume, domainlist and delete work with --simulator-data across commands; delete without a terminal needs --yes', async () => {
     const data = join(dir, 'sim.json');
     const env = { EIDKIT_SIMULATOR_DATA: data };
     const created = await eidkit(['deals', 'create', '--simulator', '--file', '-'], env, JSON.stringify(DEAL));
@@ -56,7 +56,11 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
     expect((await eidkit(['deals', 'domainlist', 'attach', id, '2', '--simulator'], env)).code).toBe(0);
     expect(JSON.parse((await eidkit(['deals', 'get', id, '--simulator', '--json'], env)).stdout).domainListId).toBe(2);
     expect((await eidkit(['deals', 'domainlist', 'detach', id, '2', '--simulator'], env)).code).toBe(0);
-    const del = await eidkit(['deals', 'delete', id, '--simulator'], env);
+    const refused = await eidkit(['deals', 'delete', id, '--simulator'], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/needs --yes when it cannot ask .*nothing was deleted/);
+    expect((await eidkit(['deals', 'get', id, '--simulator'], env)).code).toBe(0);
+    const del = await eidkit(['deals', 'delete', id, '--simulator', '--yes'], env);
     expect(del.code).toBe(0);
     const gone = await eidkit(['deals', 'get', id, '--simulator'], env);
     expect(gone.code).toBe(5);
