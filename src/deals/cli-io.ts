@@ -158,7 +158,12 @@ export async function printRecord(record: Record<string, unknown>, flags: Output
 }
 
 /** Streams rows to stdout as a table, CSV or a JSON array, waiting for the reader when it is slower. */
-export async function printRows(rows: AsyncIterable<Record<string, unknown>>, flags: OutputFlags, defaults: string[]): Promise<number> {
+export async function printRows(
+  rows: AsyncIterable<Record<string, unknown>>,
+  flags: OutputFlags,
+  defaults: string[],
+  what = 'items',
+): Promise<number> {
   const columns = columnsOf(flags) ?? defaults;
   let n = 0;
   if (flags.json) {
@@ -177,6 +182,11 @@ export async function printRows(rows: AsyncIterable<Record<string, unknown>>, fl
   }
   const all: Array<Record<string, unknown>> = [];
   for await (const row of rows) all.push(row);
+  // A table of nothing would be a lone header row: say so on stderr instead, as `gh` does (stdout stays empty).
+  if (all.length === 0) {
+    say(`no ${what} match`);
+    return 0;
+  }
   await out(formatTable(all, columns));
   return all.length;
 }

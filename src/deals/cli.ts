@@ -26,7 +26,7 @@ type Flags = ConnectionFlags & OutputFlags & Record<string, any>;
 
 /** Adds `deals …`, `lookups` and `login` to the program. */
 export function registerDealsCommands(program: Command): void {
-  const deals = program.command('deals').description('manage deals on the deal API (spec: deal-api.md)');
+  const deals = program.command('deals').description('manage deals on the deal API (docs/deals.md)');
   registerPlanCommands(deals);
 
   outputOptions(connectionOptions(examples(deals.command('list'), 'eidkit deals list --simulator', 'eidkit deals list --no-archived --sort-by name --asc --csv > deals.csv', 'eidkit deals list --since 2025-01-01 --json | jq \'.[].name\'')))
@@ -65,7 +65,7 @@ export function registerDealsCommands(program: Command): void {
             offset: flags.offset,
           };
           const list = client.deals.list({ ...filters, concurrency: flags.concurrency, limit: flags.limit, onProgress: progressReporter('deals', flags.progress) });
-          await printRows(list as AsyncIterable<unknown> as AsyncIterable<Record<string, unknown>>, flags, DEAL_COLUMNS);
+          await printRows(list as AsyncIterable<unknown> as AsyncIterable<Record<string, unknown>>, flags, DEAL_COLUMNS, 'deals');
         });
       }),
     );
@@ -214,7 +214,7 @@ export function registerDealsCommands(program: Command): void {
         await withSession(flags, async (client) => {
           const ids = flags.ids ? String(flags.ids).split(',').map((s) => s.trim()).filter(Boolean) : undefined;
           const list = client.lookups.list<Record<string, unknown>>(resource, { ids, search: flags.search, limit: flags.limit, offset: flags.offset });
-          await printRows(list, flags, LOOKUP_COLUMNS);
+          await printRows(list, flags, LOOKUP_COLUMNS, resource);
         });
       }),
     );
