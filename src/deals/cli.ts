@@ -103,7 +103,7 @@ export function registerDealsCommands(program: Command): void {
         await withSession(flags, async (client) => {
           if (flags.dryRun) return printDryRun(await client.deals.dryRun.create(deal as any, { copyOf: flags.copyOf }), flags.json);
           const created = await client.deals.create(deal as any, { copyOf: flags.copyOf });
-          await (flags.json ? outJson({ id: created.id, location: created.location, historyId: created.historyId }) : out(`${created.id}\n`));
+          await (flags.json ? outJson({ id: created.id, location: created.location, historyId: created.historyId ?? null, recovered: created.recovered }) : out(`${created.id}\n`));
           say(`created deal ${created.id} (${created.location}${created.historyId ? `, history ${created.historyId}` : ''})`);
         });
       }),

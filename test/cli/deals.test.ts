@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDealApiSimulator } from '../../src/simulator/index.js';
 import { eidkit, home as dir, simulatorEnv } from './helpers.js';
+
+// Some tests spawn the binary a dozen times; a loaded machine needs room.
+vi.setConfig({ testTimeout: 90_000 });
 
 const DEAL = { name: 'CLI deal', isActive: true, beginDate: null, endDate: null, currency: 'EUR', pricingModel: 1, price: 2.5, minCompanyVendorCost: 0.1, buyerIds: [101], countryCodes: ['FR'] };
 
@@ -71,6 +74,9 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
   test('create --copy-of copies the deal, with --data changing fields of the copy or alone as it is', async () => {
     const data = join(dir, 'copy.json');
     const env = { EIDKIT_SIMULATOR_DATA: data };
+    const json = await eidkit(['deals', 'create', '--simulator', '--copy-of', '100001', '--json'], env);
+    expect(Object.keys(JSON.parse(json.stdout))).toEqual(['id', 'location', 'historyId', 'recovered']);
+    expect(JSON.parse(json.stdout).recovered).toBe(false);
     const renamed = await eidkit(['deals', 'create', '--simulator', '--copy-of', '100001', '--data', '{"name":"Copy of spring"}'], env);
     expect(renamed.stderr).toMatch(/^created deal \d+/);
     expect(renamed.code).toBe(0);

@@ -75,7 +75,7 @@ export interface KeyedCreateContext {
   /** How many times a create that may have reached the service, and is not found by its key, is sent again. */
   maxRecoveries: number;
   /** Sends one create (validated, retried only while provably unsent). */
-  send(deal: DealWriteInput): Promise<{ id: number; location: string; historyId?: string; deal?: DealRead }>;
+  send(deal: DealWriteInput): Promise<{ id: number; location: string; historyId?: string; deal?: DealRead; recovered: boolean }>;
   /** The deals created or modified since a date, across pages. */
   list(since: Date): AsyncIterable<DealRead>;
   /** The URL of a deal by id. */
@@ -106,7 +106,7 @@ export async function createWithKey(
   ctx: KeyedCreateContext,
   deal: DealWriteInput,
   key: string,
-): Promise<{ id: number; location: string; historyId?: string; deal?: DealRead; recovered?: true }> {
+): Promise<{ id: number; location: string; historyId?: string; deal?: DealRead; recovered: boolean }> {
   if (!isDealKey(key)) {
     throw new ValidationError(`key must be 1-100 letters, digits, ".", "_" or "-", starting with a letter or digit, got ${JSON.stringify(key)}`, [{ path: 'key', message: 'is not a valid deal key' }], { attempts: 0 });
   }
