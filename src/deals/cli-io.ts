@@ -18,6 +18,7 @@ import {
   type PreparedRequest,
 } from './client/index.js';
 import { ConfigError } from './client/config.js';
+import { fileErrorText } from '../core/file-error.js';
 
 /** --json, --csv and --columns. */
 export interface OutputFlags {
@@ -74,6 +75,17 @@ export function intArg(name: string, min = 0): (value: string) => number {
   };
 }
 
+/** An ISO 8601 date or date-time option parser (`2025-01-01`, `2025-01-01T12:00:00Z`), checked before any request. */
+export function isoDateArg(name: string): (value: string) => string {
+  const ISO = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+  return (value: string) => {
+    if (!ISO.test(value) || Number.isNaN(Date.parse(value))) {
+      throw new CliError(`${name} must be an ISO 8601 date or date-time such as 2025-01-31 or 2025-01-31T08:00:00Z, got ${JSON.stringify(value)}`, EXIT.USAGE);
+    }
+    return value;
+  };
+}
+
 /** A comma-separated id list option parser. */
 export function idList(name: string): (value: string) => number[] {
   return (value: string) => {
@@ -98,7 +110,7 @@ export function readJsonInput(opts: { file?: string; data?: string; set?: string
     try {
       text = opts.data ?? readFileSync(opts.file === '-' ? 0 : opts.file!, 'utf8');
     } catch (err) {
-      throw new CliError(`cannot read ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? err}`, EXIT.USAGE);
+      throw new CliError(`cannot read ${opts.file}: ${fileErrorText(err)}`, EXIT.USAGE);
     }
     try {
       value = JSON.parse(text);

@@ -77,7 +77,12 @@ async function openSession(flags: ConnectionFlags): Promise<Session> {
   const baseUrl = flags.baseUrl ?? config.baseUrl;
   const authUrl = flags.authUrl ?? config.authUrl;
   if (!baseUrl || !authUrl) {
-    throw new ConfigError(`no service configured: set ${CONFIG_ENV.baseUrl} and ${CONFIG_ENV.authUrl} (and the credentials), use a config file, or try --simulator`);
+    // Name only what is missing: a message asking for a setting the user already made sends them looking elsewhere.
+    const unset = [!baseUrl && `${CONFIG_ENV.baseUrl} (or --base-url)`, !authUrl && `${CONFIG_ENV.authUrl} (or --auth-url)`].filter(Boolean);
+    const none = !baseUrl && !authUrl;
+    throw new ConfigError(
+      `${none ? 'no service configured' : 'service half configured'}: set ${unset.join(' and ')}${none ? ' (and the credentials)' : ''}, use a config file, or try --simulator`,
+    );
   }
   const { clientId, clientSecret, username, password } = config.credentials;
   const grant = config.grant ?? 'password-realm';

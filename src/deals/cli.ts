@@ -12,7 +12,7 @@ import { csvRow } from '../core/csv.js';
 import { LOOKUP_RESOURCES } from './rules/index.js';
 import { defaultTokenPath } from './client/config.js';
 import type { DealListFilters } from './client/index.js';
-import { action, idList, intArg, outputOptions, printDryRun, printRecord, printRows, printWritten, progressReporter, readJsonInput, type OutputFlags } from './cli-io.js';
+import { action, idList, intArg, isoDateArg, outputOptions, printDryRun, printRecord, printRows, printWritten, progressReporter, readJsonInput, type OutputFlags } from './cli-io.js';
 import { connectionOptions, withSession, type ConnectionFlags } from './cli-session.js';
 import { registerPlanCommands } from './plan/cli.js';
 
@@ -35,7 +35,7 @@ export function registerDealsCommands(program: Command): void {
     .option('--no-archived', 'only deals that are not archived')
     .option('--soon-expired', 'only deals expiring soon')
     .option('--parent', 'only parent deals')
-    .option('--since <datetime>', 'created or modified after (ISO 8601, UTC)')
+    .option('--since <datetime>', 'created or modified after (ISO 8601 date or date-time, UTC)', isoDateArg('--since'))
     .option('--sort-by <field>', 'sort field')
     .addOption(new Option('--asc', 'ascending').conflicts('desc'))
     .option('--desc', 'descending')

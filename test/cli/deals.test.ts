@@ -214,6 +214,31 @@ describe('eidkit against a simulator over HTTP with real credentials', () => {
   test('a network failure exits 6', async () => {
     const r = await eidkit(['deals', 'list', '--no-cache', '--timeout', '2000'], { ...env(), EIDKIT_BASE_URL: 'http://127.0.0.1:59998/current/', EIDKIT_AUTH_URL: 'http://127.0.0.1:59998/' });
     expect(r.code).toBe(6);
-    expect(r.stderr).toMatch(/ECONNREFUSED/);
+    expect(r.stderr).toMatch(/connection refused by 127\.0\.0\.1:59998 \(ECONNREFUSED\)/);
+  });
+
+  test('a half-made configuration names only the setting that is missing', async () => {
+    const { EIDKIT_AUTH_URL: _a, ...noAuth } = env();
+    const r = await eidkit(['deals', 'count', '--no-cache'], noAuth);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/set EIDKIT_AUTH_URL \(or --auth-url\)/);
+    expect(r.stderr).not.toMatch(/EIDKIT_BASE_URL/);
+  });
+
+  test('--since that is not an ISO date is refused before any request (exit 2), naming what was given', async () => {
+    const before = sim.requests.length;
+    const r = await eidkit(['deals', 'list', '--no-cache', '--since', 'yesterday'], env());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--since must be an ISO 8601 date or date-time .*got "yesterday"/);
+    expect(sim.requests.length).toBe(before);
+  });
+
+  test('a missing file is named in words, not as ENOENT', async () => {
+    const r = await eidkit(['deals', 'create', '--simulator', '--file', join(dir, 'nope.json')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot read .*nope\.json: no such file/);
+    const plan = await eidkit(['deals', 'plan', '--simulator', '-f', join(dir, 'nope.yaml')]);
+    expect(plan.stderr).toMatch(/cannot read .*nope\.yaml: no such file/);
+    expect(plan.stderr + r.stderr).not.toMatch(/ENOENT/);
   });
 });

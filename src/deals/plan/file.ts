@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { DEAL_WRITE_FIELDS, type DealIssue } from '../rules/index.js';
 import { isDealKey, isDealKeyNamespace, parseDealKeyMarker } from '../client/keyed.js';
+import { fileErrorText } from '../../core/file-error.js';
 
 /** One desired deal of a file. */
 export interface DealsFileEntry {
@@ -138,7 +139,7 @@ export async function loadDealsFile(path: string): Promise<DealsFile> {
   try {
     text = path === '-' ? await readStdin() : await readFile(path, 'utf8');
   } catch (err) {
-    throw new DealsFileError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new DealsFileError(`cannot read ${path}: ${fileErrorText(err)}`);
   }
   return parseDealsFile(text, path === '-' ? '<stdin>' : path);
 }
