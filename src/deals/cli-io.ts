@@ -18,6 +18,7 @@ import {
   type PreparedRequest,
 } from './client/index.js';
 import { ConfigError } from './client/config.js';
+import { fileErrorText } from '../core/file-error.js';
 
 /** --json, --csv and --columns. */
 export interface OutputFlags {
@@ -74,6 +75,17 @@ export function intArg(name: string, min = 0): (value: string) => number {
   };
 }
 
+/** An ISO 8601 date or date-time option parser (`2025-01-01`, `2025-01-01T12:00:00Z`), checked before any request. */
+export function isoDateArg(name: string): (value: string) => string {
+  const ISO = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+  return (value: string) => {
+    if (!ISO.test(value) || Number.isNaN(Date.parse(value))) {
+      throw new CliError(`${name} must be an ISO 8601 date or date-time such as 2025-01-31 or 2025-01-31T08:00:00Z, got ${JSON.stringify(value)}`, EXIT.USAGE);
+    }
+    return value;
+  };
+}
+
 /** A comma-separated id list option parser. */
 export function idList(name: string): (value: string) => number[] {
   return (value: string) => {
@@ -98,7 +110,7 @@ export function readJsonInput(opts: { file?: string; data?: string; set?: string
     try {
       text = opts.data ?? readFileSync(opts.file === '-' ? 0 : opts.file!, 'utf8');
     } catch (err) {
-      throw new CliError(`cannot read ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? err}`, EXIT.USAGE);
+      throw new CliError(`cannot read ${opts.file}: ${fileErrorText(err)}`, EXIT.USAGE);
     }
     try {
       value = JSON.parse(text);
@@ -158,7 +170,12 @@ export async function printRecord(record: Record<string, unknown>, flags: Output
 }
 
 /** Streams rows to stdout as a table, CSV or a JSON array, waiting for the reader when it is slower. */
-export async function printRows(rows: AsyncIterable<Record<string, unknown>>, flags: OutputFlags, defaults: string[]): Promise<number> {
+export async function printRows(
+  rows: AsyncIterable<Record<string, unknown>>,
+  flags: OutputFlags,
+  defaults: string[],
+  what = 'items',
+): Promise<number> {
   const columns = columnsOf(flags) ?? defaults;
   let n = 0;
   if (flags.json) {
@@ -177,6 +194,11 @@ export async function printRows(rows: AsyncIterable<Record<string, unknown>>, fl
   }
   const all: Array<Record<string, unknown>> = [];
   for await (const row of rows) all.push(row);
+  // A table of nothing would be a lone header row: say so on stderr instead, as `gh` does (stdout stays empty).
+  if (all.length === 0) {
+    say(`no ${what} match`);
+    return 0;
+  }
   await out(formatTable(all, columns));
   return all.length;
 }

@@ -4,7 +4,7 @@ import { InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
 import { EXIT } from '../cli/exit-codes.js';
 import { CliError, examples, out } from '../cli/output.js';
-import { createDealApiSimulator, DEMO_USERS, loadUsersFile, type SimulatorUser } from './index.js';
+import { createDealApiSimulator, DEMO_SEED_DEALS, DEMO_USERS, loadUsersFile, type SimulatorUser } from './index.js';
 
 function nonNegativeInt(name: string) {
   return (raw: string): number => {
@@ -28,10 +28,10 @@ export function registerSimulateCommand(program: Command): void {
   examples(program.command('simulate'), 'eidkit simulate', 'eidkit simulate --port 0 --seed-deals 3000 --data /tmp/deals.json')
     .description('run the local deal API simulator on loopback (prints base URL, auth URL and demo credentials)')
     .option('--port <n>', 'port to listen on (0 = any free port)', nonNegativeInt('--port'), 4010)
-    .option('--host <host>', 'address to bind (loopback by default)', '127.0.0.1')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--data <file>', 'persist deals and quotas to this JSON file (atomic writes)')
     .option('--users <file>', 'JSON file of accepted users (docs/simulator.md); default: the demo users')
-    .option('--seed-deals <n>', 'generate N deals for company 1 when it has none', nonNegativeInt('--seed-deals'), 0)
+    .option('--seed-deals <n>', 'demo deals generated for company 1 when it has none (the same as --simulator; 0: start empty)', nonNegativeInt('--seed-deals'), DEMO_SEED_DEALS)
     .option('--latency <ms>', 'added latency per request', nonNegativeInt('--latency'), 0)
     .action(async (opts: { port: number; host: string; data?: string; users?: string; seedDeals: number; latency: number }) => {
       const users: SimulatorUser[] = opts.users ? loadUsersFile(resolve(opts.users)) : [...DEMO_USERS];

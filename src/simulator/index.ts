@@ -21,6 +21,8 @@ import { SimulatorStore } from './store.js';
 import { DEMO_USERS, parseUsers, type SimulatorUser } from './users.js';
 import type { DealRead } from '../deals/rules/index.js';
 
+/** Demo deals a simulator started from the CLI begins with (`simulate` and `--simulator`), so lists show something. */
+export const DEMO_SEED_DEALS = 25;
 export { DEMO_USERS, loadUsersFile, parseUsers, SimulatorUserSchema, type SimulatorUser } from './users.js';
 export { PASSWORD_REALM_GRANT, REALM, DEFAULT_AUDIENCE } from './auth.js';
 export type { ReferenceData } from './reference.js';

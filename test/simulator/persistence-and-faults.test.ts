@@ -138,26 +138,42 @@ describe('faults and latency', () => {
 describe('eidkit simulate', () => {
   const cli = fileURLToPath(new URL('../../dist/node/cli/index.js', import.meta.url));
 
+  /** Waits until a started `eidkit simulate` printed its base URL and the demo credentials. */
+  function printedUrl(child: ReturnType<typeof spawn>): Promise<{ url: string; out: string }> {
+    let out = '';
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL printed: ${out}`)), 15_000);
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const m = /base URL:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (m && out.includes('client_secret=')) {
+          clearTimeout(timer);
+          resolve({ url: m[1]!, out });
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+    });
+  }
+
   test('starts on loopback, prints base URL, auth URL and demo credentials, and serves the API', async () => {
     const child = spawn(process.execPath, [cli, 'simulate', '--port', '0', '--seed-deals', '3'], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      let out = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no URL printed: ${out}`)), 15_000);
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const m = /base URL:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-          if (m && out.includes('client_secret=')) {
-            clearTimeout(timer);
-            resolve(m[1]);
-          }
-        });
-        child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
-      });
+      const { url, out } = await printedUrl(child);
       expect(out).toMatch(/auth URL:\s+http:\/\/127\.0\.0\.1/);
       expect(out).toContain(`username=${COMPANY.username}`);
       const call = api(overHttp(url), await login(overHttp(url)));
       expect(((await (await call('/deals')).json()) as unknown[]).length).toBe(3);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
+  test('starts with the same 25 demo deals as --simulator unless told otherwise', async () => {
+    const child = spawn(process.execPath, [cli, 'simulate', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const { url } = await printedUrl(child);
+      const call = api(overHttp(url), await login(overHttp(url)));
+      expect(((await (await call('/deals')).json()) as unknown[]).length).toBe(25);
     } finally {
       child.kill('SIGTERM');
     }

@@ -136,7 +136,11 @@ export class DealsResource {
       throw markCreateOutcome(new ConnectionError(`POST ${prepared.url.pathname} answered ${res.status} without a Location header and ${why}`, true, { status: res.status, method: 'POST', url: prepared.url.href, attempts: res.attempts, redact: this.#c.redact }));
     }
     const historyId = res.headers.get('x-historyid') ?? undefined;
-    const out: CreatedDeal = { id, location: location ? new URL(location, this.#c.baseUrl).href : new URL(`deals/${id}`, this.#c.baseUrl).href };
+    const out: CreatedDeal = {
+      id,
+      location: location ? new URL(location, this.#c.baseUrl).href : new URL(`deals/${id}`, this.#c.baseUrl).href,
+      recovered: false,
+    };
     if (historyId !== undefined) out.historyId = historyId;
     if (body && typeof body === 'object' && typeof body.id === 'number') out.deal = body as DealRead;
     return out;
