@@ -65,7 +65,7 @@ export interface CorsPolicy {
   headersFor(origin: string | null | undefined): Record<string, string>;
   /** The answer to a preflight (`OPTIONS` with `Access-Control-Request-Method`). */
   preflight(request: CorsPreflightRequest): CorsPreflightAnswer;
-  /** The answer to a fetch `Request` when it is a preflight, else null (answer it normally, adding {@link headersFor}). */
+  /** The answer to a fetch `Request` when it is a preflight, else null (answer it, adding {@link headersFor}). */
   preflightResponse(request: Request): Response | null;
 }
 
@@ -97,10 +97,13 @@ function normalise(value: string, field: string): URL {
   } catch {
     throw new CorsPolicyError(field, `${JSON.stringify(value)} is not an origin (scheme://host[:port])`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CorsPolicyError(field, `${JSON.stringify(value)}: the scheme must be http or https`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new CorsPolicyError(field, `${JSON.stringify(value)}: the scheme must be http or https`);
+  }
   const bare = value.replace(/\/$/, '');
   if (url.username || url.password || url.search || url.hash || url.pathname !== '/' || bare.endsWith('/')) {
-    throw new CorsPolicyError(field, `${JSON.stringify(value)} is not an origin: no path, query, fragment or credentials`);
+    const what = `${JSON.stringify(value)} is not an origin`;
+    throw new CorsPolicyError(field, `${what}: no path, query, fragment or credentials`);
   }
   return url;
 }
@@ -108,19 +111,28 @@ function normalise(value: string, field: string): URL {
 /** One allow-list entry read, or a CorsPolicyError naming `origins[i]`. */
 function parseEntry(value: unknown, field: string): Entry {
   if (typeof value !== 'string' || value.trim() === '') throw new CorsPolicyError(field, 'must be a non-empty string');
-  if (value === 'null' || value === '*') throw new CorsPolicyError(field, `${value} can never be allowed with credentials`);
+  if (value === 'null' || value === '*') {
+    throw new CorsPolicyError(field, `${value} can never be allowed with credentials`);
+  }
   const star = /^(https?):\/\/\*\.(.+)$/i.exec(value);
   if (!star) {
-    if (value.includes('*')) throw new CorsPolicyError(field, `${JSON.stringify(value)}: a wildcard is only allowed as the first label (https://*.example.com)`);
+    if (value.includes('*')) {
+      throw new CorsPolicyError(field, `${JSON.stringify(value)}: a wildcard is only allowed as the first label`);
+    }
     return { exact: normalise(value, field).origin };
   }
   // The pattern's host is parsed with a placeholder first label, so IDNs, case and default ports normalise as the
   // browser's Origin will.
   const url = normalise(`${star[1]}://wildcard-label.${star[2]}`, field);
   const host = url.hostname;
-  if (host.startsWith('[') || /^[\d.]+$/.test(host)) throw new CorsPolicyError(field, 'a wildcard needs a domain name, not an IP address');
+  if (host.startsWith('[') || /^[\d.]+$/.test(host)) {
+    throw new CorsPolicyError(field, 'a wildcard needs a domain name, not an IP address');
+  }
   const suffix = host.slice('wildcard-label'.length);
-  if (suffix.split('.').length < 3) throw new CorsPolicyError(field, `${JSON.stringify(value)}: a wildcard must be under a registered domain (https://*.example.com), not a top-level one`);
+  if (suffix.split('.').length < 3) {
+    const why = 'a wildcard must be under a domain of two labels or more (https://*.example.com)';
+    throw new CorsPolicyError(field, `${JSON.stringify(value)}: ${why}`);
+  }
   return { scheme: url.protocol.slice(0, -1), suffix, port: url.port };
 }
 
@@ -129,7 +141,9 @@ function tokenList(value: readonly string[] | undefined, fallback: readonly stri
   if (value === undefined) return [...fallback];
   if (!Array.isArray(value)) throw new CorsPolicyError(field, 'must be an array of names');
   value.forEach((v, i) => {
-    if (typeof v !== 'string' || !TOKEN.test(v)) throw new CorsPolicyError(`${field}[${i}]`, `${JSON.stringify(v)} is not a header or method name`);
+    if (typeof v !== 'string' || !TOKEN.test(v)) {
+      throw new CorsPolicyError(`${field}[${i}]`, `${JSON.stringify(v)} is not a header or method name`);
+    }
   });
   return [...value];
 }
@@ -154,8 +168,12 @@ export function createCorsPolicy(options: CorsPolicyOptions): CorsPolicy {
   const allowHeaders = tokenList(options.allowHeaders, DEFAULT_ALLOW_HEADERS, 'allowHeaders');
   const exposeHeaders = tokenList(options.exposeHeaders, [], 'exposeHeaders');
   const maxAge = options.maxAgeSeconds ?? DEFAULT_MAX_AGE;
-  if (!Number.isInteger(maxAge) || maxAge < 0 || maxAge > MAX_MAX_AGE) throw new CorsPolicyError('maxAgeSeconds', `must be an integer from 0 to ${MAX_MAX_AGE}`);
-  if (options.credentials !== undefined && typeof options.credentials !== 'boolean') throw new CorsPolicyError('credentials', 'must be true or false');
+  if (!Number.isInteger(maxAge) || maxAge < 0 || maxAge > MAX_MAX_AGE) {
+    throw new CorsPolicyError('maxAgeSeconds', `must be an integer from 0 to ${MAX_MAX_AGE}`);
+  }
+  if (options.credentials !== undefined && typeof options.credentials !== 'boolean') {
+    throw new CorsPolicyError('credentials', 'must be true or false');
+  }
   const credentials = options.credentials ?? true;
   const allowedHeaderNames = new Set(allowHeaders.map((h) => h.toLowerCase()));
 
@@ -168,7 +186,9 @@ export function createCorsPolicy(options: CorsPolicyOptions): CorsPolicy {
     if (exact.has(`${scheme}://${host}${port ? `:${port}` : ''}`)) return true;
     // A pattern matches subdomains only: the host ends with ".example.org" and has a label before it, so neither
     // "evil-example.org" nor "example.org.evil.net" nor "example.org" itself matches.
-    return patterns.some((p) => p.scheme === scheme && p.port === port && host.length > p.suffix.length && host.endsWith(p.suffix));
+    return patterns.some(
+      (p) => p.scheme === scheme && p.port === port && host.length > p.suffix.length && host.endsWith(p.suffix),
+    );
   }
 
   function headersFor(origin: string | null | undefined): Record<string, string> {
@@ -201,7 +221,8 @@ export function createCorsPolicy(options: CorsPolicyOptions): CorsPolicy {
   function preflightResponse(request: Request): Response | null {
     const method = request.headers.get('access-control-request-method');
     if (request.method !== 'OPTIONS' || method === null) return null;
-    const answer = preflight({ origin: request.headers.get('origin'), method, headers: request.headers.get('access-control-request-headers') });
+    const asked = request.headers.get('access-control-request-headers');
+    const answer = preflight({ origin: request.headers.get('origin'), method, headers: asked });
     return new Response(null, answer);
   }
 
@@ -221,7 +242,8 @@ export function corsForNode(policy: CorsPolicy, req: IncomingMessage, res: Serve
   };
   const method = header('access-control-request-method');
   if (req.method === 'OPTIONS' && method !== undefined) {
-    const answer = policy.preflight({ origin: header('origin'), method, headers: header('access-control-request-headers') });
+    const asked = header('access-control-request-headers');
+    const answer = policy.preflight({ origin: header('origin'), method, headers: asked });
     res.writeHead(answer.status, answer.headers).end();
     return true;
   }
@@ -234,7 +256,8 @@ export function corsForNode(policy: CorsPolicy, req: IncomingMessage, res: Serve
 /** A `Vary` value with `add` joined to what the answer already varies on. */
 function withVary(existing: unknown, add: string): string {
   const list = String(existing ?? '').split(',').map((v) => v.trim()).filter(Boolean);
-  return list.some((v) => v.toLowerCase() === add.toLowerCase() || v === '*') ? list.join(', ') : [...list, add].join(', ');
+  const has = list.some((v) => v.toLowerCase() === add.toLowerCase() || v === '*');
+  return (has ? list : [...list, add]).join(', ');
 }
 
 /** The part of a hono `Context` {@link corsMiddleware} uses (so this module needs no hono import). */
@@ -247,14 +270,18 @@ export interface CorsContext {
  * The policy as hono middleware: answers preflights, and adds the CORS headers to every other answer.
  * @example app.use('/ac', corsMiddleware(cors)); app.use('/genericpost', corsMiddleware(cors));
  */
-export function corsMiddleware(policy: CorsPolicy): (c: CorsContext, next: () => Promise<void>) => Promise<Response | void> {
+export function corsMiddleware(
+  policy: CorsPolicy,
+): (c: CorsContext, next: () => Promise<void>) => Promise<Response | void> {
   return async (c, next) => {
     const preflight = policy.preflightResponse(c.req.raw);
     if (preflight) return preflight;
     await next();
     const headers = policy.headersFor(c.req.raw.headers.get('origin'));
     const apply = (res: Response) => {
-      for (const [name, value] of Object.entries(headers)) res.headers.set(name, name === 'Vary' ? withVary(res.headers.get('vary'), value) : value);
+      for (const [name, value] of Object.entries(headers)) {
+        res.headers.set(name, name === 'Vary' ? withVary(res.headers.get('vary'), value) : value);
+      }
     };
     // A Response from fetch() has immutable headers: answer with a copy then.
     try {

@@ -9,7 +9,8 @@ import { cellText } from '../core/csv.js';
 // on. Then what forges text visually: the Arabic letter mark, the Mongolian vowel separator, zero-width spaces and
 // joiners, left-to-right / right-to-left marks, line and paragraph separators, bidi embeddings, overrides and
 // isolates, invisible operators, the byte-order mark and interlinear annotation marks.
-const UNSAFE = '\\x00-\\x1f\\x7f-\\x9f\\u061c\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff\\ufff9-\\ufffb';
+const UNSAFE =
+  '\\x00-\\x1f\\x7f-\\x9f\\u061c\\u180e\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u206f\\ufeff\\ufff9-\\ufffb';
 const UNSAFE_ALL = new RegExp(`[${UNSAFE}]`, 'g');
 const UNSAFE_BUT_NEWLINE = new RegExp(`[${UNSAFE.replace('\\x00-\\x1f', '\\x00-\\x09\\x0b-\\x1f')}]`, 'g');
 

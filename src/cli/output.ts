@@ -135,7 +135,10 @@ export function outText(text: string): Promise<void> {
   return out(terminalSafe(text, { keepNewlines: true }));
 }
 
-/** Writes human-readable text to stderr, escaped as {@link outText} does; never throws (a closed stderr loses the message, not the command). */
+/**
+ * Writes human-readable text to stderr, escaped as {@link outText} does; never throws (a closed stderr loses the
+ * message, not the command).
+ */
 export function toStderr(text: string): void {
   toStderrRaw(terminalSafe(text, { keepNewlines: true }));
 }

@@ -109,7 +109,8 @@ export function addressKey(address: string | undefined): string {
   const [head = '', tail] = address.split('%')[0]!.toLowerCase().split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
-  const groups = tail === undefined ? left : [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  const zeros = Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0');
+  const groups = tail === undefined ? left : [...left, ...zeros, ...right];
   return `${groups.slice(0, 4).map((g) => (parseInt(g, 16) || 0).toString(16)).join(':')}::/64`;
 }
 
@@ -143,7 +144,8 @@ export class AuthService {
   ) {
     for (const u of users) this.byName.set(u.username.toLowerCase(), u);
     const { attempts, windowMs } = limits;
-    this.byClient = new AttemptLimiter(now, { attempts, windowMs, maxKeys: new Set(users.map((u) => u.clientId)).size });
+    const clients = new Set(users.map((u) => u.clientId)).size;
+    this.byClient = new AttemptLimiter(now, { attempts, windowMs, maxKeys: clients });
     this.byAddress = new AttemptLimiter(now, { attempts, windowMs, maxKeys: limits.maxTrackedAddresses });
   }
 
@@ -170,8 +172,8 @@ export class AuthService {
    * even a right guess learns nothing.
    */
   attemptWait(clientId: string, address: string): number | null {
-    const waits = [this.byAddress.waitSeconds(address), this.knowsClient(clientId) ? this.byClient.waitSeconds(clientId) : null];
-    const worst = Math.max(...waits.map((w) => w ?? 0));
+    const byClient = this.knowsClient(clientId) ? this.byClient.waitSeconds(clientId) : null;
+    const worst = Math.max(this.byAddress.waitSeconds(address) ?? 0, byClient ?? 0);
     return worst > 0 ? worst : null;
   }
 

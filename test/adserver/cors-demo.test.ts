@@ -20,10 +20,17 @@ afterAll(async () => {
 
 const PID = 'visitor-pid-0123456789';
 
+/** An ad call to `path` (GET for /ac, else POST `{}`) with these headers. */
+function call(path: string, headers: Record<string, string>): Promise<Response> {
+  const get = path.startsWith('/ac');
+  return fetch(new URL(path, url), { method: get ? 'GET' : 'POST', body: get ? undefined : '{}', headers });
+}
+
 describe('the demo ad server CORS answer', () => {
-  test.each(['/ac?nwid=1234', '/genericpost', '/call', '/prebid/v1'])('%s: its own page origins may read, with credentials', async (path) => {
+  const paths = ['/ac?nwid=1234', '/genericpost', '/call', '/prebid/v1'];
+  test.each(paths)('%s: its own page origins may read, with credentials', async (path) => {
     for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`]) {
-      const res = await fetch(new URL(path, url), { method: path.startsWith('/ac') ? 'GET' : 'POST', body: path.startsWith('/ac') ? undefined : '{}', headers: { origin } });
+      const res = await call(path, { origin });
       expect(res.status).toBe(200);
       expect(res.headers.get('access-control-allow-origin')).toBe(origin);
       expect(res.headers.get('access-control-allow-credentials')).toBe('true');
@@ -31,9 +38,10 @@ describe('the demo ad server CORS answer', () => {
     }
   });
 
-  test.each(['null', 'https://evil.test', `http://127.0.0.1:${1}`, 'http://127.0.0.1.evil.test'])('origin %s gets no Access-Control-Allow header', async (origin) => {
+  const foreign = ['null', 'https://evil.test', 'http://127.0.0.1:1', 'http://127.0.0.1.evil.test'];
+  test.each(foreign)('origin %s gets no Access-Control-Allow header', async (origin) => {
     for (const path of ['/ac?nwid=1234', '/genericpost', '/prebid/v1']) {
-      const res = await fetch(new URL(path, url), { method: path.startsWith('/ac') ? 'GET' : 'POST', body: path.startsWith('/ac') ? undefined : '{}', headers: { origin } });
+      const res = await call(path, { origin });
       expect(res.headers.get('access-control-allow-origin')).toBeNull();
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();
       expect(res.headers.get('vary')).toMatch(/Origin/);
@@ -42,7 +50,10 @@ describe('the demo ad server CORS answer', () => {
 
   test('a preflight from its own page is answered; from a foreign or null origin it is refused', async () => {
     const ask = (origin: string) =>
-      fetch(new URL('/genericpost', url), { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+      fetch(new URL('/genericpost', url), {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
     const own = await ask(`http://localhost:${port}`);
     expect(own.status).toBe(204);
     expect(own.headers.get('access-control-allow-origin')).toBe(`http://localhost:${port}`);
@@ -60,7 +71,8 @@ describe('the demo ad server CORS answer', () => {
       ['/genericpost', { method: 'POST', body: JSON.stringify({ nwid: 1234 }) }],
       ['/call', { method: 'POST', body: JSON.stringify({ nwid: 1234 }) }],
     ] as const) {
-      const res = await fetch(new URL(path, url), { ...init, headers: { origin: `http://127.0.0.1:${port}`, cookie: `pid=${PID}` } });
+      const headers = { origin: `http://127.0.0.1:${port}`, cookie: `pid=${PID}` };
+      const res = await fetch(new URL(path, url), { ...init, headers });
       const text = await res.text();
       expect(text).not.toContain(PID);
       expect(JSON.parse(text).hasPid).toBe(true);

@@ -59,10 +59,13 @@ describe.each(['in-process', 'http'] as const)('auth (%s)', (kind) => {
       const res = await token(f, passwordRealmForm({ ...COMPANY, ...wrong }));
       answers.add(`${res.status} ${await res.text()}`);
     }
-    expect([...answers]).toEqual(['403 {"error":"invalid_grant","error_description":"Wrong email, password or client credentials."}']);
+    const refusal = { error: 'invalid_grant', error_description: 'Wrong email, password or client credentials.' };
+    expect([...answers]).toEqual([`403 ${JSON.stringify(refusal)}`]);
     const s = sim();
     const g = await transport(kind, s);
-    const form = (id: string, secret: string) => new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret, audience: s.audience });
+    const { audience } = s;
+    const form = (id: string, secret: string) =>
+      new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret, audience });
     const unknownClient = await token(g, form('who', COMPANY.clientSecret));
     const wrongSecret = await token(g, form(COMPANY.clientId, 'wrong'));
     expect([unknownClient.status, await unknownClient.text()]).toEqual([wrongSecret.status, await wrongSecret.text()]);
@@ -90,7 +93,7 @@ describe.each(['in-process', 'http'] as const)('auth (%s)', (kind) => {
     expect(await res.json()).toMatchObject({ expires_in: 600, token_type: 'Bearer' });
   });
 
-  test('more than 10 failed attempts in 5 minutes get 429 too_many_attempts with Retry-After, even for the right password', async () => {
+  test('over 10 failures in 5 minutes get 429 and Retry-After, even for the right password', async () => {
     const c = clock();
     const f = await transport(kind, sim({ now: c.now }));
     for (let i = 0; i < 10; i++) expect((await token(f, passwordRealmForm({ ...COMPANY, password: `bad${i}` }))).status).toBe(403);
@@ -104,10 +107,13 @@ describe.each(['in-process', 'http'] as const)('auth (%s)', (kind) => {
     expect((await token(f, passwordRealmForm(COMPANY))).status).toBe(200);
   });
 
-  test('rotating usernames gets no more guesses: the limit counts the client id and the address, not the name', async () => {
+  test('rotating usernames gets no more guesses: the limit counts client id and address, not the name', async () => {
     const f = await transport(kind, sim());
     const statuses: number[] = [];
-    for (let i = 0; i < 30; i++) statuses.push((await token(f, passwordRealmForm({ ...COMPANY, username: `guess${i}@x.test`, clientSecret: `guess${i}` }))).status);
+    for (let i = 0; i < 30; i++) {
+      const guess = passwordRealmForm({ ...COMPANY, username: `guess${i}@x.test`, clientSecret: `guess${i}` });
+      statuses.push((await token(f, guess)).status);
+    }
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(403));
     expect(new Set(statuses.slice(10))).toEqual(new Set([429]));
   });
@@ -122,7 +128,8 @@ describe('auth limit over HTTP from several source addresses (127.0.0.x)', () =>
   /** POSTs a token request to `url` from the local address `from`. */
   function tokenFrom(url: string, from: string, form: URLSearchParams): Promise<number> {
     return new Promise((resolve, reject) => {
-      const req = httpRequest(`${url}/oauth/token`, { method: 'POST', localAddress: from, headers: { 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
+      const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+      const req = httpRequest(`${url}/oauth/token`, { method: 'POST', localAddress: from, headers }, (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode!));
       });
@@ -135,7 +142,9 @@ describe('auth limit over HTTP from several source addresses (127.0.0.x)', () =>
     const s = sim();
     const { url, close } = await s.listen({ port: 0, host: '127.0.0.1' });
     listeners.push(close);
-    for (let i = 0; i < 10; i++) await tokenFrom(url, '127.0.0.2', passwordRealmForm({ ...COMPANY, username: `x${i}@x.test` }));
+    for (let i = 0; i < 10; i++) {
+      await tokenFrom(url, '127.0.0.2', passwordRealmForm({ ...COMPANY, username: `x${i}@x.test` }));
+    }
     expect(await tokenFrom(url, '127.0.0.2', passwordRealmForm(DSP))).toBe(429);
     expect(await tokenFrom(url, '127.0.0.3', passwordRealmForm(DSP))).toBe(200);
   });
@@ -145,7 +154,10 @@ describe('auth limit over HTTP from several source addresses (127.0.0.x)', () =>
     const { url, close } = await s.listen({ port: 0, host: '127.0.0.1' });
     listeners.push(close);
     const statuses: number[] = [];
-    for (let i = 0; i < 20; i++) statuses.push(await tokenFrom(url, `127.0.0.${10 + i}`, passwordRealmForm({ ...COMPANY, clientSecret: `guess${i}` })));
+    for (let i = 0; i < 20; i++) {
+      const guess = passwordRealmForm({ ...COMPANY, clientSecret: `guess${i}` });
+      statuses.push(await tokenFrom(url, `127.0.0.${10 + i}`, guess));
+    }
     expect(statuses.slice(0, 10)).toEqual(Array(10).fill(403));
     expect(new Set(statuses.slice(10))).toEqual(new Set([429]));
   });

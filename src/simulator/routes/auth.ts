@@ -56,7 +56,8 @@ export function registerTokenRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     const wait = auth.attemptWait(form.client_id, address);
     if (wait !== null) {
       c.header('Retry-After', String(wait));
-      return c.json({ error: 'too_many_attempts', error_description: `Too many authentication attempts; retry in ${wait} s` }, 429);
+      const description = `Too many authentication attempts; retry in ${wait} s`;
+      return c.json({ error: 'too_many_attempts', error_description: description }, 429);
     }
     // Every secret is compared whatever the others gave, and any mismatch gets one answer: a right client secret
     // with an unknown user must not read differently from a wrong one.
@@ -85,7 +86,8 @@ export function registerTokenRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
   });
 
   // An unknown user costs the same comparison as a known one.
-  const sameLogin = (user: SimulatorUser | undefined, password: string) => sameSecret(user?.password ?? '\0unknown', password) && !!user;
+  const sameLogin = (user: SimulatorUser | undefined, password: string) =>
+    sameSecret(user?.password ?? '\0unknown', password) && !!user;
 
   // --- Spec 5 step 2: the user token. ---------------------------------------------------------------------------
   api.get('/authorize', (c) => {
