@@ -2,11 +2,14 @@
 // with hostile names, and `decode` of eids with hostile ids. Human output shows every control escaped; --json and
 // --csv keep the exact value.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
 import { DealApiClient } from '../../src/deals/index.js';
 import { createDealApiSimulator } from '../../src/simulator/index.js';
 import { terminalSafe } from '../../src/cli/format.js';
 import { validDeal } from '../deals/fixtures.js';
+import { DEFAULTS, manyDeals } from '../deals/plan/helpers.js';
 import { eidkit, home, simulatorEnv } from './helpers.js';
 
 /** What a deal name or an eid id could carry to take over a terminal. */
@@ -132,5 +135,18 @@ describe('eidkit prints hostile text escaped, and exact in --json / --csv', () =
       expect(out.eids.map((e) => e.uids[0]!.id)).toEqual(NAMES);
       expect(out.eids[0]!.inserter).toBe(HOSTILE.title);
     }
+  });
+
+  test('deals plan: names from a deals file print escaped; --json keeps them', async () => {
+    const file = join(home, 'hostile-deals.yaml');
+    const deals = NAMES.map((name, i) => ({ ...manyDeals(NAMES.length)[i], name }));
+    writeFileSync(file, stringify({ defaults: DEFAULTS, deals }));
+    const r = await eidkit(['deals', 'plan', '-f', file, '--simulator']);
+    expect(r.code).toBe(7);
+    expect(r.stdout).not.toMatch(RAW_CONTROL);
+    expect(r.stdout).toContain(terminalSafe(JSON.stringify(HOSTILE.c1)));
+    expect(r.stdout).not.toMatch(/^id 999/m);
+    const json = await eidkit(['deals', 'plan', '-f', file, '--simulator', '--json']);
+    expect((JSON.parse(json.stdout) as { items: Array<{ name: string }> }).items.map((i) => i.name)).toEqual(NAMES);
   });
 });
