@@ -5,7 +5,7 @@
 import { createInterface } from 'node:readline/promises';
 import { Option, type Command } from 'commander';
 import { EXIT } from '../../cli/exit-codes.js';
-import { CliError, examples, ExitStatus, out, outJson, say, toStderr } from '../../cli/output.js';
+import { CliError, examples, ExitStatus, outJson, outText, say, toStderr } from '../../cli/output.js';
 import { action, intArg } from '../cli-io.js';
 import { connectionOptions, withSession, type ConnectionFlags } from '../cli-session.js';
 import type { DealApiClient } from '../client/client.js';
@@ -123,7 +123,7 @@ export function registerPlanCommands(deals: Command): void {
     .option('--detailed-exitcode', 'exit 7 when there are changes to apply (0: none), as terraform plan -detailed-exitcode')
     .action(
       withPlan(async (_client, plan, flags) => {
-        await (flags.json ? outJson(plan) : out(formatPlan(plan, { showUnchanged: !flags.hideUnchanged })));
+        await (flags.json ? outJson(plan) : outText(formatPlan(plan, { showUnchanged: !flags.hideUnchanged })));
         return planExitCode(plan, flags.detailedExitcode === true);
       }),
     );
@@ -165,7 +165,7 @@ export function registerPlanCommands(deals: Command): void {
             if (phase === 'end') say(progressLine(item, index, total));
           },
         });
-        await (flags.json ? outJson(result) : out(formatApplyResult(result, plan.source)));
+        await (flags.json ? outJson(result) : outText(formatApplyResult(result, plan.source)));
         return applyExitCode(result);
       }),
     );
