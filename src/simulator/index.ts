@@ -139,7 +139,8 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
     tokenTtlSeconds: options.tokenTtlSeconds ?? 36_000,
     clientCredentialsTtlSeconds: 600,
   });
-  let openapi: Record<string, unknown> | undefined;
+  // One document per origin asked from (in-process, loopback, a proxy's Host), a handful at most.
+  const documents = new Map<string, Record<string, unknown>>();
   const app = createApp({
     store,
     auth,
@@ -148,7 +149,15 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
     audience,
     quotas: { creationsPerDay: options.quotas?.creationsPerDay ?? 15, updatesPerDay: options.quotas?.updatesPerDay ?? 500 },
     maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
-    openapi: () => (openapi ??= buildOpenApi(audience)),
+    openapi: (origin) => {
+      let doc = documents.get(origin);
+      if (!doc) {
+        if (documents.size >= 16) documents.clear();
+        doc = buildOpenApi(audience, origin);
+        documents.set(origin, doc);
+      }
+      return doc;
+    },
   });
 
   const faultRate = options.faults?.rate ?? 0;
