@@ -15,6 +15,7 @@ import { createApp } from './app.js';
 import { makeDealId, toRead } from './deal-view.js';
 import { AuthService, DEFAULT_AUDIENCE, PASSWORD_REALM_GRANT, REALM } from './auth.js';
 import { buildOpenApi } from './openapi.js';
+import { appendExchanges, exchangeRecorder, type SimulatorExchange } from './record.js';
 import { createReferenceData, type ReferenceData } from './reference.js';
 import { generateDeals, prng } from './seed.js';
 import { SimulatorStore } from './store.js';
@@ -24,6 +25,7 @@ import type { DealRead } from '../deals/rules/index.js';
 export { DEMO_USERS, loadUsersFile, parseUsers, SimulatorUserSchema, type SimulatorUser } from './users.js';
 export { PASSWORD_REALM_GRANT, REALM, DEFAULT_AUDIENCE } from './auth.js';
 export type { ReferenceData } from './reference.js';
+export type { SimulatorExchange } from './record.js';
 
 /** A kind of injected fault: a 503, a dropped connection (before or after processing), or a 429 with Retry-After: 1. */
 export type FaultKind = '503' | 'drop' | '429';
@@ -77,6 +79,12 @@ export interface DealApiSimulatorOptions {
   seed?: { deals: number; companyId?: number; seed?: number };
   /** Called after every request. */
   onRequest?: (entry: RequestLogEntry) => void;
+  /**
+   * Called with each answered request and its response, headers and bodies included, credentials scrubbed (for
+   * contract checks against the OpenAPI document). Also set by the `EIDKIT_SIMULATOR_RECORD=<file>` environment
+   * variable, which appends every exchange of every simulator in the process to that file as JSON lines.
+   */
+  onExchange?: (exchange: SimulatorExchange) => void;
 }
 
 /** A running HTTP listener. */
@@ -164,6 +172,10 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
   const faultKinds = options.faults?.kinds?.length ? options.faults.kinds : (['503', 'drop', '429'] as FaultKind[]);
   const random = prng(options.faults?.seed ?? Math.floor(Math.random() * 2 ** 32));
   const requests: RequestLogEntry[] = [];
+  const recordFile = process.env.EIDKIT_SIMULATOR_RECORD;
+  const sinks = [options.onExchange, recordFile ? appendExchanges(recordFile) : undefined].filter((f) => f !== undefined);
+  const onExchange = sinks.length > 0 ? (e: SimulatorExchange) => sinks.forEach((f) => f(e)) : undefined;
+  const recordExchange = exchangeRecorder(users);
   const listeners = new Set<SimulatorListener>();
 
   function record(entry: RequestLogEntry) {
@@ -174,6 +186,13 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
 
   /** One request through latency, faults and the app; throws DroppedConnection when the connection must drop. */
   async function handle(request: Request): Promise<Response> {
+    const copy = onExchange ? request.clone() : undefined;
+    const res = await answer(request);
+    if (copy) void recordExchange(copy, res.clone()).then(onExchange, () => undefined);
+    return res;
+  }
+
+  async function answer(request: Request): Promise<Response> {
     const entry: RequestLogEntry = { method: request.method, path: new URL(request.url).pathname, status: 0, at: now() };
     if (options.latencyMs && options.latencyMs > 0) await new Promise((r) => setTimeout(r, options.latencyMs));
     if (faultRate > 0 && random() < faultRate) {

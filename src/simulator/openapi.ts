@@ -97,8 +97,8 @@ function components(audience: string): Record<string, JsonSchema> {
       createRules,
     ),
     DealCopyOverrides: withRules(
-      { ...write, required: [] },
-      'Fields laid over the deal X-CopyOfDealId names; any subset, {} included.',
+      { ...write, required: [], 'x-requires-header': 'X-CopyOfDealId' },
+      'Fields laid over the deal X-CopyOfDealId names; any subset, {} included. Only with that header.',
       createRules,
     ),
     DealReplace: withRules(
