@@ -97,7 +97,7 @@ function components(audience: string): Record<string, JsonSchema> {
       createRules,
     ),
     DealCopyOverrides: withRules(
-      { ...write, required: [], 'x-requires-header': 'X-CopyOfDealId' },
+      { ...write, required: [], 'x-requires-header': 'X-CopyOfDealId', examples: [{ price: 3.5 }] },
       'Fields laid over the deal X-CopyOfDealId names; any subset, {} included. Only with that header.',
       createRules,
     ),
@@ -105,6 +105,7 @@ function components(audience: string): Record<string, JsonSchema> {
       {
         ...write,
         required: [...MANDATORY_DEAL_FIELDS],
+        examples: [EXAMPLE_DEAL],
         properties: {
           ...writeProps,
           ...Object.fromEntries(Object.entries(readOnly).map(([k, v]) => [k, { ...v, readOnly: true }])),
