@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import {
+  CountBreakdownSchema,
   DEAL_RULES,
   DealDateTimeSchema,
   DealReadSchema,
@@ -21,7 +22,6 @@ import {
 } from './routes/deals.js';
 import { LOOKUP_OPERATIONS, pascal } from './routes/lookups.js';
 import {
-  CountBreakdownSchema,
   DomainListRefSchema,
   ErrorSchema,
   OAuthErrorSchema,

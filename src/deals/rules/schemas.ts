@@ -255,6 +255,19 @@ export type DealRead = z.infer<typeof DealReadSchema>;
 /** The read-only part of a deal. */
 export type DealReadOnly = z.infer<z.ZodObject<typeof dealReadOnlyFields>>;
 
+const dealCount = z.int().nonnegative();
+/** GET /deals/countBreakdown: the caller company's deals by state (archived first, then active or paused) and type. */
+export const CountBreakdownSchema = z.object({
+  total: dealCount,
+  active: dealCount,
+  paused: dealCount,
+  archived: dealCount,
+  expiringSoon: dealCount,
+  byType: z.object({ PrivateAuction: dealCount, DirectDeal: dealCount, GuaranteedDeal: dealCount }),
+});
+/** The counts of GET /deals/countBreakdown. */
+export type CountBreakdown = z.infer<typeof CountBreakdownSchema>;
+
 // ---------------------------------------------------------------------------------------------------------------
 // Lookup items (spec 2.8). Only City and Partner items are defined by the spec; the others carry id, name and
 // isArchived plus the fields the deal rules need (flags for multiple-buyer support, guaranteed eligibility,

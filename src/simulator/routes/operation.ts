@@ -123,16 +123,6 @@ export const TokenResponseSchema = z.object({
   expires_in: z.int().positive(),
   token_type: z.literal('Bearer'),
 });
-const count = z.int().nonnegative();
-/** GET /deals/countBreakdown. */
-export const CountBreakdownSchema = z.object({
-  total: count,
-  active: count,
-  paused: count,
-  archived: count,
-  expiringSoon: count,
-  byType: z.object({ PrivateAuction: count, DirectDeal: count, GuaranteedDeal: count }),
-});
 /** The body of POST /deals/{id}/domainlists (and, optional, of DELETE). */
 export const DomainListRefSchema = z.strictObject({ domainListId: z.int().positive() });
 
