@@ -173,7 +173,8 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
   const random = prng(options.faults?.seed ?? Math.floor(Math.random() * 2 ** 32));
   const requests: RequestLogEntry[] = [];
   const recordFile = process.env.EIDKIT_SIMULATOR_RECORD;
-  const sinks = [options.onExchange, recordFile ? appendExchanges(recordFile) : undefined].filter((f) => f !== undefined);
+  const sinks = [options.onExchange, recordFile ? appendExchanges(recordFile) : undefined]
+    .filter((f) => f !== undefined);
   const onExchange = sinks.length > 0 ? (e: SimulatorExchange) => sinks.forEach((f) => f(e)) : undefined;
   const recordExchange = exchangeRecorder(users);
   const listeners = new Set<SimulatorListener>();

@@ -77,7 +77,9 @@ function rulesText(rules: Record<string, string>): string {
 function withRules(schema: JsonSchema, lead: string, rules: Record<string, string>): JsonSchema {
   return {
     ...schema,
-    description: `${lead}\n\nBeyond each field's own shape, a body is refused (400, the rule named in errors[].rule) when it breaks:\n${rulesText(rules)}`,
+    description:
+      `${lead}\n\nBeyond each field's own shape, a body is refused (400, the rule named in errors[].rule) ` +
+      `when it breaks:\n${rulesText(rules)}`,
     'x-rules': rules,
   };
 }
@@ -141,7 +143,11 @@ function pick<T extends Record<string, string>, K extends keyof T>(rules: T, ...
 function content(body: ResponseBody): Record<string, unknown> {
   if (body === 'text') return { 'text/plain': { schema: { type: 'string', minLength: 1 } } };
   if (body === 'json') return { 'application/json': { schema: { type: 'object' } } };
-  const schema = 'ref' in body ? ref(body.ref) : 'arrayOf' in body ? { type: 'array', items: ref(body.arrayOf) } : { anyOf: body.anyOf.map(ref) };
+  const schema = 'ref' in body
+    ? ref(body.ref)
+    : 'arrayOf' in body
+      ? { type: 'array', items: ref(body.arrayOf) }
+      : { anyOf: body.anyOf.map(ref) };
   return { 'application/json': { schema } };
 }
 
@@ -156,6 +162,11 @@ function response(def: ResponseDef): Record<string, unknown> {
   };
 }
 
+/** A text body holding JSON that `schema` describes. */
+function jsonAsText(schema: JsonSchema): JsonSchema {
+  return { type: 'string', contentMediaType: 'application/json', contentSchema: schema };
+}
+
 function operation(op: OperationDef): Record<string, unknown> {
   const responses: Record<number, ResponseDef> = { ...SHARED_RESPONSES };
   if (op.auth !== 'none') responses[401] = UNAUTHORIZED;
@@ -167,7 +178,7 @@ function operation(op: OperationDef): Record<string, unknown> {
     content: Object.fromEntries([
       ...(body.mediaTypes ?? ['application/json']).map((type) => [type, { schema: body.schema }]),
       // The deal routes read any body as JSON; say so for text/plain, the other type clients send by mistake.
-      ...(body.mediaTypes ? [] : [['text/plain', { schema: { type: 'string', contentMediaType: 'application/json', contentSchema: body.schema } }]]),
+      ...(body.mediaTypes ? [] : [['text/plain', { schema: jsonAsText(body.schema) }]]),
     ]),
   };
   return {
@@ -178,7 +189,9 @@ function operation(op: OperationDef): Record<string, unknown> {
     ...(op.auth === 'none' ? { security: [] } : op.auth === 'access' ? { security: [{ accessToken: [] }] } : {}),
     ...(op.parameters?.length ? { parameters: op.parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
-    responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)).map(([s, d]) => [s, response(d)])),
+    responses: Object.fromEntries(
+      Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)).map(([s, d]) => [s, response(d)]),
+    ),
   };
 }
 

@@ -20,16 +20,22 @@ const TOKEN = /sim_(?:at|ut)_[A-Za-z0-9_-]+/g;
 /** Builds the scrubber of one simulator: its users' secrets and its tokens. */
 export function exchangeRecorder(users: readonly SimulatorUser[]) {
   // Every spelling a secret may take in a request: as is, form-encoded, percent-encoded, JSON-escaped; longest first.
-  const spellings = (s: string) => [s, new URLSearchParams({ s }).toString().slice(2), encodeURIComponent(s), JSON.stringify(s).slice(1, -1)];
-  const secrets = [...new Set(users.flatMap((u) => [u.password, u.clientSecret]).filter((s) => s.length >= 4).flatMap(spellings))]
-    .sort((a, b) => b.length - a.length);
+  const spellings = (s: string) =>
+    [s, new URLSearchParams({ s }).toString().slice(2), encodeURIComponent(s), JSON.stringify(s).slice(1, -1)];
+  const given = users.flatMap((u) => [u.password, u.clientSecret]).filter((s) => s.length >= 4);
+  const secrets = [...new Set(given.flatMap(spellings))].sort((a, b) => b.length - a.length);
   const scrub = (text: string) => secrets.reduce((t, s) => t.split(s).join(REDACTED), text).replace(TOKEN, REDACTED);
   const headers = (h: Headers) => Object.fromEntries([...h].map(([k, v]) => [k, scrub(v)]));
   /** The scrubbed exchange of a request and its response (copies of both are read; the originals are untouched). */
   return async (request: Request, response: Response): Promise<SimulatorExchange> => {
     const [reqBody, resBody] = await Promise.all([request.text().catch(() => ''), response.text().catch(() => '')]);
     return {
-      request: { method: request.method, url: scrub(request.url), headers: headers(request.headers), body: scrub(reqBody) },
+      request: {
+        method: request.method,
+        url: scrub(request.url),
+        headers: headers(request.headers),
+        body: scrub(reqBody),
+      },
       response: { status: response.status, headers: headers(response.headers), body: scrub(resBody) },
     };
   };

@@ -15,7 +15,10 @@ const KNOWN = new Set([
 
 /** Small numbers most of the time, the whole range sometimes. */
 function integer(min: number, max: number): fc.Arbitrary<number> {
-  return fc.oneof({ weight: 4, arbitrary: fc.integer({ min, max: Math.min(max, min + 500) }) }, { weight: 1, arbitrary: fc.integer({ min, max }) });
+  return fc.oneof(
+    { weight: 4, arbitrary: fc.integer({ min, max: Math.min(max, min + 500) }) },
+    { weight: 1, arbitrary: fc.integer({ min, max }) },
+  );
 }
 
 /** An arbitrary of the values `schema` accepts; request bodies leave readOnly properties out. */
@@ -27,22 +30,28 @@ export function arbitrary(schema: Json, options: { forRequest?: boolean } = {}):
   if (Array.isArray(schema.enum)) return fc.constantFrom(...(schema.enum as unknown[]));
   const branches = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
   if (branches) return fc.oneof(...branches.map(sub));
-  if (Array.isArray(schema.type)) return fc.oneof(...(schema.type as string[]).map((type) => arbitrary({ ...schema, type }, options)));
+  if (Array.isArray(schema.type)) {
+    return fc.oneof(...(schema.type as string[]).map((type) => arbitrary({ ...schema, type }, options)));
+  }
   switch (schema.type) {
     case 'null':
       return fc.constant(null);
     case 'boolean':
       return fc.boolean();
     case 'integer': {
-      const min = Math.max(-1e9, (schema.minimum as number | undefined) ?? (schema.exclusiveMinimum !== undefined ? (schema.exclusiveMinimum as number) + 1 : -1000));
-      const max = Math.min(1e9, (schema.maximum as number | undefined) ?? (schema.exclusiveMaximum !== undefined ? (schema.exclusiveMaximum as number) - 1 : 1e9));
+      const above = schema.exclusiveMinimum as number | undefined;
+      const below = schema.exclusiveMaximum as number | undefined;
+      const min = Math.max(-1e9, (schema.minimum as number | undefined) ?? (above !== undefined ? above + 1 : -1000));
+      const max = Math.min(1e9, (schema.maximum as number | undefined) ?? (below !== undefined ? below - 1 : 1e9));
       return integer(min, max);
     }
     case 'number': {
       const min = (schema.minimum as number | undefined) ?? -1e6;
       const max = (schema.maximum as number | undefined) ?? 1e6;
       const step = schema.multipleOf as number | undefined;
-      if (step) return integer(Math.ceil(min / step), Math.floor(max / step)).map((k) => Number((k * step).toFixed(10)));
+      if (step) {
+        return integer(Math.ceil(min / step), Math.floor(max / step)).map((k) => Number((k * step).toFixed(10)));
+      }
       return fc.double({ min, max, noNaN: true, noDefaultInfinity: true }).map((n) => (Object.is(n, -0) ? 0 : n));
     }
     case 'string': {
@@ -51,7 +60,9 @@ export function arbitrary(schema: Json, options: { forRequest?: boolean } = {}):
       const base = schema.pattern
         ? fc.stringMatching(new RegExp(schema.pattern as string))
         : schema.format === 'date-time'
-          ? fc.date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true }).map((d) => d.toISOString())
+          ? fc
+            .date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true })
+            .map((d) => d.toISOString())
           : fc.string({ minLength, maxLength: Math.min(maxLength, minLength + 40) });
       return base.filter((s) => s.length >= minLength && s.length <= maxLength);
     }
@@ -61,7 +72,8 @@ export function arbitrary(schema: Json, options: { forRequest?: boolean } = {}):
       return fc.array(sub(schema.items ?? {}), { minLength: minItems, maxLength: maxItems });
     }
     case 'object': {
-      const props = Object.entries((schema.properties ?? {}) as Record<string, Json>).filter(([, p]) => !(options.forRequest && p.readOnly));
+      const props = Object.entries((schema.properties ?? {}) as Record<string, Json>)
+        .filter(([, p]) => !(options.forRequest && p.readOnly));
       const required = new Set((schema.required ?? []) as string[]);
       const record = fc.record(Object.fromEntries(props.map(([k, p]) => [k, sub(p)])), {
         requiredKeys: props.map(([k]) => k).filter((k) => required.has(k)),
@@ -70,7 +82,8 @@ export function arbitrary(schema: Json, options: { forRequest?: boolean } = {}):
       if (examples.length === 0) return record;
       // Beside wholly random objects, a documented example with a few fields changed: bodies that pass the rules.
       const partial = fc.record(Object.fromEntries(props.map(([k, p]) => [k, sub(p)])), { requiredKeys: [] });
-      const tweaked = fc.tuple(fc.constantFrom(...examples), partial, fc.integer({ min: 1, max: 3 })).map(([ex, part, n]) => ({
+      const changes = fc.integer({ min: 1, max: 3 });
+      const tweaked = fc.tuple(fc.constantFrom(...examples), partial, changes).map(([ex, part, n]) => ({
         ...ex,
         ...Object.fromEntries(Object.entries(part).slice(0, n)),
       }));

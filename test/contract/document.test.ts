@@ -8,6 +8,7 @@ import { COMPANY, DSP, contractRig, explain } from './helpers.js';
 
 const AUTH = (token: string) => ({ authorization: `Bearer ${token}` });
 const MIB = 1_048_576;
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 async function rig() {
   const r = await contractRig({ quotas: { creationsPerDay: 1000 } });
@@ -20,30 +21,33 @@ async function rig() {
     const violations = exchanges.flatMap((e) => r.validator.check(e));
     expect(violations, explain(violations)).toEqual([]);
   };
-  return { ...r, token, dspToken, deal, expectConforming };
+  /** Calls as one user: `call('PUT', path, body, headers)`. */
+  const as = (t: string) => (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    r.exchange(path, { method, headers: { ...AUTH(t), ...headers }, body });
+  return { ...r, token, dspToken, deal, expectConforming, call: as(token), dsp: as(dspToken) };
 }
 
 describe('statuses the simulator answers are in the document', () => {
   test('400 for a bad limit or ids on a lookup', async () => {
     const r = await rig();
-    const bad = [await r.exchange('/countries?limit=x', { headers: AUTH(r.token) }), await r.exchange('/countries?ids=a,b', { headers: AUTH(r.token) })];
+    const bad = [await r.call('GET', '/countries?limit=x'), await r.call('GET', '/countries?ids=a,b')];
     expect(bad.map((e) => e.response.status)).toEqual([400, 400]);
     r.expectConforming(...bad);
   });
 
   test('404 for X-CopyOfDealId naming no deal', async () => {
     const r = await rig();
-    const e = await r.exchange('/deals', { method: 'POST', headers: { ...AUTH(r.token), 'X-CopyOfDealId': '999999' }, body: {} });
+    const e = await r.call('POST', '/deals', {}, { 'X-CopyOfDealId': '999999' });
     expect(e.response.status).toBe(404);
     r.expectConforming(e);
   });
 
   test('403 FORBIDDEN_FOR_DSP on PUT /deals/{id} with a domain list', async () => {
     const r = await rig();
-    const own = await r.exchange('/deals', { method: 'POST', headers: AUTH(r.dspToken), body: validDeal({ buyerIds: [], dspIds: [2] }) });
+    const own = await r.dsp('POST', '/deals', validDeal({ buyerIds: [], dspIds: [2] }));
     expect(own.response.status).toBe(201);
     const id = (JSON.parse(own.response.body) as { id: number }).id;
-    const e = await r.exchange(`/deals/${id}`, { method: 'PUT', headers: AUTH(r.dspToken), body: validDeal({ buyerIds: [], dspIds: [2], domainListId: 1 }) });
+    const e = await r.dsp('PUT', `/deals/${id}`, validDeal({ buyerIds: [], dspIds: [2], domainListId: 1 }));
     expect(e.response.status).toBe(403);
     r.expectConforming(own, e);
   });
@@ -51,10 +55,11 @@ describe('statuses the simulator answers are in the document', () => {
   test('413 over 1 MiB on every route, not only POST /deals', async () => {
     const r = await rig();
     const big = JSON.stringify({ name: 'x'.repeat(MIB + 10) });
+    const json = { 'content-type': 'application/json' };
     const calls = [
-      await r.exchange(`/deals/${r.deal.id}`, { method: 'PUT', headers: { ...AUTH(r.token), 'content-type': 'application/json' }, body: big }),
-      await r.exchange(`/deals/${r.deal.id}/domainlists`, { method: 'POST', headers: { ...AUTH(r.token), 'content-type': 'application/json' }, body: big }),
-      await r.exchange('/oauth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: big }),
+      await r.call('PUT', `/deals/${r.deal.id}`, big, json),
+      await r.call('POST', `/deals/${r.deal.id}/domainlists`, big, json),
+      await r.exchange('/oauth/token', { method: 'POST', headers: json, body: big }),
     ];
     expect(calls.map((e) => e.response.status)).toEqual([413, 413, 413]);
     r.expectConforming(...calls);
@@ -62,7 +67,7 @@ describe('statuses the simulator answers are in the document', () => {
 
   test('400 on DELETE /deals/{id}/domainlists naming a list that is not attached', async () => {
     const r = await rig();
-    const e = await r.exchange(`/deals/${r.deal.id}/domainlists`, { method: 'DELETE', headers: AUTH(r.token), body: { domainListId: 2 } });
+    const e = await r.call('DELETE', `/deals/${r.deal.id}/domainlists`, { domainListId: 2 });
     expect(e.response.status).toBe(400);
     r.expectConforming(e);
   });
@@ -70,9 +75,9 @@ describe('statuses the simulator answers are in the document', () => {
 
 test('a deal created with a domain in capitals is read back in the shape the document gives', async () => {
   const r = await rig();
-  const created = await r.exchange('/deals', { method: 'POST', headers: AUTH(r.token), body: validDeal({ domains: ['Example.COM'] }) });
+  const created = await r.call('POST', '/deals', validDeal({ domains: ['Example.COM'] }));
   expect(created.response.status).toBe(201);
-  const read = await r.exchange(`/deals/${JSON.parse(created.response.body).id}`, { headers: AUTH(r.token) });
+  const read = await r.call('GET', `/deals/${JSON.parse(created.response.body).id}`);
   expect(JSON.parse(read.response.body).domains).toEqual(['Example.COM']);
   r.expectConforming(created, read);
 });
@@ -80,18 +85,15 @@ test('a deal created with a domain in capitals is read back in the shape the doc
 describe('requests the simulator accepts, per the guide, are valid in the document', () => {
   test('PUT with the read-only id and dealId', async () => {
     const r = await rig();
-    const e = await r.exchange(`/deals/${r.deal.id}`, { method: 'PUT', headers: AUTH(r.token), body: validDeal({ id: r.deal.id, dealId: r.deal.dealId }) });
+    const e = await r.call('PUT', `/deals/${r.deal.id}`, validDeal({ id: r.deal.id, dealId: r.deal.dealId }));
     expect(e.response.status).toBe(200);
     r.expectConforming(e);
   });
 
   test('POST /deals with X-CopyOfDealId and a partial or empty body', async () => {
     const r = await rig();
-    const copy = { ...AUTH(r.token), 'X-CopyOfDealId': String(r.deal.id) };
-    const calls = [
-      await r.exchange('/deals', { method: 'POST', headers: copy, body: { price: 3 } }),
-      await r.exchange('/deals', { method: 'POST', headers: copy, body: {} }),
-    ];
+    const copy = { 'X-CopyOfDealId': String(r.deal.id) };
+    const calls = [await r.call('POST', '/deals', { price: 3 }, copy), await r.call('POST', '/deals', {}, copy)];
     expect(calls.map((e) => e.response.status)).toEqual([201, 201]);
     r.expectConforming(...calls);
   });
@@ -99,8 +101,8 @@ describe('requests the simulator accepts, per the guide, are valid in the docume
   test('date-only beginDate and createdOrModifiedSince', async () => {
     const r = await rig();
     const calls = [
-      await r.exchange('/deals', { method: 'POST', headers: AUTH(r.token), body: validDeal({ beginDate: '2030-07-01', endDate: '2030-08-01' }) }),
-      await r.exchange('/deals?createdOrModifiedSince=2030-01-01', { headers: AUTH(r.token) }),
+      await r.call('POST', '/deals', validDeal({ beginDate: '2030-07-01', endDate: '2030-08-01' })),
+      await r.call('GET', '/deals?createdOrModifiedSince=2030-01-01'),
     ];
     expect(calls.map((e) => e.response.status)).toEqual([201, 200]);
     r.expectConforming(...calls);
@@ -108,8 +110,8 @@ describe('requests the simulator accepts, per the guide, are valid in the docume
 
   test('a body on DELETE /deals/{id}/domainlists', async () => {
     const r = await rig();
-    await r.exchange(`/deals/${r.deal.id}/domainlists`, { method: 'POST', headers: AUTH(r.token), body: { domainListId: 1 } });
-    const e = await r.exchange(`/deals/${r.deal.id}/domainlists`, { method: 'DELETE', headers: AUTH(r.token), body: { domainListId: 1 } });
+    await r.call('POST', `/deals/${r.deal.id}/domainlists`, { domainListId: 1 });
+    const e = await r.call('DELETE', `/deals/${r.deal.id}/domainlists`, { domainListId: 1 });
     expect(e.response.status).toBe(204);
     r.expectConforming(e);
   });
@@ -126,7 +128,7 @@ describe('requests the simulator refuses are invalid in the document', () => {
   ];
   test.each(refused)('a deal with %s', async (_, body) => {
     const r = await rig();
-    const e = await r.exchange('/deals', { method: 'POST', headers: AUTH(r.token), body });
+    const e = await r.call('POST', '/deals', body);
     expect(e.response.status).toBe(400);
     const found = r.validator.find('POST', '/deals')!;
     expect(r.validator.requestErrors(found.operation, e.request, found.params)).not.toEqual([]);
@@ -136,10 +138,14 @@ describe('requests the simulator refuses are invalid in the document', () => {
   test('the password grant without a username', async () => {
     const r = await rig();
     const form = new URLSearchParams({
-      grant_type: 'http://auth0.com/oauth/grant-type/password-realm', realm: 'Username-Password-Authentication',
-      audience: r.sim.audience, password: COMPANY.password, client_id: COMPANY.clientId, client_secret: COMPANY.clientSecret,
+      grant_type: 'http://auth0.com/oauth/grant-type/password-realm',
+      realm: 'Username-Password-Authentication',
+      audience: r.sim.audience,
+      password: COMPANY.password,
+      client_id: COMPANY.clientId,
+      client_secret: COMPANY.clientSecret,
     }).toString();
-    const e = await r.exchange('/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    const e = await r.exchange('/oauth/token', { method: 'POST', headers: FORM, body: form });
     expect(e.response.status).toBe(400);
     const found = r.validator.find('POST', '/oauth/token')!;
     expect(r.validator.requestErrors(found.operation, e.request, found.params)).not.toEqual([]);
@@ -150,8 +156,8 @@ describe('requests the simulator refuses are invalid in the document', () => {
 describe('headers the simulator sends are declared', () => {
   test('X-Pagination-Total-Count on lookups and X-HistoryId on PUT', async () => {
     const r = await rig();
-    const lookup = await r.exchange('/countries', { headers: AUTH(r.token) });
-    const put = await r.exchange(`/deals/${r.deal.id}`, { method: 'PUT', headers: AUTH(r.token), body: validDeal() });
+    const lookup = await r.call('GET', '/countries');
+    const put = await r.call('PUT', `/deals/${r.deal.id}`, validDeal());
     expect(lookup.response.headers['x-pagination-total-count']).toBeDefined();
     expect(put.response.headers['x-historyid']).toBeDefined();
     r.expectConforming(lookup, put);
@@ -162,13 +168,16 @@ describe('headers the simulator sends are declared', () => {
     const quota = await contractRig({ quotas: { creationsPerDay: 0 } });
     const quotaToken = await quota.login();
     const spent = await quota.exchange('/deals', { method: 'POST', headers: AUTH(quotaToken), body: validDeal() });
-    const wrong = new URLSearchParams({ grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'nothing', audience: r.sim.audience }).toString();
+    const wrong = new URLSearchParams({
+      grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'nothing', audience: r.sim.audience,
+    }).toString();
     const attempts = [];
     for (let i = 0; i < 11; i++) {
-      attempts.push(await r.exchange('/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: wrong }));
+      attempts.push(await r.exchange('/oauth/token', { method: 'POST', headers: FORM, body: wrong }));
     }
     const faults = await contractRig({ faults: { rate: 1, kinds: ['429', '503'], seed: 7 } });
-    const injected = [await faults.exchange('/countries'), await faults.exchange('/countries'), await faults.exchange('/countries')];
+    const injected = [];
+    for (let i = 0; i < 3; i++) injected.push(await faults.exchange('/countries'));
     const unauthorized = await r.exchange('/deals', { headers: { authorization: 'Bearer nonsense' } });
     expect(spent.response.status).toBe(429);
     expect(attempts.at(-1)!.response.status).toBe(429);
@@ -179,19 +188,22 @@ describe('headers the simulator sends are declared', () => {
 });
 
 describe('leniencies are written down in the document', () => {
-  test('JSON on the token endpoint, text/plain on POST /deals, TRUE, blanks in id lists, any-case lookups, /current', async () => {
+  test('JSON token requests, text/plain deals, TRUE, blanks in id lists, any-case lookups, /current', async () => {
     const r = await rig();
     const calls = [
       await r.exchange('/oauth/token', {
         method: 'POST',
-        body: { grant_type: 'client_credentials', client_id: COMPANY.clientId, client_secret: COMPANY.clientSecret, audience: r.sim.audience },
+        body: {
+          grant_type: 'client_credentials', client_id: COMPANY.clientId, client_secret: COMPANY.clientSecret,
+          audience: r.sim.audience,
+        },
       }),
-      await r.exchange('/deals', { method: 'POST', headers: { ...AUTH(r.token), 'content-type': 'text/plain' }, body: JSON.stringify(validDeal()) }),
-      await r.exchange('/deals?isArchived=TRUE&sortBy=NAME', { headers: AUTH(r.token) }),
-      await r.exchange('/deals?buyerIds=101,%20102', { headers: AUTH(r.token) }),
-      await r.exchange('/countries?ids=1,%202', { headers: AUTH(r.token) }),
-      await r.exchange('/Countries', { headers: AUTH(r.token) }),
-      await r.exchange('/current/deals', { headers: AUTH(r.token) }),
+      await r.call('POST', '/deals', JSON.stringify(validDeal()), { 'content-type': 'text/plain' }),
+      await r.call('GET', '/deals?isArchived=TRUE&sortBy=NAME'),
+      await r.call('GET', '/deals?buyerIds=101,%20102'),
+      await r.call('GET', '/countries?ids=1,%202'),
+      await r.call('GET', '/Countries'),
+      await r.call('GET', '/current/deals'),
     ];
     expect(calls.map((e) => e.response.status)).toEqual([200, 201, 200, 200, 200, 200, 200]);
     r.expectConforming(...calls);

@@ -20,7 +20,8 @@ function runSuites(file: string): Promise<{ code: number; output: string }> {
   const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
   const args = [vitest, 'run', '--config', 'test/vitest.config.ts', '--reporter=dot', ...SUITES];
   return new Promise((done) => {
-    execFile(process.execPath, args, { cwd: root, env: { ...process.env, EIDKIT_SIMULATOR_RECORD: file }, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+    const env = { ...process.env, EIDKIT_SIMULATOR_RECORD: file };
+    execFile(process.execPath, args, { cwd: root, env, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
       done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, output: `${stdout}${stderr}` });
     });
   });
@@ -32,11 +33,16 @@ test('every exchange the simulator and client suites make conforms to the docume
     const file = join(dir, 'exchanges.ndjson');
     const run = await runSuites(file);
     expect(existsSync(file), run.output.slice(-2000)).toBe(true);
-    const exchanges = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SimulatorExchange);
+    // The suites' own verdicts are theirs to report (npm test runs them too); shown here for context.
+    const summary = /Tests\s+.*$/m.exec(run.output.replace(/\x1b\[[0-9;]*m/g, ''))?.[0];
+    console.log(`suites run for recording: ${summary ?? run.output.slice(-300)}`);
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    const exchanges = lines.map((l) => JSON.parse(l) as SimulatorExchange);
     const doc = (await (await createDealApiSimulator().fetch('/openapi.json')).json()) as Record<string, unknown>;
     const validator = validatorFor(doc);
     const violations = exchanges.flatMap((e) => validator.check(e));
-    const operations = new Set(exchanges.map((e) => validator.find(e.request.method, new URL(e.request.url).pathname)?.operation.id).filter(Boolean));
+    const operationOf = (e: SimulatorExchange) => validator.find(e.request.method, new URL(e.request.url).pathname);
+    const operations = new Set(exchanges.map((e) => operationOf(e)?.operation.id).filter(Boolean));
     console.log(
       `contract (suites' exchanges): operations covered ${operations.size}/${validator.operations.length}, ` +
         `exchanges checked ${exchanges.length}, violations: ${violations.length}`,

@@ -20,7 +20,8 @@ const pascal = (r: string) => `${r[0].toUpperCase()}${r.slice(1)}`;
 const ITEM_TYPES: Record<string, string> = {
   buyers: 'BuyerItem', partners: 'PartnerItem', dsps: 'DspItem', countries: 'CountryItem', publishers: 'PublisherItem',
   cities: 'CityItem', states: 'StateItem', regions: 'RegionItem', dmas: 'DmaItem', audienceSegments: 'SegmentItem',
-  semanticSegments: 'SegmentItem', creativeBannerSizes: 'CreativeBannerSizeItem', identityProviders: 'IdentityProviderItem',
+  semanticSegments: 'SegmentItem', creativeBannerSizes: 'CreativeBannerSizeItem',
+  identityProviders: 'IdentityProviderItem',
   thirdPartyProviders: 'ThirdPartyProviderItem', domainLists: 'DomainListItem',
 };
 
@@ -36,16 +37,19 @@ import type { DealsResource, DealListFilters } from '${src}deals/client/index.js
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Expect<T extends true> = T;
 type S = components['schemas'];
-type Json<Op, Status extends number> = Op extends { responses: { [K in Status]: { content: { 'application/json': infer T } } } } ? T : never;
+type Json<Op, Status extends number> =
+  Op extends { responses: { [K in Status]: { content: { 'application/json': infer T } } } } ? T : never;
 type Body<Op> = Op extends { requestBody?: { content: { 'application/json': infer T } } } ? T : never;
 /**
  * The document enumerates values (pricing models, platform ids, ISO country codes) that the client's types keep as
  * number or string (the rules check them at run time): literals are widened on both sides, everything else (field
  * names, optional and required, null, nesting) must agree exactly.
  */
-type W<T> = T extends string ? string : T extends number ? number : T extends boolean ? boolean : T extends null | undefined ? T
+type W<T> = T extends string ? string : T extends number ? number : T extends boolean ? boolean
+  : T extends null | undefined ? T
   : T extends readonly (infer U)[] ? W<U>[] : T extends object ? { [K in keyof T]: W<T[K]> } : T;
 type Agree<A, B> = Same<W<A>, W<B>>;
+type ListQuery = NonNullable<paths['/deals']['get']['parameters']['query']>;
 
 export type Checks = [
   // Requests: what the client sends is what the document's bodies take.
@@ -57,7 +61,7 @@ export type Checks = [
   Expect<Agree<Omit<Body<paths['/deals/{id}']['put']>, keyof R.DealReadOnly>, Parameters<DealsResource['replace']>[1]>>,
   Expect<Agree<Pick<S['DealReplace'], keyof R.DealReadOnly>, Partial<R.DealReadOnly>>>,
   // The list filters are query parameters of listDeals (pageSize is sent as limit).
-  Expect<[Exclude<keyof DealListFilters, 'pageSize'> | 'limit'] extends [keyof NonNullable<paths['/deals']['get']['parameters']['query']>] ? true : false>,
+  Expect<[Exclude<keyof DealListFilters, 'pageSize'> | 'limit'] extends [keyof ListQuery] ? true : false>,
   // Responses: what the document says comes back is what the client's methods return.
   Expect<Agree<Json<paths['/deals/{id}']['get'], 200>, Awaited<ReturnType<DealsResource['get']>>>>,
   Expect<Agree<Json<paths['/deals/{id}']['put'], 200>, Awaited<ReturnType<DealsResource['replace']>>>>,
@@ -79,7 +83,8 @@ test('types generated from the document match the client’s request and respons
       target: ts.ScriptTarget.ES2022, skipLibCheck: true, types: ['node'],
     });
     const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => {
-      const where = d.file && d.start !== undefined ? `${d.file.fileName.replace(dir, '')}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}` : '';
+      const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
+      const where = d.file ? `${d.file.fileName.replace(dir, '')}:${line}` : '';
       return `${where} ${ts.flattenDiagnosticMessageText(d.messageText, '\n').slice(0, 400)}`;
     });
     expect(diagnostics).toEqual([]);

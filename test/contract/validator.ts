@@ -38,7 +38,10 @@ export interface Operation {
 export function dereference<T>(doc: T): T {
   const root = doc as unknown as Json;
   const resolve = (pointer: string): unknown =>
-    pointer.replace(/^#\//, '').split('/').reduce<unknown>((node, key) => (node as Json)[key.replace(/~1/g, '/').replace(/~0/g, '~')], root);
+    pointer
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<unknown>((node, key) => (node as Json)[key.replace(/~1/g, '/').replace(/~0/g, '~')], root);
   const walk = (node: unknown, depth: number): unknown => {
     if (depth > 64) throw new Error('the document nests too deep (a $ref cycle?)');
     if (Array.isArray(node)) return node.map((n) => walk(n, depth + 1));
@@ -54,7 +57,9 @@ export function dereference<T>(doc: T): T {
 }
 
 /** Response headers every HTTP stack adds, which no document lists. */
-const TRANSPORT_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'vary']);
+const TRANSPORT_HEADERS = new Set([
+  'content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'vary',
+]);
 
 /** Reads the validator's verdicts from a (dereferenced) OpenAPI document. */
 export class ContractValidator {
@@ -71,13 +76,17 @@ export class ContractValidator {
     // OpenAPI's own keywords and our extension: annotations, not assertions.
     this.ajv.addVocabulary(['x-rules', 'x-requires-header']);
     this.ajv.addFormat('password', true);
-    this.prefixes = ((this.doc.servers as Array<{ url: string }>) ?? []).map((s) => new URL(s.url, 'http://x').pathname.replace(/\/$/, ''));
+    const servers = (this.doc.servers ?? []) as Array<{ url: string }>;
+    this.prefixes = servers.map((s) => new URL(s.url, 'http://x').pathname.replace(/\/$/, ''));
     for (const [path, item] of Object.entries(this.doc.paths as Record<string, Json>)) {
       for (const [method, op] of Object.entries(item)) {
         if (!['get', 'post', 'put', 'delete', 'patch'].includes(method)) continue;
         const paramNames: string[] = [];
-        const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, n: string) => (paramNames.push(n), '([^/]+)'));
-        this.operations.push({ id: (op as Json).operationId as string, method, path, matcher: new RegExp(`^${source}$`), paramNames, op: op as Json });
+        const source = path
+          .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+          .replace(/\{(\w+)\}/g, (_, n: string) => (paramNames.push(n), '([^/]+)'));
+        const id = (op as Json).operationId as string;
+        this.operations.push({ id, method, path, matcher: new RegExp(`^${source}$`), paramNames, op: op as Json });
       }
     }
   }
@@ -92,16 +101,25 @@ export class ContractValidator {
     return fn(value) ? [] : (fn.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`);
   }
 
+  /** True when `schema` accepts the text `raw` or a number or boolean it spells. */
+  accepts(schema: Schema, raw: string): boolean {
+    return coercions(raw).some((v) => this.errors(schema, v).length === 0);
+  }
+
   /** The operation serving `method` and `pathname` (under any server's path; lookups in any letter case). */
   find(method: string, pathname: string): { operation: Operation; params: Record<string, string> } | undefined {
     const m = method.toLowerCase();
-    const candidates = [pathname, ...this.prefixes.filter((p) => p && pathname.startsWith(`${p}/`)).map((p) => pathname.slice(p.length))];
+    const under = this.prefixes.filter((p) => p && pathname.startsWith(`${p}/`));
+    const candidates = [pathname, ...under.map((p) => pathname.slice(p.length))];
     for (const caseless of [false, true]) {
       for (const path of candidates) {
         for (const operation of this.operations) {
           if (operation.method !== m) continue;
-          const hit = new RegExp(operation.matcher.source, caseless && operation.op.tags && (operation.op.tags as string[]).includes('lookups') ? 'i' : '').exec(path);
-          if (hit) return { operation, params: Object.fromEntries(operation.paramNames.map((n, i) => [n, decodeURIComponent(hit[i + 1])])) };
+          const lookup = ((operation.op.tags ?? []) as string[]).includes('lookups');
+          const hit = new RegExp(operation.matcher.source, caseless && lookup ? 'i' : '').exec(path);
+          if (!hit) continue;
+          const params = Object.fromEntries(operation.paramNames.map((n, i) => [n, decodeURIComponent(hit[i + 1])]));
+          return { operation, params };
         }
       }
     }
@@ -109,7 +127,11 @@ export class ContractValidator {
   }
 
   /** Why the document refuses this request (empty when it accepts it). */
-  requestErrors(operation: Operation, request: SimulatorExchange['request'], pathParams: Record<string, string>): string[] {
+  requestErrors(
+    operation: Operation,
+    request: SimulatorExchange['request'],
+    pathParams: Record<string, string>,
+  ): string[] {
     const out: string[] = [];
     const url = new URL(request.url);
     const headers = lower(request.headers);
@@ -117,12 +139,16 @@ export class ContractValidator {
     if (security.length > 0 && !/^bearer\s+\S+/i.test(headers.authorization ?? '')) out.push('no Bearer token');
     for (const p of (operation.op.parameters ?? []) as Json[]) {
       const name = p.name as string;
-      const raw = p.in === 'path' ? pathParams[name] : p.in === 'query' ? url.searchParams.get(name) ?? undefined : headers[name.toLowerCase()];
+      const raw = p.in === 'path'
+        ? pathParams[name]
+        : p.in === 'query'
+          ? url.searchParams.get(name) ?? undefined
+          : headers[name.toLowerCase()];
       if (raw === undefined) {
         if (p.required) out.push(`${p.in} parameter ${name} is missing`);
         continue;
       }
-      if (!coercions(raw).some((v) => this.errors(p.schema as Schema, v).length === 0)) out.push(`${p.in} parameter ${name}=${JSON.stringify(raw)} is invalid`);
+      if (!this.accepts(p.schema as Schema, raw)) out.push(`${p.in} parameter ${name}=${JSON.stringify(raw)} invalid`);
     }
     const rb = operation.op.requestBody as Json | undefined;
     const text = request.body;
@@ -159,9 +185,11 @@ export class ContractValidator {
       if (TRANSPORT_HEADERS.has(name) && !declaredHeaders[name]) continue;
       const h = declaredHeaders[name];
       if (!h) out.push(`header ${name} is not declared`);
-      else if (!coercions(value).some((v) => this.errors(h.schema as Schema, v).length === 0)) out.push(`header ${name}: ${JSON.stringify(value)} is invalid`);
+      else if (!this.accepts(h.schema as Schema, value)) out.push(`header ${name}: ${JSON.stringify(value)} invalid`);
     }
-    for (const [name, h] of Object.entries(declaredHeaders)) if (h.required && headers[name] === undefined) out.push(`header ${name} is missing`);
+    for (const [name, h] of Object.entries(declaredHeaders)) {
+      if (h.required && headers[name] === undefined) out.push(`header ${name} is missing`);
+    }
     const content = declared.content as Record<string, Json> | undefined;
     if (!content) return response.body === '' ? out : [...out, 'a body where the document declares none'];
     const type = (headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
@@ -188,7 +216,8 @@ export class ContractValidator {
       for (const k of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(obj[k])) (obj[k] as unknown[]).forEach(visit);
       if (obj.contentSchema) visit(obj.contentSchema);
     };
-    for (const media of Object.values(((operation.op.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>)) visit(media.schema);
+    const content = ((operation.op.requestBody as Json | undefined)?.content ?? {}) as Record<string, Json>;
+    for (const media of Object.values(content)) visit(media.schema);
     return out;
   }
 
@@ -202,13 +231,14 @@ export class ContractValidator {
       // A path the document does not have: the simulator must say it has no such route.
       return response.status === 404 || response.status === 401
         ? []
-        : [{ operation: '(none)', message: `no operation for ${request.method} ${url.pathname}, answered ${response.status}`, exchange: label }];
+        : [{ operation: '(none)', message: `no such operation, answered ${response.status}`, exchange: label }];
     }
     const { operation, params } = found;
-    const out = this.responseErrors(operation, response).map((message) => ({ operation: operation.id, message, exchange: label }));
+    const violation = (message: string): Violation => ({ operation: operation.id, message, exchange: label });
+    const out = this.responseErrors(operation, response).map(violation);
     const refusals = this.requestErrors(operation, request, params);
     if (refusals.length > 0 && response.status < 300) {
-      out.push({ operation: operation.id, message: `the document refuses this request (${refusals.join('; ')}) but it succeeded`, exchange: label });
+      out.push(violation(`the document refuses this request (${refusals.join('; ')}) but it succeeded`));
     }
     if (refusals.length === 0 && response.status === 400) {
       const rules = this.rules(operation);
@@ -216,7 +246,7 @@ export class ContractValidator {
       const unexplained = errors.filter((e) => !e.rule || !rules.has(e.rule));
       if (errors.length === 0 || unexplained.length > 0) {
         const why = unexplained.map((e) => `${e.field}: ${e.message}`).join('; ') || response.body.slice(0, 200);
-        out.push({ operation: operation.id, message: `the document accepts this request but it was refused: ${why}`, exchange: label });
+        out.push(violation(`the document accepts this request but it was refused: ${why}`));
       }
     }
     return out;
@@ -247,6 +277,10 @@ function coercions(raw: string): unknown[] {
 /** The schema without the anyOf branches that apply only with a header the request lacks (`x-requires-header`). */
 function withoutBranchesNeeding(schema: Json, headers: Record<string, string>): Json {
   if (!Array.isArray(schema.anyOf)) return schema;
-  const kept = (schema.anyOf as Json[]).filter((b) => typeof b['x-requires-header'] !== 'string' || headers[(b['x-requires-header'] as string).toLowerCase()] !== undefined);
+  const applies = (b: Json) => {
+    const header = b['x-requires-header'];
+    return typeof header !== 'string' || headers[header.toLowerCase()] !== undefined;
+  };
+  const kept = (schema.anyOf as Json[]).filter(applies);
   return { ...schema, anyOf: kept };
 }

@@ -25,7 +25,8 @@ const text = (max: number) => z.string().regex(/\S/, 'must not be empty').trim()
 const idOrString = z.union([id, text(100)]);
 const idsOrStrings = z.array(idOrString).max(10_000);
 const names = z.array(text(255)).max(10_000);
-const DATE_TIME_MESSAGE = 'must be an ISO 8601 date-time, e.g. 2025-01-31T00:00:00Z, or a date, 2025-01-31 (midnight UTC)';
+const DATE_TIME_MESSAGE =
+  'must be an ISO 8601 date-time, e.g. 2025-01-31T00:00:00Z, or a date, 2025-01-31 (midnight UTC)';
 /** ISO 8601 date-time; without an offset it is read as UTC. */
 const isoDateTime = z.iso.datetime({ offset: true, local: true, message: DATE_TIME_MESSAGE });
 /** A date alone, `2025-01-31`: read as midnight UTC that day, as `--since` and createdOrModifiedSince read it. */
@@ -43,7 +44,7 @@ const percentage = z.int().min(0).max(100);
 const count = z.int().nonnegative();
 /** One term of a segment expression: an id, optionally preceded by `NOT`. */
 const SEGMENT_TERM = String.raw`\s*(NOT\s+)?[A-Za-z0-9_.:-]+\s*`;
-/** Segment expression: ids joined by `,` (OR) and `;` (AND), each optionally preceded by `NOT` (spec 2.3); blank = none. */
+/** Segment expression: ids joined by `,` (OR) and `;` (AND), each may be preceded by `NOT` (spec 2.3); blank = none. */
 const segmentExpression = z
   .string()
   .max(10_000)
@@ -53,7 +54,9 @@ const segmentExpression = z
   );
 const COUNTRY_CODES = ISO_3166_COUNTRIES.map(([code]) => code) as [string, ...string[]];
 /** An upper-case ISO 3166-1 alpha-2 code: an enumeration, so the document lists the accepted codes. */
-const countryCode = z.enum(COUNTRY_CODES, { message: 'must be an upper-case ISO 3166-1 alpha-2 country code such as FR' });
+const countryCode = z.enum(COUNTRY_CODES, {
+  message: 'must be an upper-case ISO 3166-1 alpha-2 country code such as FR',
+});
 /** `<country>:<postal code>`, the country one of the ISO 3166-1 alpha-2 codes. */
 const countryPostalCode = z
   .string()

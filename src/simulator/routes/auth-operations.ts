@@ -14,7 +14,8 @@ export const GET_TOKEN: OperationDef = {
   tag: 'auth',
   summary: 'Request an access token (step 1 of the login)',
   description:
-    'The identity provider’s token endpoint: the password-realm grant (a user) or client credentials (600 s tokens). ' +
+    'The identity provider’s token endpoint: the password-realm grant (a user) or client credentials ' +
+    '(600 s tokens). ' +
     'Form-encoded; a JSON object with the same fields is accepted too. At most 10 attempts per 5 minutes.',
   auth: 'none',
   body: {
@@ -25,7 +26,10 @@ export const GET_TOKEN: OperationDef = {
   },
   responses: {
     200: { description: 'the access token', body: { ref: 'TokenResponse' }, headers: ['Cache-Control'] },
-    400: { description: 'a malformed request: a missing field, an unknown grant type or realm', body: { ref: 'OAuthError' } },
+    400: {
+      description: 'a malformed request: a missing field, an unknown grant type or realm',
+      body: { ref: 'OAuthError' },
+    },
     401: { description: 'the client or user credentials are refused', body: { ref: 'OAuthError' } },
     403: { description: 'the credentials or the audience are refused', body: { ref: 'OAuthError' } },
     429: {
@@ -60,7 +64,8 @@ export const GET_DOCUMENT: OperationDef = {
   responses: { 200: { description: 'the document', body: 'json' } },
 };
 
-const field = (description: string, extra: JsonSchema = {}): JsonSchema => ({ type: 'string', minLength: 1, description, ...extra });
+const field = (description: string, extra: JsonSchema = {}): JsonSchema =>
+  ({ type: 'string', minLength: 1, description, ...extra });
 
 /** The token request: one branch per grant type, each with its required fields. */
 export function tokenRequestSchema(audience: string): JsonSchema {

@@ -26,7 +26,8 @@ export const COUNT_DEALS: OperationDef = {
   path: '/deals/countBreakdown',
   tag: 'deals',
   summary: 'Count the caller company’s deals by status and type',
-  description: 'Counts of the caller company’s deals: active, paused, archived, expiring within 7 days, and by deal type.',
+  description:
+    'Counts of the caller company’s deals: active, paused, archived, expiring within 7 days, and by deal type.',
   auth: 'user',
   responses: { 200: { description: 'the counts', body: { ref: 'CountBreakdown' } } },
 };
@@ -43,11 +44,11 @@ export const LIST_DEALS: OperationDef = {
     'Booleans and sortBy are read in any letter case; id lists may have blanks around the numbers.',
   auth: 'user',
   parameters: [
-    query('createdOrModifiedSince', DATE_PARAM, 'deals created or modified after this instant (a date alone: midnight UTC)'),
+    query('createdOrModifiedSince', DATE_PARAM, 'deals created or modified after this instant (a date: midnight UTC)'),
     query('isArchived', BOOLEAN_QUERY, 'archived (ended more than 30 days ago) or not'),
     query('isSoonExpired', BOOLEAN_QUERY, 'expiring within 7 days or not'),
     query('isParentDeal', BOOLEAN_QUERY, 'having children deals or not'),
-    query('sortBy', { anyOf: [{ type: 'string', enum: [...SORT_KEYS] }, anyCase(SORT_KEYS)] }, 'sort key, in any letter case; default id'),
+    query('sortBy', { anyOf: [{ type: 'string', enum: [...SORT_KEYS] }, anyCase(SORT_KEYS)] }, 'any case; default id'),
     query('sortAsc', BOOLEAN_QUERY, 'ascending (default) or descending'),
     query('metricsBeginDate', DATE_PARAM, 'start of the metrics window'),
     query('metricsEndDate', DATE_PARAM, 'end of the metrics window'),
@@ -56,11 +57,15 @@ export const LIST_DEALS: OperationDef = {
     query('partnerIds', ID_LIST, 'legacy name of dspIds: deals targeting any of these DSPs'),
     query('formatIds', ID_LIST, 'deals targeting any of these impression types'),
     query('platformIds', ID_LIST, 'deals targeting any of these platforms'),
-    query('limit', { type: 'integer', minimum: 1 }, `page size; values above ${MAX_PAGE_SIZE} are read as ${MAX_PAGE_SIZE}`),
+    query('limit', { type: 'integer', minimum: 1 }, `page size; above ${MAX_PAGE_SIZE} is read as ${MAX_PAGE_SIZE}`),
     query('offset', { type: 'integer', minimum: 0 }, 'items to skip'),
   ],
   responses: {
-    200: { description: 'one page of deals', body: { arrayOf: 'DealRead' }, headers: ['X-Pagination-Total-Count', 'Link'] },
+    200: {
+      description: 'one page of deals',
+      body: { arrayOf: 'DealRead' },
+      headers: ['X-Pagination-Total-Count', 'Link'],
+    },
     400: { description: 'a query parameter is invalid (each one named in errors)', body: { ref: 'ValidationError' } },
   },
 };

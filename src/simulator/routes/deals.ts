@@ -14,17 +14,28 @@ import { route, type OperationDef, type ParameterDef, type ResponseDef } from '.
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const ID: ParameterDef = {
-  name: 'id', in: 'path', required: true, description: 'the service-side deal id (field id), not dealId', schema: { type: 'integer', minimum: 1 },
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'the service-side deal id (field id), not dealId',
+  schema: { type: 'integer', minimum: 1 },
 };
-const NOT_FOUND: ResponseDef = { description: 'no such deal of the caller’s company (other companies’ deals included)', body: { ref: 'Error' } };
-const DSP_REFUSED: ResponseDef = { description: 'DSP callers cannot use domain lists (code FORBIDDEN_FOR_DSP)', body: { ref: 'Error' } };
+const NOT_FOUND: ResponseDef = {
+  description: 'no such deal of the caller’s company (other companies’ deals included)',
+  body: { ref: 'Error' },
+};
+const DSP_REFUSED: ResponseDef = {
+  description: 'DSP callers cannot use domain lists (code FORBIDDEN_FOR_DSP)',
+  body: { ref: 'Error' },
+};
 const REFUSED: ResponseDef = {
-  description: 'broken JSON, or a field or rule broken: each problem in errors, with the rule (x-rules of the schema) if any',
+  description: 'broken JSON, or a field or rule broken: each problem in errors, with its rule (x-rules) if any',
   body: { ref: 'ValidationError' },
 };
 const JSON_BODY = 'The body is read as JSON whatever its Content-Type (text/plain included).';
 const quotaSpent = (what: string): ResponseDef => ({
-  description: `the daily quota of ${what} is spent (Retry-After: seconds to the next UTC midnight), or an injected RATE_LIMITED`,
+  description:
+    `the daily quota of ${what} is spent (Retry-After: seconds to the next UTC midnight), or an injected RATE_LIMITED`,
   body: { ref: 'Error' },
   headers: ['Retry-After'],
 });
@@ -42,7 +53,9 @@ export const GET_DEAL: OperationDef = {
 export const CREATE_DEAL: OperationDef = {
   operationId: 'createDeal', method: 'post', path: '/deals', tag: 'deals', auth: 'user',
   summary: 'Create a deal, or a copy of one',
-  description: 'Creates a deal (15 per company per UTC day). With X-CopyOfDealId, the body’s fields override the copied deal’s.',
+  description:
+    'Creates a deal (15 per company per UTC day). With X-CopyOfDealId, the body’s fields override the copied ' +
+    'deal’s.',
   parameters: [{
     name: 'X-CopyOfDealId', in: 'header', required: false, schema: { type: 'integer', minimum: 1 },
     description: 'create as a copy of this deal (named "<name> (copy)"); the body may then hold any subset of fields',
@@ -102,10 +115,16 @@ export const ATTACH_DOMAIN_LIST: OperationDef = {
 export const DETACH_DOMAIN_LIST: OperationDef = {
   operationId: 'detachDomainList', method: 'delete', path: '/deals/{id}/domainlists', tag: 'domain lists', auth: 'user',
   summary: 'Detach the deal’s domain list',
-  description: 'Clears the deal’s domainListId; refused to DSP callers. An optional body names the list expected attached.',
+  description:
+    'Clears the deal’s domainListId; refused to DSP callers. An optional body names the list expected attached.',
   parameters: [ID],
   body: { required: false, description: `Optional: the attached list. ${JSON_BODY}`, schema: ref('DomainListRef') },
-  responses: { 204: { description: 'detached (or none was attached)' }, 400: REFUSED, 403: DSP_REFUSED, 404: NOT_FOUND },
+  responses: {
+    204: { description: 'detached (or none was attached)' },
+    400: REFUSED,
+    403: DSP_REFUSED,
+    404: NOT_FOUND,
+  },
 };
 
 function dealReference(ref: ReferenceData): DealReference {
@@ -123,7 +142,8 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
   const dealRef = dealReference(reference);
   const { quota, quotaExceeded, bumpQuota } = dailyQuotas(store, now);
 
-  const notFound = (c: Context, id: string | undefined) => c.json({ message: `Deal ${id} not found`, code: 'NOT_FOUND' }, 404);
+  const notFound = (c: Context, id: string | undefined) =>
+    c.json({ message: `Deal ${id} not found`, code: 'NOT_FOUND' }, 404);
 
   /** The caller's deal with this path id, or undefined (other companies' deals are invisible: 404, not 403). */
   function ownDeal(c: Context<ApiEnv>): StoredDeal | undefined {
@@ -203,7 +223,8 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
       return forbiddenForDsp(c, 'domain lists');
     }
     if (!read(existing).isEditable) {
-      return c.json({ message: `Deal ${existing.id} is archived and can no longer be edited`, errors: [{ field: '', message: 'the deal is archived', rule: 'archived-not-editable' }] }, 400);
+      const errors = [{ field: '', message: 'the deal is archived', rule: 'archived-not-editable' }];
+      return c.json({ message: `Deal ${existing.id} is archived and can no longer be edited`, errors }, 400);
     }
     const r = validateDeal(body.value, { mode: 'update', stored, now: now(), reference: dealRef });
     if (!r.ok) return validationError(c, r.issues);
@@ -254,7 +275,9 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     if (unknownKey) return fieldError(c, unknownKey, `unknown field "${unknownKey}"`);
     const listId = b.domainListId;
     if (typeof listId !== 'number' || !Number.isInteger(listId) || listId <= 0) return fieldError(c, 'domainListId', 'must be a positive integer');
-    if (!reference.domainLists.some((l) => l.id === listId)) return fieldError(c, 'domainListId', `unknown domain list ${listId}`, 400, 'known-domain-list');
+    if (!reference.domainLists.some((l) => l.id === listId)) {
+      return fieldError(c, 'domainListId', `unknown domain list ${listId}`, 400, 'known-domain-list');
+    }
     const next = replaceWrite(d, { ...d.write, domainListId: listId });
     store.commit(() => { store.nextHistoryId++; store.deals.set(d.id, next); }, () => { store.nextHistoryId--; store.deals.set(d.id, d); });
     return c.body(null, 204);
@@ -273,7 +296,8 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
       }
       const listId = (b as Record<string, unknown> | null)?.domainListId;
       if (listId !== undefined && listId !== d.write.domainListId) {
-        return fieldError(c, 'domainListId', `domain list ${JSON.stringify(listId)} is not attached to deal ${d.id}`, 400, 'attached-domain-list');
+        const message = `domain list ${JSON.stringify(listId)} is not attached to deal ${d.id}`;
+        return fieldError(c, 'domainListId', message, 400, 'attached-domain-list');
       }
     }
     if (d.write.domainListId !== null) {

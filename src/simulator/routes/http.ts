@@ -19,7 +19,8 @@ export function validationError(c: Context, issues: DealIssue[]) {
   const message = multiBuyer
     ? multiBuyer.message
     : `The deal is invalid: ${first.path || '(deal)'}: ${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`;
-  return c.json({ message, errors: issues.map((i) => ({ field: i.path, message: i.message, ...(i.rule ? { rule: i.rule } : {}) })) }, 400);
+  const errors = issues.map((i) => ({ field: i.path, message: i.message, ...(i.rule ? { rule: i.rule } : {}) }));
+  return c.json({ message, errors }, 400);
 }
 
 /** The 403 of a call a DSP user may not make. */

@@ -15,7 +15,8 @@ export function pascal(resource: LookupResource): string {
 }
 
 function dspRefusal(r: LookupResource): Record<number, ResponseDef> {
-  return DSP_FORBIDDEN_LOOKUPS.includes(r) ? { 403: { description: 'refused to DSP callers (code FORBIDDEN_FOR_DSP)', body: { ref: 'Error' } } } : {};
+  if (!DSP_FORBIDDEN_LOOKUPS.includes(r)) return {};
+  return { 403: { description: 'refused to DSP callers (code FORBIDDEN_FOR_DSP)', body: { ref: 'Error' } } };
 }
 
 /**
@@ -34,12 +35,16 @@ export const LOOKUP_OPERATIONS: OperationDef[] = LOOKUP_RESOURCES.map((r): Opera
   auth: 'user',
   parameters: [
     query('ids', ID_LIST, 'only these ids (comma-separated)'),
-    query('extendedSearch', { type: 'string' }, 'part of the name or extended name, or the exact code, in any letter case'),
+    query('extendedSearch', { type: 'string' }, 'part of the name or extended name, or the code, in any letter case'),
     query('limit', { type: 'integer', minimum: 0 }, 'page size (default: all)'),
     query('offset', { type: 'integer', minimum: 0 }, 'items to skip'),
   ],
   responses: {
-    200: { description: 'the matching items', body: { arrayOf: `${pascal(r)}Item` }, headers: ['X-Pagination-Total-Count'] },
+    200: {
+      description: 'the matching items',
+      body: { arrayOf: `${pascal(r)}Item` },
+      headers: ['X-Pagination-Total-Count'],
+    },
     400: { description: 'a query parameter is invalid', body: { ref: 'ValidationError' } },
     ...dspRefusal(r),
   },

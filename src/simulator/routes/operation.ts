@@ -16,13 +16,22 @@ export type JsonSchema = Record<string, unknown>;
 export const RESPONSE_HEADERS = {
   'Retry-After': { description: 'seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } },
   'WWW-Authenticate': { description: 'the Bearer challenge', schema: { type: 'string', pattern: '^Bearer' } },
-  'X-Pagination-Total-Count': { description: 'the number of items matching, over all pages', schema: { type: 'integer', minimum: 0 } },
+  'X-Pagination-Total-Count': {
+    description: 'the number of items matching, over all pages',
+    schema: { type: 'integer', minimum: 0 },
+  },
   Link: { description: 'RFC 5988 links to the first, prev, next and last pages', schema: { type: 'string' } },
   Location: { description: 'the URL of the new deal', schema: { type: 'string', format: 'uri' } },
   'X-HistoryId': { description: 'history id of this change of the deal', schema: { type: 'integer', minimum: 1 } },
-  Warning: { description: 'accepted but ignored input, e.g. frequency capping without a capable identity provider', schema: { type: 'string' } },
+  Warning: {
+    description: 'accepted but ignored input, e.g. frequency capping without a capable identity provider',
+    schema: { type: 'string' },
+  },
   'Cache-Control': { description: 'tokens are never cached', schema: { type: 'string', const: 'no-store' } },
-  Connection: { description: 'the connection is closed after a refused oversized body', schema: { type: 'string', const: 'close' } },
+  Connection: {
+    description: 'the connection is closed after a refused oversized body',
+    schema: { type: 'string', const: 'close' },
+  },
 } as const;
 
 /** A response header name. */
@@ -76,9 +85,17 @@ export interface OperationDef {
 /** Answers every operation can give, from the layers around the routes (app.ts, index.ts, the token check). */
 export const SHARED_RESPONSES = {
   /** app.ts: the body limit, on every route (the body is refused unread). */
-  413: { description: 'the request body is larger than the limit (1 MiB by default)', body: { ref: 'Error' }, headers: ['Connection'] },
+  413: {
+    description: 'the request body is larger than the limit (1 MiB by default)',
+    body: { ref: 'Error' },
+    headers: ['Connection'],
+  },
   /** index.ts: injected faults (`faults` option, `eidkit simulate --faults`). */
-  429: { description: 'injected fault RATE_LIMITED (Retry-After: 1)', body: { ref: 'Error' }, headers: ['Retry-After'] },
+  429: {
+    description: 'injected fault RATE_LIMITED (Retry-After: 1)',
+    body: { ref: 'Error' },
+    headers: ['Retry-After'],
+  },
   /** app.ts: an internal error, e.g. a failed write of the data file; nothing was acknowledged. */
   500: { description: 'internal simulator error; nothing was changed', body: { ref: 'Error' } },
   /** index.ts: injected faults. */
@@ -133,7 +150,8 @@ export function route(api: Hono<ApiEnv>, op: OperationDef, handler: Handler<ApiE
 
 /** A JSON Schema for a string that matches `words` in any letter case (patterns take no flags). */
 export function anyCase(words: readonly string[]): JsonSchema {
-  const letters = (w: string) => [...w].map((ch) => (/[a-z]/i.test(ch) ? `[${ch.toUpperCase()}${ch.toLowerCase()}]` : ch)).join('');
+  const letters = (w: string) =>
+    [...w].map((ch) => (/[a-z]/i.test(ch) ? `[${ch.toUpperCase()}${ch.toLowerCase()}]` : ch)).join('');
   return { type: 'string', pattern: `^(${words.map(letters).join('|')})$` };
 }
 
