@@ -16,7 +16,8 @@ export interface AppContext {
   audience: string;
   quotas: { creationsPerDay: number; updatesPerDay: number };
   maxBodyBytes: number;
-  openapi: () => unknown;
+  /** The OpenAPI document, with `origin` (the request's) as its server. */
+  openapi: (origin: string) => unknown;
 }
 
 /**
