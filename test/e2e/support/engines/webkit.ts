@@ -11,6 +11,10 @@ import { remote } from 'webdriverio';
 import { EnginePage, type Driver, type PageFunction } from './page';
 import type { Launcher } from './launcher';
 
+// Frames are switched with the classic protocol command (switchToFrame): webdriverio's newer switchFrame needs
+// BiDi, which WebKitWebDriver does not speak. Its deprecation notice would repeat on every frame switch.
+process.env.DISABLE_WEBDRIVERIO_DEPRECATION_WARNINGS = 'true';
+
 /** The WebDriver binary: WEBKIT_DRIVER_PATH, else Debian's. */
 export const WEBKIT_DRIVER_PATH = process.env.WEBKIT_DRIVER_PATH || '/usr/bin/WebKitWebDriver';
 
