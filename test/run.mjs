@@ -52,7 +52,14 @@ const ensureFirefox = () => ensureDebian(process.env.FIREFOX_PATH || '/usr/bin/f
 const ensureWebKit = () => ensureDebian(process.env.WEBKIT_DRIVER_PATH || '/usr/bin/WebKitWebDriver', ['webkit2gtk-driver']);
 const ensureXvfb = () => ensureDebian('/usr/bin/Xvfb', ['xvfb']);
 
-for (const [name, ensure] of [['chromium', ensureChromium], ['firefox-esr', ensureFirefox], ['webkit2gtk-driver', ensureWebKit], ['xvfb', ensureXvfb], ['redis-server', ensureRedisServer]]) {
+const installs = [
+  ['chromium', ensureChromium],
+  ['firefox-esr', ensureFirefox],
+  ['webkit2gtk-driver', ensureWebKit],
+  ['xvfb', ensureXvfb],
+  ['redis-server', ensureRedisServer],
+];
+for (const [name, ensure] of installs) {
   if (ensure()) passed++;
   else {
     failed++;

@@ -35,7 +35,9 @@ async function twoCalls(page: EnginePage, pageOrigin: string) {
   const path = `/two-calls-${Math.random().toString(36).slice(2)}`;
   const adServer = JSON.stringify(server().url);
   server().page(path, publisherPage({ commands: `sas.setup({ domain: ${adServer} });
-    sas.call('std', {}).then(function () { return sas.call('generic', {}) }).then(function (r) { window.done = r });` }));
+    sas.call('std', {})
+      .then(function () { return sas.call('generic', {}) })
+      .then(function (r) { window.done = r });` }));
   await page.goto(pageOrigin + path);
   await page.waitForFunction(() => (window as unknown as { done?: unknown }).done);
   return server().adCalls().slice(-2);
@@ -54,7 +56,9 @@ test('the pid cookie goes back on a same-site ad call in every engine', async ({
   expect(second.cookies.pid).toBe(`pid-${pids}`);
 });
 
-test('on a cross-site ad call the pid cookie comes back only where the engine keeps third-party cookies', async ({ web: page }) => {
+test('on a cross-site ad call the pid cookie comes back only where the engine keeps third-party cookies', async ({
+  web: page,
+}) => {
   const [first, second] = await twoCalls(page, server().altUrl);
   expect(first.headers.origin).toBe(server().altUrl);
   expect(first.cookies.pid).toBeUndefined();
@@ -64,16 +68,21 @@ test('on a cross-site ad call the pid cookie comes back only where the engine ke
   expect(await page.evaluate(() => (window as unknown as { done: { ok: boolean } }).done.ok)).toBe(true);
 });
 
-test('a publisher uid identifies the user on a cross-site ad call in every engine, with or without the pid', async ({ web: page }) => {
+test('a publisher uid identifies the user on a cross-site ad call in every engine, with or without the pid', async ({
+  web: page,
+}) => {
   const path = '/uid-cross-site';
-  server().page(path, publisherPage({ commands: `sas.setup({ domain: ${JSON.stringify(server().url)}, uid: 'publisher-user-9' });
+  const setup = `sas.setup({ domain: ${JSON.stringify(server().url)}, uid: 'publisher-user-9' });`;
+  server().page(path, publisherPage({ commands: `${setup}
     sas.call('std', {}).then(function () { window.done = true });` }));
   await page.goto(server().altUrl + path);
   await page.waitForFunction(() => (window as unknown as { done?: boolean }).done);
   expect(server().adCalls().at(-1)!.query.uid).toBe('publisher-user-9');
 });
 
-test('both e2e origins, localhost and 127.0.0.1, are secure contexts with crypto.subtle in every engine', async ({ web: page }) => {
+test('both e2e origins, localhost and 127.0.0.1, are secure contexts with crypto.subtle in every engine', async ({
+  web: page,
+}) => {
   server().page('/secure', '<!doctype html><title>secure</title>');
   for (const origin of [server().url, server().altUrl]) {
     await page.goto(`${origin}/secure`);
@@ -93,29 +102,36 @@ async function hashedEmail(page: EnginePage, head = '') {
   await page.waitForFunction(() => !!localStorage.getItem('_sas_hem'), undefined, { timeout: 10_000 });
   const r: { url: string } = await page.evaluate(() => (window as any).sas.call('std', {}));
   const eids = new URL(r.url).searchParams.get('eids');
-  return (JSON.parse(Buffer.from(eids!, 'base64url').toString('utf8')) as Array<{ source: string; uids: Array<{ id: string }> }>).find(
-    (e) => e.source === 'hemsha256',
-  )?.uids[0].id;
+  const decoded: Array<{ source: string; uids: Array<{ id: string }> }> = JSON.parse(
+    Buffer.from(eids!, 'base64url').toString('utf8'),
+  );
+  return decoded.find((e) => e.source === 'hemsha256')?.uids[0].id;
 }
 
 test('the email hash is the same with crypto.subtle and with the pure-JS fallback', async ({ web: page }) => {
   expect(await hashedEmail(page)).toBe(HASH);
   // A page without crypto.subtle (as a plain-http page has none): the module hashes in JS, to the same value.
-  const noSubtle = '<script>Object.defineProperty(Crypto.prototype, "subtle", { get: function () { return undefined; } });</script>';
+  const noSubtle =
+    '<script>Object.defineProperty(Crypto.prototype, "subtle", { get: function () { return undefined; } });</script>';
   await page.evaluate(() => localStorage.clear());
   expect(await hashedEmail(page, noSubtle)).toBe(HASH);
   expect(await page.evaluate(() => typeof crypto.subtle)).toBe('undefined');
   expect(await page.errors()).toEqual([]);
 });
 
-test('ids a module cached in a cross-site frame are partitioned: the same origin at top level does not see them', async ({ web: page }) => {
-  skipIn(page.engine, ['chromium'], 'Playwright turns off Chromium\'s third-party storage partitioning (ThirdPartyStoragePartitioning), which Chrome ships on');
+test('ids a module cached in a cross-site frame are partitioned: the same origin at top level does not see them', async ({
+  web: page,
+}) => {
+  const why =
+    "Playwright turns off Chromium's third-party storage partitioning (ThirdPartyStoragePartitioning), which Chrome ships on";
+  skipIn(page.engine, ['chromium'], why);
   // The tag of network 4321 in a frame from localhost, under a top page on 127.0.0.1.
   server().page('/framed', publisherPage({
     networkId: 4321,
     commands: `sas.setup({ networkid: 4321, domain: location.origin, modules: { identityLink: { placementId: 1 } } });`,
   }));
-  server().page('/top', `<!doctype html><title>top</title><iframe src="${server().altUrl}/framed?email=${encodeURIComponent(EMAIL)}"></iframe>`);
+  const framed = `${server().altUrl}/framed?email=${encodeURIComponent(EMAIL)}`;
+  server().page('/top', `<!doctype html><title>top</title><iframe src="${framed}"></iframe>`);
   await page.goto(`${server().url}/top`);
   const frame = await page.frame((u) => u.startsWith(server().altUrl));
   await frame.waitForFunction(() => !!localStorage.getItem('_sas_hem'), undefined, { timeout: 10_000 });

@@ -30,7 +30,11 @@ export async function launchChromium(options: LaunchOptions): Promise<Launcher> 
       const driver: Driver = {
         goto: async (url) => void (await page.goto(url)),
         evaluate: (fn, arg, frame) => ((frame as Frame | undefined) ?? page).evaluate(fn, arg),
-        frames: async () => page.frames().filter((f) => f !== page.mainFrame()).map((f) => ({ url: f.url(), handle: f })),
+        frames: async () =>
+          page
+            .frames()
+            .filter((f) => f !== page.mainFrame())
+            .map((f) => ({ url: f.url(), handle: f })),
         errors: async () => [...errors],
         screenshot: async (path) => void (await page.screenshot({ path, fullPage: true })),
         close: async () => {

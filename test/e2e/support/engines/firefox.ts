@@ -33,8 +33,13 @@ export async function launchFirefox(): Promise<Launcher> {
       const page = await context.newPage();
       const driver: Driver = {
         goto: async (url) => void (await page.goto(url, { waitUntil: 'load' })),
-        evaluate: (fn, arg, frame) => ((frame as Frame | undefined) ?? page.mainFrame()).evaluate(fn as never, arg) as never,
-        frames: async () => page.frames().filter((f) => f !== page.mainFrame()).map((f) => ({ url: f.url(), handle: f })),
+        evaluate: (fn, arg, frame) =>
+          ((frame as Frame | undefined) ?? page.mainFrame()).evaluate(fn as never, arg) as never,
+        frames: async () =>
+          page
+            .frames()
+            .filter((f) => f !== page.mainFrame())
+            .map((f) => ({ url: f.url(), handle: f })),
         // Over BiDi, puppeteer reports the browser's own console errors (a cookie refused) as page errors: the
         // probe's record of uncaught exceptions is used instead.
         errors: async () => undefined,

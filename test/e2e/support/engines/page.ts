@@ -55,7 +55,9 @@ export class EngineFrame {
       } catch (e) {
         last = e; // a navigation in progress, a global not there yet
       }
-      if (Date.now() > end) throw new Error(`waitForFunction timed out after ${timeout} ms: ${String(fn)}${last ? ` (${last})` : ''}`);
+      if (Date.now() > end) {
+        throw new Error(`waitForFunction timed out after ${timeout} ms: ${String(fn)}${last ? ` (${last})` : ''}`);
+      }
       await new Promise((r) => setTimeout(r, 50));
     }
   }
