@@ -102,7 +102,7 @@ async function demoRedis(url = process.env.REDIS_URL) {
 }
 
 /** Starts the demo on loopback; resolves with the page URL. Port 0 picks a free one. */
-export async function startDemo(port = Number(process.env.PORT ?? 8080), { quiet = false } = {}) {
+export async function startDemo(port = Number(process.env.PORT ?? 8080), { quiet = false, origins = [] } = {}) {
   print = quiet ? () => {} : console.log;
   const redis = await demoRedis();
   if (redis) print(`cap and report shared through Redis at ${new URL(process.env.REDIS_URL).host}`); // never the password
@@ -128,7 +128,7 @@ export async function startDemo(port = Number(process.env.PORT ?? 8080), { quiet
     server.once('error', reject);
     server.listen(port, HOST, () => {
       const { port: bound } = server.address();
-      honoListener = getRequestListener(createDemoApp(adserver, { origins: demoOrigins(bound) }).fetch);
+      honoListener = getRequestListener(createDemoApp(adserver, { origins: [...demoOrigins(bound), ...origins] }).fetch);
       resolve({ url: `http://${HOST}:${bound}/`, server });
     });
   });

@@ -197,7 +197,17 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
         r.error = String(e && (e as Error).message);
       }
       const result: CallResult = { ok: false, status: 0, url: '', eids: [], ...r };
-      if (!result.ok) warn('call failed:', result.error || result.status);
+      if (!result.ok) {
+        warn('call failed:', result.error || result.status);
+        // A fetch that fails without a status is most often refused by the browser, not by the network.
+        if (DEBUG_BUILD && !result.status && result.url) {
+          warn(
+            'no answer could be read: likely causes are CORS (the ad server must answer this page origin, not *, with ' +
+              'Access-Control-Allow-Credentials: true), mixed content (an http: ad server on an https: page), or the ' +
+              'ad server being unreachable',
+          );
+        }
+      }
       return result;
     }
 

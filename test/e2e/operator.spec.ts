@@ -73,3 +73,29 @@ test('tags serve delivers brotli to a browser that asks for it (else gzip), and 
   expect(r.response).toMatchObject({ status: 200, headers: { 'content-encoding': encoding, 'access-control-allow-origin': '*' } });
   expect(await page.evaluate(() => (window as any).__sasop)).toEqual({ modules: ['prebid'] });
 });
+
+test('a page pinned to the manifest\'s versionedFile and integrity keeps loading the tag after the operator enables a module', async ({ web: page }) => {
+  const dir = mkdtempSync(join(tmpdir(), 'eidkit-sri-'));
+  const pinned = (await buildTags({ config, outDir: dir })).manifest.files.find((f) => f.file === 'tag/2345/sas.js')!;
+  // The operator enables another module for the network and rebuilds into the same folder.
+  const changed = parseNetworksConfig({ networks: { ...config.networks, '2345': { modules: ['prebid', 'uid2'] } } });
+  await buildTags({ config: changed, outDir: dir });
+  const files = [pinned.file, pinned.versionedFile];
+  const routes = Object.fromEntries(
+    files.map((f) => [`/${f}`, { type: 'text/javascript; charset=utf-8', headers: { 'Access-Control-Allow-Origin': '*' }, body: readFileSync(join(dir, f), 'utf8') }]),
+  );
+  const cdnAfter = await startTestServer({ routes });
+  try {
+    site.page('/sri-pinned.html', pageWith(`${cdnAfter.altUrl}/${pinned.versionedFile}`, pinned.integrity, 'window.refused = true'));
+    await page.goto(`${site.url}/sri-pinned.html`);
+    await page.waitForFunction(() => typeof (window as any).sas?.version === 'string');
+    expect(await page.evaluate(() => (window as any).__sasop)).toEqual({ modules: ['prebid'] });
+    // The unversioned URL moved on: the same integrity on it is refused, which is why the guide never offers that.
+    site.page('/sri-unversioned.html', pageWith(`${cdnAfter.altUrl}/${pinned.file}`, pinned.integrity, 'window.refused = true'));
+    await page.goto(`${site.url}/sri-unversioned.html`);
+    await page.waitForFunction(() => (window as any).refused === true);
+  } finally {
+    await cdnAfter.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

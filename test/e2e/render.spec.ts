@@ -1,6 +1,6 @@
-// End-to-end: the render add-on (dist/addons/render.js) beside the BUILT dist/sas.js: a one-call answer's ads go
-// into friendly iframes in their tagId elements, in real Chromium, against the recording server.
-import { expect, test } from '@playwright/test';
+// End-to-end in Chromium, Firefox and WebKit: the render add-on (dist/addons/render.js) beside the BUILT
+// dist/sas.js: a one-call answer's ads go into friendly iframes in their tagId elements.
+import { expect, test } from './support/engines/fixture';
 import { publisherPage, useTestServer } from './support/server';
 
 const server = useTestServer({
@@ -13,7 +13,9 @@ const server = useTestServer({
           width: 300,
           height: 250,
           // The creative's own script runs in the iframe and reaches its parent, as friendly-iframe creatives do.
-          html: `<div id="creative">Ad for ${req.kind}</div><script>document.getElementById('creative').dataset.ran = String(parent.location.host === location.host);</script>`,
+          html:
+            `<div id="creative">Ad for ${req.kind}</div><script>document.getElementById('creative').dataset.ran = ` +
+            `String(parent.location.host === location.host);</script>`,
         },
         { tagId: 'missing', html: '<b>nowhere</b>' },
       ],
@@ -21,9 +23,7 @@ const server = useTestServer({
   }),
 });
 
-test('sas.call(...).then(sas.render) shows each ad of the answer in a friendly iframe in its tagId element', async ({ page }) => {
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
+test('sas.call(...).then(sas.render) shows each ad of the answer in a friendly iframe in its tagId element', async ({ web }) => {
   server().page(
     '/render',
     publisherPage({
@@ -34,18 +34,24 @@ test('sas.call(...).then(sas.render) shows each ad of the answer in a friendly i
           .then(function (r) { window.outcomes = sas.render(r); });`,
     }),
   );
-  await page.goto(server().url + '/render');
-  await page.waitForFunction(() => (window as unknown as { outcomes?: unknown }).outcomes !== undefined);
-  expect(await page.evaluate(() => (window as unknown as { outcomes: unknown }).outcomes)).toEqual([
+  await web.goto(server().url + '/render');
+  await web.waitForFunction(() => (window as unknown as { outcomes?: unknown }).outcomes !== undefined);
+  expect(await web.evaluate(() => (window as unknown as { outcomes: unknown }).outcomes)).toEqual([
     { tagId: 'banner', ok: true },
     { tagId: 'missing', ok: false, reason: 'no element with id "missing" on the page' },
   ]);
-  const frame = page.locator('#banner iframe');
-  await expect(frame).toHaveCount(1);
-  expect(await frame.evaluate((f: HTMLIFrameElement) => [f.getBoundingClientRect().width, f.getBoundingClientRect().height])).toEqual([300, 250]);
-  const creative = page.frameLocator('#banner iframe').locator('#creative');
-  await expect(creative).toHaveText('Ad for onecall');
-  await expect(creative).toHaveAttribute('data-ran', 'true');
-  await expect(page.locator('#banner')).not.toContainText('placeholder');
-  expect(errors).toEqual([]);
+  const seen = await web.evaluate(() => {
+    const frame = document.querySelector('#banner iframe') as HTMLIFrameElement;
+    const box = frame.getBoundingClientRect();
+    const creative = frame.contentDocument!.getElementById('creative')!;
+    return {
+      frames: document.querySelectorAll('#banner iframe').length,
+      size: [box.width, box.height],
+      text: creative.textContent,
+      ran: creative.dataset.ran,
+      placeholder: document.getElementById('banner')!.textContent!.includes('placeholder'),
+    };
+  });
+  expect(seen).toEqual({ frames: 1, size: [300, 250], text: 'Ad for onecall', ran: 'true', placeholder: false });
+  expect(await web.errors()).toEqual([]);
 });

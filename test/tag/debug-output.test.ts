@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm';
 const dist = new URL('../../dist/', import.meta.url);
 
 /** Runs a built tag file in a bare window with `?sas_debug=1`, sets eids, and returns every console call. */
-async function consoleOf(file: string): Promise<unknown[][]> {
+async function consoleOf(file: string, commands: Array<(sas: any) => unknown> = [], fetchImpl = async () => new Response('ok')): Promise<unknown[][]> {
   const calls: unknown[][] = [];
   const record = (...args: unknown[]) => calls.push(args);
   const window: Record<string, unknown> = {
@@ -17,7 +17,12 @@ async function consoleOf(file: string): Promise<unknown[][]> {
     navigator: {},
     setTimeout,
     clearTimeout,
-    fetch: async () => new Response('ok'),
+    btoa,
+    atob,
+    addEventListener: () => undefined,
+    removeEventListener: () => undefined,
+    postMessage: () => undefined,
+    fetch: fetchImpl,
     sas: {
       cmd: [
         () =>
@@ -25,6 +30,7 @@ async function consoleOf(file: string): Promise<unknown[][]> {
             { source: 'id5-sync.com', uids: [{ id: 'ID5*abc', atype: 1 }] },
             { source: 'example.org', uids: [{ id: 'x', atype: 1 }] },
           ]),
+        ...commands.map((c) => () => c(window.sas)),
       ],
     },
   };
@@ -36,6 +42,16 @@ async function consoleOf(file: string): Promise<unknown[][]> {
 }
 
 describe('debug output of the built tag', () => {
+  test('sas.debug.js names the likely causes of a call the browser refused (CORS, mixed content)', async () => {
+    const refused = async () => {
+      throw new TypeError('Failed to fetch');
+    };
+    const calls = await consoleOf('sas.debug.js', [(sas) => sas.setup({ domain: 'https://ads.example' }), (sas) => sas.call('std', {})], refused);
+    const lines = calls.map((c) => c.map(String).join(' '));
+    expect(lines).toContain('[sas] call failed: Failed to fetch');
+    expect(lines.join('\n')).toMatch(/likely causes are CORS .*Access-Control-Allow-Credentials: true.*mixed content/);
+  });
+
   test('production sas.js: "[sas] page eids" followed by the eids objects, to expand in the console', async () => {
     const calls = await consoleOf('sas.js');
     const line = calls.find((c) => c[0] === '[sas]' && c[1] === 'page eids');

@@ -18,8 +18,12 @@ export interface DemoHandle {
 
 /** Starts a demo server and its proxy; `pages` are served by the proxy on the demo's origin. */
 export async function startDemoBehindProxy(pages: Record<string, string> = {}): Promise<DemoHandle> {
-  const demo = (await startDemo(0, { quiet: true })) as { url: string; server: DemoHandle['server'] };
-  const proxy = await startTestServer({ upstream: new URL(demo.url).origin, pages });
+  // The proxy first: its two origins are the pages the demo's CORS allow-list must name (the upstream is read per
+  // request, so it can be set once the demo listens).
+  const options: { upstream?: string; pages: Record<string, string> } = { pages };
+  const proxy = await startTestServer(options);
+  const demo = (await startDemo(0, { quiet: true, origins: [proxy.url, proxy.altUrl] })) as { url: string; server: DemoHandle['server'] };
+  options.upstream = new URL(demo.url).origin;
   return { url: `${proxy.url}/`, proxy, server: demo.server };
 }
 
