@@ -3,7 +3,7 @@
 // stays linear in its size.
 import { describe, expect, test } from 'vitest';
 import type { Eid } from '../../src/core/index.js';
-import { DEFAULT_LIMITS, buildBidRequest, bidRequestsJson, expandEnvelopes, parseAdCall, parseAdCallRequest, readCookie } from '../../src/adserver/index.js';
+import { DEFAULT_LIMITS, buildBidRequest, bidRequestsJson, expandEnvelopes, logProviders, parseAdCall, parseAdCallRequest, readCookie } from '../../src/adserver/index.js';
 import type { AdCall } from '../../src/adserver/index.js';
 import { b64url } from './fixtures.js';
 
@@ -100,6 +100,8 @@ describe('the issues of one call are capped', () => {
     expect(call.issues).toHaveLength(DEFAULT_LIMITS.maxIssues + 1);
     expect(call.issuesOmitted).toBe(found - DEFAULT_LIMITS.maxIssues);
     expect(call.issues.at(-1)).toEqual({ path: 'issues', message: `${found - DEFAULT_LIMITS.maxIssues} more issues not listed (maxIssues ${DEFAULT_LIMITS.maxIssues})` });
+    // The provider log counts every issue found, listed or not.
+    expect(logProviders(call, () => {}).issues).toBe(found);
   });
 
   test('maxIssues is one of the limits a caller can set, and a clean call has no issuesOmitted key', () => {
