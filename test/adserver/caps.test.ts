@@ -89,6 +89,23 @@ describe('every forwarded string and ext has a cap, in every entry point', () =>
   });
 });
 
+test('banner sizes and video integers over 32 bits are not relayed: no bid request carries 1e+21', async () => {
+  const video = { mimes: ['video/mp4'], w: 1e21, h: 360, minduration: 2 ** 31, maxduration: 30, protocols: [2, 1e21], playerSize: [[1e21, 1]] };
+  const imps = [
+    { id: '1', banner: { format: [{ w: 1e21, h: 250 }] }, video },
+    { id: '2', banner: { w: 300, h: 250 } },
+  ];
+  const call = await parseAdCallRequest(post('/call', { id: 'r', imp: imps, user: {} }));
+  expect(call.formats[0].sizes).toBeUndefined();
+  expect(call.issues.map((i) => i.path)).toEqual(['imp[0].banner.format']);
+  for (const version of ['2.6', '2.5'] as const) {
+    const request = buildBidRequest(call, { id: 'dsp', openrtb: version });
+    expect(request.imp[0].video).toEqual({ mimes: ['video/mp4'], h: 360, maxduration: 30 });
+    expect(request.imp[1].banner).toEqual({ format: [{ w: 300, h: 250 }] });
+    expect(bidRequestsJson([request])[0]).not.toContain('e+');
+  }
+});
+
 describe('the issues of one call are capped', () => {
   // 64 eids of 16 bad uids each: 1,024 issues before the cap.
   const body = { networkId: 1, eids: Array.from({ length: 64 }, (_, i) => ({ source: `s${i}.example`, uids: Array.from({ length: 16 }, () => ({ id: 7 })) })) };
