@@ -133,7 +133,9 @@ export class Collector {
   /** Ends the list: when issues were only counted, one last entry says how many. */
   closeIssues(): void {
     const omitted = this.call.issuesOmitted;
-    if (omitted) this.call.issues.push({ path: 'issues', message: `${omitted} more issues not listed (maxIssues ${this.limits.maxIssues})` });
+    if (!omitted) return;
+    const message = `${omitted} more issues not listed (maxIssues ${this.limits.maxIssues})`;
+    this.call.issues.push({ path: 'issues', message });
   }
   /** A positive integer id (a number, or a string of digits), else an issue. */
   id(path: string, v: unknown): number | undefined {

@@ -68,7 +68,9 @@ export async function expandEnvelopes(eids: readonly Eid[], decryptor: EnvelopeD
           return [];
         }
         const checked = validateEids(r.value, limits);
-        for (const i of [...r.issues, ...checked.issues]) issues.push({ path: `${path}.${i.path}`, message: i.message });
+        for (const i of [...r.issues, ...checked.issues]) {
+          issues.push({ path: `${path}.${i.path}`, message: i.message });
+        }
         return checked.value;
       } catch (err) {
         issues.push({ path, message: `envelope decryptor failed: ${err instanceof Error ? err.message : String(err)}` });

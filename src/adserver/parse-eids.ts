@@ -4,7 +4,7 @@
  * Both agree with core's portable routes, which stay the reference (test/adserver/parse.test.ts).
  */
 import { isUtf8 } from 'node:buffer';
-import { MAX_INT32, isObject, isValidAtype, jsonSizeBound } from '../core/index.js';
+import { isInt32, isObject, isValidAtype, jsonSizeBound } from '../core/index.js';
 import type { Eid, Issue, Uid } from '../core/index.js';
 import type { AdCallLimits } from './limits.js';
 
@@ -65,9 +65,10 @@ export function isCanonicalEids(input: unknown, limits: Readonly<AdCallLimits>):
     for (let j = 0; j < e; j++) if (sources[j] === key) return false;
     sources[e] = key;
     if (!Array.isArray(uids) || uids.length === 0 || uids.length > limits.maxUids) return false;
-    if (inserter !== undefined && (typeof inserter !== 'string' || !inserter || inserter.length > limits.maxIdLength)) return false;
-    if (matcher !== undefined && (typeof matcher !== 'string' || !matcher || matcher.length > limits.maxIdLength)) return false;
-    if (mm !== undefined && !(typeof mm === 'number' && Number.isInteger(mm) && mm >= 0 && mm <= MAX_INT32)) return false;
+    const maxId = limits.maxIdLength;
+    if (inserter !== undefined && (typeof inserter !== 'string' || !inserter || inserter.length > maxId)) return false;
+    if (matcher !== undefined && (typeof matcher !== 'string' || !matcher || matcher.length > maxId)) return false;
+    if (mm !== undefined && !(typeof mm === 'number' && isInt32(mm) && mm >= 0)) return false;
     if (ext !== undefined && !extWithin(ext, limits)) return false;
     for (let i = 0; i < uids.length; i++) {
       const uid: unknown = uids[i];

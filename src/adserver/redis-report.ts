@@ -6,10 +6,10 @@
  * Keys (prefix `eidkit:report:`): `d:<YYYY-MM-DD>` and `h:<YYYY-MM-DDTHH>` hashes with fields
  * `<network id>|<counter>` (counters: see `countersOf`) plus `#networks` (networks counted in the period) and, in
  * day hashes, `#dropped` (calls of networks over `maxNetworksPerDay`); the sorted sets `days` and `hours` indexing
- * them; the hash `meta` (`dropped`: calls dropped at a full buffer, fleet-wide). Each bucket expires
- * `retentionDays` after its period ends. The network cap is applied inside Redis by a Lua script per bucket (see
- * {@link FLUSH_BUCKET}), so it holds exactly however many processes write (docs/ad-server.md "Sharing caps and
- * reports through Redis").
+ * them; the hash `meta` (`dropped`: calls dropped at a full buffer, fleet-wide). A day bucket expires
+ * `retentionDays` after its day ends, an hour bucket `maxHours` after its hour ends. The network cap is applied
+ * inside Redis by a Lua script per bucket (see {@link FLUSH_BUCKET}), so it holds exactly however many processes
+ * write (docs/ad-server.md "Sharing caps and reports through Redis").
  */
 import type { AdCall } from './ad-call.js';
 import { countersOf, periodsOf, reportCSV, rowOf, sortRows } from './report.js';
@@ -30,8 +30,10 @@ export interface RedisReportOptions {
    * counted in `droppedCalls`.
    */
   maxBuffered?: number;
-  /** Days a bucket is kept after its period ends (key expiry; default 90). */
+  /** Days a day bucket is kept after its day ends (key expiry; default 90). */
   retentionDays?: number;
+  /** Hours an hour bucket is kept after its hour ends (key expiry; default 168, as `createReport`'s `maxHours`). */
+  maxHours?: number;
   /**
    * Networks counted per day (and per hour), fleet-wide, as `createReport`'s option: calls of further networks are
    * dropped and counted in `droppedCalls` (default 10,000). Network ids are the caller's choice: this bounds what
@@ -138,7 +140,10 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
   const prefix = checkPrefix(options.prefix ?? 'eidkit:report:');
   const flushMs = positive(options.flushMs ?? 1_000, 'flushMs', false);
   const maxBuffered = positive(options.maxBuffered ?? 100_000, 'maxBuffered', true);
-  const retentionMs = positive(options.retentionDays ?? 90, 'retentionDays', false) * DAY;
+  const retention = {
+    day: positive(options.retentionDays ?? 90, 'retentionDays', false) * DAY,
+    hour: positive(options.maxHours ?? 168, 'maxHours', false) * HOUR,
+  } as const;
   const maxNetworks = positive(options.maxNetworksPerDay ?? 10_000, 'maxNetworksPerDay', true);
   const now = options.now ?? Date.now;
   const dmps = options.dmps ?? [];
@@ -217,7 +222,7 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
       }
       const networks = [...byNetwork];
       for (let start = 0; start < networks.length; start += NETWORKS_PER_SCRIPT) {
-        const args = [String(maxNetworks), String(periodEnd(g, period) + retentionMs), g === 'day' ? '1' : '0'];
+        const args = [String(maxNetworks), String(periodEnd(g, period) + retention[g]), g === 'day' ? '1' : '0'];
         const sent: Array<[string, number]> = [];
         for (const [net, list] of networks.slice(start, start + NETWORKS_PER_SCRIPT)) {
           args.push(`${net}|calls`, String(list.length));
@@ -229,7 +234,9 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
       ops.push(attempt(() => client.zAdd(index[g], { score: periodEnd(g, period), value: period })));
     }
     const droppedOp = dropped ? attempt(() => client.hIncrBy(`${prefix}meta`, 'dropped', dropped)) : undefined;
-    for (const g of ['day', 'hour'] as const) ops.push(attempt(() => client.zRemRangeByScore(index[g], '-inf', t - retentionMs)));
+    for (const g of ['day', 'hour'] as const) {
+      ops.push(attempt(() => client.zRemRangeByScore(index[g], '-inf', t - retention[g])));
+    }
     m.commands += scripts.length + ops.length + (droppedOp ? 1 : 0);
     const settled = await Promise.allSettled(scripts.map((c) => c[2]));
     let failed = 0;
@@ -272,8 +279,11 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
 
   async function read(g: ReportGranularity): Promise<ReportJson> {
     await flush().catch(() => {}); // best effort: a read still answers with what the fleet flushed
-    const since = now() - retentionMs;
-    const [periods, days] = await Promise.all([client.zRangeByScore(index[g], since, '+inf'), client.zRangeByScore(index.day, since, '+inf')]);
+    const t = now();
+    const [periods, days] = await Promise.all([
+      client.zRangeByScore(index[g], t - retention[g], '+inf'),
+      client.zRangeByScore(index.day, t - retention.day, '+inf'),
+    ]);
     const [hashes, meta, capped] = await Promise.all([
       Promise.all(periods.map((p) => client.hGetAll(bucketKey(g, p)))),
       client.hGetAll(`${prefix}meta`),

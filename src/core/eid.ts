@@ -51,7 +51,7 @@ export interface EidLimits {
   maxIdLength?: number;
   /** Longest `ext` (eid or uid) accepted, in characters of its JSON. Default 16,384. Not checked by the tag. */
   maxExtLength?: number;
-  /** Most levels of objects and arrays in one `ext`, the ext itself being level 1. Default 32. Not checked by the tag. */
+  /** Most levels of objects and arrays in one `ext` (a flat ext is 1). Default 32. Not checked by the tag. */
   maxExtDepth?: number;
 }
 
@@ -72,7 +72,8 @@ const FAST = !TAG;
 export const MAX_INT32 = 2_147_483_647;
 
 /** True for an integer that a 32-bit signed OpenRTB integer field can carry. */
-const isInt32 = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= -MAX_INT32 - 1 && (v as number) <= MAX_INT32;
+export const isInt32 = (v: unknown): v is number =>
+  Number.isInteger(v) && (v as number) >= -MAX_INT32 - 1 && (v as number) <= MAX_INT32;
 
 /**
  * An upper bound of `JSON.stringify(v).length` for JSON data (a string's characters may each become a 6-character
@@ -143,7 +144,7 @@ function copyFlat(v: Record<string, unknown>): Record<string, unknown> | undefin
 
 /** AdCOM atype: 1, 2, 3 or vendor-specific ≥ 500 (up to the largest OpenRTB integer). */
 export const isValidAtype = (v: unknown): v is number =>
-  Number.isInteger(v) && (((v as number) > 0 && (v as number) < 4) || ((v as number) >= 500 && (v as number) <= MAX_INT32));
+  isInt32(v) && ((v > 0 && v < 4) || v >= 500);
 
 /**
  * Records one issue and returns undefined, so `return bad(…)` drops the entry. A `field` goes on the path and
@@ -187,12 +188,13 @@ function validateUid(raw: unknown, path: string, limits: Required<EidLimits>, is
   if (problem) return bad(issues, path, 'id', problem);
   const uid: Uid = { id: id as string };
   // AdCOM lists atype 1, 2, 3 and >= 500, but providers document others (4 and 5 for device ids) and Prebid passes
-  // them through: an integer goes on as it came, and no atype ever costs the id (issue 11). The ad server notes
-  // the unusual ones; the tag, which only forwards, stays quiet to save bytes.
+  // them through: an OpenRTB integer goes on as it came, and no atype ever costs the id. The ad server notes the
+  // unusual ones; the tag, which only forwards, stays quiet to save bytes.
   if (atype !== undefined) {
     if (!Number.isInteger(atype)) bad(issues, path, 'atype', TAG ? 'not an integer' : 'must be an integer; atype dropped, uid kept');
-    else if (!TAG && !isInt32(atype)) bad(issues, path, 'atype', `${atype} is outside OpenRTB's 32-bit integers; atype dropped, uid kept`);
-    else {
+    else if (!TAG && !isInt32(atype)) {
+      bad(issues, path, 'atype', `${atype} is outside OpenRTB's 32-bit integers; atype dropped, uid kept`);
+    } else {
       uid.atype = atype as number;
       if (!TAG && !isValidAtype(atype)) bad(issues, path, 'atype', `${atype} is not 1, 2, 3 or >= 500 (AdCOM); kept as sent`);
     }
@@ -225,7 +227,8 @@ function validateOne(raw: unknown, path: string, limits: Required<EidLimits>, is
   else if (!TAG && matcher !== undefined) bad(issues, path, 'matcher', matcherProblem + '; matcher dropped');
   if (Number.isInteger(mm) && (mm as number) >= 0 && (TAG || (mm as number) <= MAX_INT32)) eid.mm = mm as number;
   else if (!TAG && mm !== undefined) {
-    bad(issues, path, 'mm', Number.isInteger(mm) && (mm as number) > 0 ? `${mm} is above OpenRTB's 32-bit integers; mm dropped` : 'must be an integer >= 0; mm dropped');
+    const over = Number.isInteger(mm) && (mm as number) > 0;
+    bad(issues, path, 'mm', over ? `${mm} is above OpenRTB's 32-bit integers; mm dropped` : 'must be an integer >= 0; mm dropped');
   }
   if (ext !== undefined) {
     const copy = copyExt(ext, limits);

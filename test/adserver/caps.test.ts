@@ -3,12 +3,23 @@
 // stays linear in its size.
 import { describe, expect, test } from 'vitest';
 import type { Eid } from '../../src/core/index.js';
-import { DEFAULT_LIMITS, buildBidRequest, bidRequestsJson, expandEnvelopes, logProviders, parseAdCall, parseAdCallRequest, readCookie } from '../../src/adserver/index.js';
+import {
+  DEFAULT_LIMITS,
+  bidRequestsJson,
+  buildBidRequest,
+  expandEnvelopes,
+  logProviders,
+  parseAdCall,
+  parseAdCallRequest,
+  readCookie,
+} from '../../src/adserver/index.js';
 import type { AdCall } from '../../src/adserver/index.js';
 import { b64url } from './fixtures.js';
 
 const ORIGIN = 'https://ads.example';
-const post = (path: string, body: unknown) => new Request(ORIGIN + path, { method: 'POST', body: JSON.stringify(body) });
+const post = (path: string, body: unknown) =>
+  new Request(ORIGIN + path, { method: 'POST', body: JSON.stringify(body) });
+const { maxIdLength, maxExtLength, maxExtDepth, maxIssues } = DEFAULT_LIMITS;
 
 /** Nested `{ a: { a: … } }`, `levels` objects deep. */
 const nested = (levels: number): Record<string, unknown> => (levels <= 1 ? { a: 1 } : { a: nested(levels - 1) });
@@ -16,10 +27,26 @@ const nested = (levels: number): Record<string, unknown> => (levels <= 1 ? { a: 
 /** Eids with one field over each cap, beside a clean uid that must survive. */
 function hostileEids(long: number): unknown[] {
   return [
-    { source: 'inserter.example', uids: [{ id: 'a' }], inserter: 'i'.repeat(long), matcher: 'm'.repeat(DEFAULT_LIMITS.maxIdLength + 1), mm: 1e21 },
-    { source: 'atype.example', uids: [{ id: 'b', atype: 1e308 }, { id: 'c', atype: 2 ** 31 }, { id: 'ok', atype: 571187 }] },
-    { source: 'ext.example', uids: [{ id: 'd', ext: { blob: 'x'.repeat(DEFAULT_LIMITS.maxExtLength) } }, { id: 'e', ext: nested(DEFAULT_LIMITS.maxExtDepth + 1) }, { id: 'f' }] },
-    { source: 'eidext.example', uids: [{ id: 'g' }], ext: { blob: 'x'.repeat(DEFAULT_LIMITS.maxExtLength) } },
+    {
+      source: 'inserter.example',
+      uids: [{ id: 'a' }],
+      inserter: 'i'.repeat(long),
+      matcher: 'm'.repeat(maxIdLength + 1),
+      mm: 1e21,
+    },
+    {
+      source: 'atype.example',
+      uids: [{ id: 'b', atype: 1e308 }, { id: 'c', atype: 2 ** 31 }, { id: 'ok', atype: 571187 }],
+    },
+    {
+      source: 'ext.example',
+      uids: [
+        { id: 'd', ext: { blob: 'x'.repeat(maxExtLength) } },
+        { id: 'e', ext: nested(maxExtDepth + 1) },
+        { id: 'f' },
+      ],
+    },
+    { source: 'eidext.example', uids: [{ id: 'g' }], ext: { blob: 'x'.repeat(maxExtLength) } },
   ];
 }
 
@@ -34,30 +61,32 @@ const survivors: Eid[] = [
 // The eids parameter and a Base64 `eids` field have their own cap (16 KB): those carry strings just over
 // maxIdLength, under a raised parameter cap; the JSON bodies carry a 200,000-character inserter.
 const wide = { limits: { maxEidsParamLength: 65_536 } };
+const parsePost = (path: string, body: unknown, options = {}) => parseAdCallRequest(post(path, body), options);
+const imp = [{ id: '1' }];
 const entryPoints: Array<[string, (eids: unknown[]) => Promise<AdCall> | AdCall, string]> = [
   ['GET eids parameter', (eids) => parseAdCall({ url: `${ORIGIN}/ac?nwid=1&eids=${b64url(eids)}` }, wide), 'eids'],
-  ['POST body', (eids) => parseAdCallRequest(post('/genericpost', { networkId: 1, eids })), 'eids'],
-  ['POST body, eids as Base64', (eids) => parseAdCallRequest(post('/genericpost', { networkId: 1, eids: b64url(eids) }), wide), 'eids'],
-  ['OpenRTB 2.6 body', (eids) => parseAdCallRequest(post('/call', { id: 'r', imp: [{ id: '1' }], user: { eids } })), 'user.eids'],
-  ['OpenRTB 2.5 body', (eids) => parseAdCallRequest(post('/call', { id: 'r', imp: [{ id: '1' }], user: { ext: { eids } } })), 'user.ext.eids'],
-  ['Prebid adapter body', (eids) => parseAdCallRequest(post('/prebid/v1', { networkId: 1, units: [{ formatId: 3, bidId: 'b' }], eids })), 'eids'],
+  ['POST body', (eids) => parsePost('/genericpost', { networkId: 1, eids }), 'eids'],
+  ['POST Base64 eids', (eids) => parsePost('/genericpost', { networkId: 1, eids: b64url(eids) }, wide), 'eids'],
+  ['OpenRTB 2.6 body', (eids) => parsePost('/call', { id: 'r', imp, user: { eids } }), 'user.eids'],
+  ['OpenRTB 2.5 body', (eids) => parsePost('/call', { id: 'r', imp, user: { ext: { eids } } }), 'user.ext.eids'],
+  ['Prebid adapter body', (eids) => parsePost('/prebid/v1', { networkId: 1, units: [{ formatId: 3 }], eids }), 'eids'],
 ];
 
 describe('every forwarded string and ext has a cap, in every entry point', () => {
-  test.each(entryPoints)('%s: over-cap inserter, matcher, mm, atype and ext are dropped with an issue, never forwarded', async (name, send, at) => {
-    const long = /GET|Base64/.test(name) ? DEFAULT_LIMITS.maxIdLength + 1 : 200_000;
+  test.each(entryPoints)('%s: an over-cap inserter, matcher, mm, atype or ext is dropped, named', async (name, send, at) => {
+    const long = /GET|Base64/.test(name) ? maxIdLength + 1 : 200_000;
     const call = await send(hostileEids(long));
     expect(call.eids).toEqual(survivors);
     const issues = call.issues.map((i) => `${i.path}: ${i.message}`);
     expect(issues).toEqual([
-      `${at}[0].inserter: inserter is longer than ${DEFAULT_LIMITS.maxIdLength} characters; inserter dropped`,
-      `${at}[0].matcher: matcher is longer than ${DEFAULT_LIMITS.maxIdLength} characters; matcher dropped`,
+      `${at}[0].inserter: inserter is longer than ${maxIdLength} characters; inserter dropped`,
+      `${at}[0].matcher: matcher is longer than ${maxIdLength} characters; matcher dropped`,
       `${at}[0].mm: mm 1e+21 is above OpenRTB's 32-bit integers; mm dropped`,
       `${at}[1].uids[0].atype: atype 1e+308 is outside OpenRTB's 32-bit integers; atype dropped, uid kept`,
       `${at}[1].uids[1].atype: atype 2147483648 is outside OpenRTB's 32-bit integers; atype dropped, uid kept`,
-      `${at}[2].uids[0].ext: ext is longer than ${DEFAULT_LIMITS.maxExtLength} characters of JSON`,
-      `${at}[2].uids[1].ext: ext is nested deeper than ${DEFAULT_LIMITS.maxExtDepth} levels`,
-      `${at}[3].ext: ext is longer than ${DEFAULT_LIMITS.maxExtLength} characters of JSON; ext dropped`,
+      `${at}[2].uids[0].ext: ext is longer than ${maxExtLength} characters of JSON`,
+      `${at}[2].uids[1].ext: ext is nested deeper than ${maxExtDepth} levels`,
+      `${at}[3].ext: ext is longer than ${maxExtLength} characters of JSON; ext dropped`,
     ]);
     const [json] = bidRequestsJson([buildBidRequest(call, { id: 'dsp' })]);
     expect(json).not.toMatch(/e\+|iii|mmm|xxx/);
@@ -65,8 +94,8 @@ describe('every forwarded string and ext has a cap, in every entry point', () =>
   });
 
   test('an ext exactly at the caps is kept, on the no-copy path and through core alike', async () => {
-    const blob = 'x'.repeat(DEFAULT_LIMITS.maxExtLength - '{"blob":""}'.length);
-    const eids = [{ source: 'a.example', uids: [{ id: 'a', ext: { blob } }, { id: 'b', ext: nested(DEFAULT_LIMITS.maxExtDepth) }] }];
+    const blob = 'x'.repeat(maxExtLength - '{"blob":""}'.length);
+    const eids = [{ source: 'a.example', uids: [{ id: 'a', ext: { blob } }, { id: 'b', ext: nested(maxExtDepth) }] }];
     for (const body of [{ eids }, { eids: [...eids, { source: 'b.example', uids: [] }] }]) {
       const call = await parseAdCallRequest(post('/genericpost', body));
       expect(call.eids).toEqual(eids);
@@ -82,15 +111,20 @@ describe('every forwarded string and ext has a cap, in every entry point', () =>
   });
 
   test('atype and mm within OpenRTB integers are kept as sent, the unusual ones with a note', () => {
-    const eids = [{ source: 'a.example', mm: 2 ** 31 - 1, uids: [{ id: 'a', atype: 2 ** 31 - 1 }, { id: 'b', atype: -(2 ** 31) }, { id: 'c', atype: 4 }] }];
+    const uids = [{ id: 'a', atype: 2 ** 31 - 1 }, { id: 'b', atype: -(2 ** 31) }, { id: 'c', atype: 4 }];
+    const eids = [{ source: 'a.example', mm: 2 ** 31 - 1, uids }];
     const call = parseAdCall({ url: `${ORIGIN}/ac?eids=${b64url(eids)}` });
     expect(call.eids).toEqual(eids);
-    expect(call.issues.map((i) => i.message)).toEqual(['atype -2147483648 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent', 'atype 4 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent']);
+    expect(call.issues.map((i) => i.message)).toEqual([
+      'atype -2147483648 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent',
+      'atype 4 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent',
+    ]);
   });
 });
 
 test('banner sizes and video integers over 32 bits are not relayed: no bid request carries 1e+21', async () => {
-  const video = { mimes: ['video/mp4'], w: 1e21, h: 360, minduration: 2 ** 31, maxduration: 30, protocols: [2, 1e21], playerSize: [[1e21, 1]] };
+  const video = { mimes: ['video/mp4'], w: 1e21, h: 360, minduration: 2 ** 31, maxduration: 30, protocols: [2, 1e21] };
+  Object.assign(video, { playerSize: [[1e21, 1]] });
   const imps = [
     { id: '1', banner: { format: [{ w: 1e21, h: 250 }] }, video },
     { id: '2', banner: { w: 300, h: 250 } },
@@ -108,15 +142,18 @@ test('banner sizes and video integers over 32 bits are not relayed: no bid reque
 
 describe('the issues of one call are capped', () => {
   // 64 eids of 16 bad uids each: 1,024 issues before the cap.
-  const body = { networkId: 1, eids: Array.from({ length: 64 }, (_, i) => ({ source: `s${i}.example`, uids: Array.from({ length: 16 }, () => ({ id: 7 })) })) };
+  const badUids = () => Array.from({ length: 16 }, () => ({ id: 7 }));
+  const eids = Array.from({ length: 64 }, (_, i) => ({ source: `s${i}.example`, uids: badUids() }));
+  const body = { networkId: 1, eids };
   const found = 64 * 16 + 64; // one per uid, one per eid left without a uid
 
   test('a call lists maxIssues issues, counts the rest in issuesOmitted, and says so in a last issue', () => {
     const call = parseAdCall({ url: '/genericpost', body: JSON.stringify(body) });
     expect(call.networkId).toBe(1);
-    expect(call.issues).toHaveLength(DEFAULT_LIMITS.maxIssues + 1);
-    expect(call.issuesOmitted).toBe(found - DEFAULT_LIMITS.maxIssues);
-    expect(call.issues.at(-1)).toEqual({ path: 'issues', message: `${found - DEFAULT_LIMITS.maxIssues} more issues not listed (maxIssues ${DEFAULT_LIMITS.maxIssues})` });
+    expect(call.issues).toHaveLength(maxIssues + 1);
+    expect(call.issuesOmitted).toBe(found - maxIssues);
+    const message = `${found - maxIssues} more issues not listed (maxIssues ${maxIssues})`;
+    expect(call.issues.at(-1)).toEqual({ path: 'issues', message });
     // The provider log counts every issue found, listed or not.
     expect(logProviders(call, () => {}).issues).toBe(found);
   });
@@ -139,8 +176,9 @@ describe('the issues of one call are capped', () => {
     }
   });
 
-  test('the first occurrence of a parameter wins, a malformed one too, and an escaped key still names its parameter', () => {
-    expect(parseAdCall({ url: '/ac?nwid=%zz&nwid=5' })).toMatchObject({ issues: [{ path: 'nwid', message: 'malformed percent-encoding; ignored' }] });
+  test('the first occurrence of a parameter wins, a malformed one too; an escaped key names its parameter', () => {
+    const issues = [{ path: 'nwid', message: 'malformed percent-encoding; ignored' }];
+    expect(parseAdCall({ url: '/ac?nwid=%zz&nwid=5' })).toMatchObject({ issues });
     expect(parseAdCall({ url: '/ac?nwid=%zz&nwid=5' }).networkId).toBeUndefined();
     expect(parseAdCall({ url: '/ac?n%77id=5&%6E%77%69%64=7&%zz=1&%FF=2' })).toMatchObject({ networkId: 5, issues: [] });
   });

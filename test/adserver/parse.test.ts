@@ -401,7 +401,10 @@ describe('isCanonicalEids (the no-copy fast path)', () => {
       id: fc.oneof({ weight: 12, arbitrary: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'A') }, { weight: 1, arbitrary: fc.constantFrom('', 'x'.repeat(40), 7) }),
       atype: field([1, 2, 3, 500, 571187], [4, 1.5, null, '1', 2 ** 31, 1e308, -(2 ** 31) - 1]),
       // Around the ext caps of `limits` below (40 characters of JSON, 3 levels): the bound, then core, decide.
-      ext: field([{}, { linkType: 2 }, { n: -0 }, { deep: { x: [1] } }, { s: 'x'.repeat(30) }], [null, [], 'x', { deep: { x: [[1]] } }, { s: 'x'.repeat(40) }, { n: 1e21 }]),
+      ext: field(
+        [{}, { linkType: 2 }, { n: -0 }, { deep: { x: [1] } }, { s: 'x'.repeat(30) }],
+        [null, [], 'x', { deep: { x: [[1]] } }, { s: 'x'.repeat(40) }, { n: 1e21 }],
+      ),
       extra: field([], [true]),
     })
     .map((u) => Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)));

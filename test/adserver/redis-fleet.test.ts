@@ -95,7 +95,7 @@ describe('two processes sharing Redis', () => {
 });
 
 describe('the Redis report network cap across a fleet', () => {
-  test('two processes each add 10,000 calls of distinct networks: one cap of networks per day for both, the rest counted as dropped', async () => {
+  test('two processes add 10,000 calls of distinct networks each: one network cap for both, the rest dropped', async () => {
     const start = Date.now();
     const options = { maxNetworksPerDay: 1_000, prefix: 'fleetcap:' };
     const [a, b] = await runFleet([

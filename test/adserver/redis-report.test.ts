@@ -22,7 +22,9 @@ afterAll(async () => {
 const commandStats = async (): Promise<Record<string, number>> => {
   const stats = await client.info('commandstats');
   const out: Record<string, number> = {};
-  for (const m of stats.matchAll(/cmdstat_(\w+):calls=(\d+)/g)) if (m[1] !== 'info' && m[1] !== 'config') out[m[1]] = Number(m[2]);
+  for (const m of stats.matchAll(/cmdstat_(\w+):calls=(\d+)/g)) {
+    if (m[1] !== 'info' && m[1] !== 'config') out[m[1]] = Number(m[2]);
+  }
   return out;
 };
 
@@ -61,9 +63,9 @@ describe('the Redis report', () => {
     await Promise.all([report.close(), reader.close()]);
   });
 
-  test('buckets expire retentionDays after their period ends, and reads skip what is past retention', async () => {
+  test('day buckets expire retentionDays after their day, hour buckets maxHours after their hour; reads skip the past', async () => {
     const now = Date.now();
-    const report = createRedisReport(client, { prefix: 'p2:', retentionDays: 2, now: () => now });
+    const report = createRedisReport(client, { prefix: 'p2:', retentionDays: 2, maxHours: 30, now: () => now });
     const today = new Date(now);
     report.add(callWith({}), today);
     report.add(callWith({}), new Date(now - 5 * DAY)); // already past retention: its bucket expires at once
@@ -71,8 +73,11 @@ describe('the Redis report', () => {
     const day = today.toISOString().slice(0, 10);
     const expireAt = await client.pExpireTime(`p2:d:${day}`);
     expect(expireAt).toBe(Date.parse(`${day}T00:00:00Z`) + DAY + 2 * DAY);
-    expect(await client.pExpireTime(`p2:h:${today.toISOString().slice(0, 13)}`)).toBe(Date.parse(today.toISOString().slice(0, 13) + ':00:00Z') + 3_600_000 + 2 * DAY);
+    // An hour bucket is kept maxHours after its hour ends, as the in-memory report keeps maxHours hours.
+    const hour = today.toISOString().slice(0, 13);
+    expect(await client.pExpireTime(`p2:h:${hour}`)).toBe(Date.parse(hour + ':00:00Z') + 3_600_000 + 30 * 3_600_000);
     expect((await report.toJSON()).rows.map((r) => r.date)).toEqual([day]);
+    expect((await report.toJSON({ granularity: 'hour' })).rows.map((r) => r.date)).toEqual([day]);
     await report.close();
   });
 
@@ -111,7 +116,7 @@ describe('the Redis report', () => {
     }
   });
 
-  test("20,000 calls of distinct networks keep the day's cap of networks, count the rest as dropped, and read fast", async () => {
+  test("20,000 calls of distinct networks keep the day's network cap, count the rest as dropped, and read fast", async () => {
     const report = createRedisReport(client, { prefix: 'pcap:', flushMs: 60_000, maxNetworksPerDay: 1_000 });
     const at = new Date();
     for (let i = 0; i < 20_000; i++) {
@@ -121,7 +126,7 @@ describe('the Redis report', () => {
     await report.flush();
     expect(report.metrics()).toMatchObject({ droppedCalls: 0, cappedCalls: 19_000 });
     const day = at.toISOString().slice(0, 10);
-    // 1,000 networks × 3 counters (calls, noeids, eff:none), `#networks` and `#dropped`; the hour likewise, no `#dropped`.
+    // 1,000 networks × 3 counters (calls, noeids, eff:none), `#networks` and `#dropped`; the hour: no `#dropped`.
     expect(await client.hLen(`pcap:d:${day}`)).toBe(3_002);
     expect(await client.hLen(`pcap:h:${at.toISOString().slice(0, 13)}`)).toBe(3_001);
     const started = performance.now();
@@ -135,7 +140,7 @@ describe('the Redis report', () => {
     await report.close();
   });
 
-  test('networks already counted in a full day keep being counted; maxNetworksPerDay is checked when created', async () => {
+  test('networks a full day already counts keep being counted; maxNetworksPerDay is checked when created', async () => {
     const report = createRedisReport(client, { prefix: 'pcap2:', flushMs: 60_000, maxNetworksPerDay: 2 });
     const at = new Date();
     for (const networkId of [1, 2, 3, 1, 3, 2]) report.add(callWith({ networkId }), at);
@@ -146,6 +151,7 @@ describe('the Redis report', () => {
     ]);
     expect((await report.toJSON()).droppedCalls).toBe(2);
     await report.close();
-    expect(() => createRedisReport(client, { maxNetworksPerDay: 0 })).toThrow('maxNetworksPerDay must be a whole number > 0 (got 0)');
+    const bad = () => createRedisReport(client, { maxNetworksPerDay: 0 });
+    expect(bad).toThrow('maxNetworksPerDay must be a whole number > 0 (got 0)');
   });
 });

@@ -139,7 +139,8 @@ describe('PagedList', () => {
 
   test('parseLinkHeader reads quoted and multi-valued relations and skips links it cannot use', () => {
     const base = new URL('https://a.test/x');
-    const links = parseLinkHeader('<a,b>; title="x, y"; rel="next last", <http://[>; rel=prev, <c>;rel = first ;x=1, <d>', base);
+    const header = '<a,b>; title="x, y"; rel="next last", <http://[>; rel=prev, <c>;rel = first ;x=1, <d>';
+    const links = parseLinkHeader(header, base);
     expect(links.next!.href).toBe('https://a.test/a,b');
     expect(links.last!.href).toBe('https://a.test/a,b');
     expect(links.first!.href).toBe('https://a.test/c');
@@ -149,7 +150,8 @@ describe('PagedList', () => {
 
   test('parseLinkHeader takes time linear in the header, whatever a hostile server sends', () => {
     const base = new URL('https://a.test/x');
-    const hostile = ['<'.repeat(65_536), '<a>;' + ' ;'.repeat(32_768), '<a>; rel="' + ','.repeat(65_536), ', <'.repeat(21_845)];
+    const hostile = ['<'.repeat(65_536), '<a>;' + ' ;'.repeat(32_768), '<a>; rel="' + ','.repeat(65_536)];
+    hostile.push(', <'.repeat(21_845));
     for (const header of hostile) {
       const started = performance.now();
       parseLinkHeader(header, base);
