@@ -73,7 +73,7 @@ const entryPoints: Array<[string, (eids: unknown[]) => Promise<AdCall> | AdCall,
 ];
 
 describe('every forwarded string and ext has a cap, in every entry point', () => {
-  test.each(entryPoints)('%s: an over-cap inserter, matcher, mm, atype or ext is dropped, named', async (name, send, at) => {
+  test.each(entryPoints)('%s: each over-cap field is dropped and named', async (name, send, at) => {
     const long = /GET|Base64/.test(name) ? maxIdLength + 1 : 200_000;
     const call = await send(hostileEids(long));
     expect(call.eids).toEqual(survivors);
