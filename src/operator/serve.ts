@@ -10,7 +10,8 @@
  * - Brotli or gzip by `Accept-Encoding` (precompressed once per distinct script), `Vary: Accept-Encoding`.
  * - `Access-Control-Allow-Origin: *`: the script carries no user data, and pages may load it with `crossorigin`
  *   for Subresource Integrity.
- * - A network that is not configured gets the core alone; any other path (traversal, overlong, other files) → 404.
+ * - A network that is not configured gets the core alone; an id with leading zeros is the network without them;
+ *   any other path (traversal, overlong, other files) → 404.
  * - `sas.<version>.js` / `sas.debug.<version>.js`: the immutable copy of a script by content (the manifest's
  *   `versionedFile`), `Cache-Control: public, max-age=31536000, immutable`, for pages that pin it with Subresource
  *   Integrity; it keeps answering the same bytes after the configuration changes. An unknown version → 404.
@@ -105,7 +106,9 @@ export function createTagApp({ config, files = loadTagFiles(), cacheControl = TA
     // Checked here, not in the route pattern: hono joins the patterns of all routes into one expression, where an
     // alternation such as `\d{1,12}|default` lost its anchors and took the first 12 digits of a 13-digit id.
     if (!/^(?:\d{1,12}|default)$/.test(network)) return c.text('not found', 404);
-    const e = versioned ? byVersion(version, debug) : scriptFor(network, debug);
+    // `04321` is network 4321: the tag reads the id in its own path as a number, so its ad calls say 4321, and it
+    // must run 4321's modules (docs/operator.md). The bytes and ETag are those of `/tag/4321/sas.js`.
+    const e = versioned ? byVersion(version, debug) : scriptFor(network === 'default' ? network : String(Number(network)), debug);
     if (!e) return c.text('not found', 404);
     const enc = negotiateEncoding(c.req.header('accept-encoding'));
     const etags = [e.etag, e.etag.replace(/"$/, '-br"'), e.etag.replace(/"$/, '-gz"')];

@@ -170,7 +170,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
         // Snapshot now: the page may change its options object while extensions are consulted.
         const snapshot = copyKeys(opts, {});
         const base = domain;
-        if (!CALL_PATHS.hasOwnProperty(type as string)) throw Error(`unknown call type "${type as string}"` + (DEBUG_BUILD ? '; use std, video, generic or onecall' : ''));
+        if (!CALL_PATHS.hasOwnProperty(type as string)) throw Error(`unknown call type: ${type as string}` + (DEBUG_BUILD ? '; use std, video, generic or onecall' : ''));
         if (!base) throw Error(DEBUG_BUILD ? 'no ad server domain: call sas.setup({ domain }) first' : 'no domain set');
         const res = await new Promise<Response>((resolve) =>
           collect(extensions, host, type, typeof t === 'number' && t >= 0 ? Math.min(t, MAX_TIMEOUT) : DEFAULT_TIMEOUT, (c) =>
