@@ -106,16 +106,19 @@ export function jsonSizeBound(v: unknown, depth: number): number {
  * not kept. On the Node side an ext over `maxExtLength` characters of JSON or `maxExtDepth` levels is refused too:
  * it would be forwarded to every partner.
  */
+/** What {@link copyExt} copies instead of an ext nested deeper than `maxExtDepth` (Node side only). */
+const TOO_DEEP = {};
+
 function copyExt(v: unknown, limits: Required<EidLimits>): Record<string, unknown> | string {
   const plain = TAG ? 'must be an object' : 'must be a plain JSON object';
   try {
-    const flat = isObject(v) && FAST && copyFlat(v);
-    // Depth first, on the value as given: JSON.stringify of an ext nested thousands deep recurses until the stack
-    // overflows, milliseconds of CPU spent before the copy could be measured.
-    if (!TAG && !flat && isObject(v) && jsonSizeBound(v, limits.maxExtDepth) < 0) {
-      return `is nested deeper than ${limits.maxExtDepth} levels`;
-    }
-    const copy = isObject(v) ? flat || (JSON.parse(JSON.stringify(v)) as unknown) : 0;
+    // On the Node side the depth is checked first, on the value as given: JSON.stringify of an ext nested thousands
+    // deep recurses until the stack overflows, milliseconds of CPU spent before the copy could be measured.
+    const copy = isObject(v)
+      ? (FAST && copyFlat(v)) ||
+        (!TAG && jsonSizeBound(v, limits.maxExtDepth) < 0 ? TOO_DEEP : (JSON.parse(JSON.stringify(v)) as unknown))
+      : 0;
+    if (!TAG && copy === TOO_DEEP) return `is nested deeper than ${limits.maxExtDepth} levels`;
     if (!isObject(copy)) return plain;
     if (!TAG) {
       const bound = jsonSizeBound(copy, limits.maxExtDepth);
