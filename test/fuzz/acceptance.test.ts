@@ -16,9 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { buildBidRequest, parseAdCall } from '../../src/adserver/index.js';
 import { consentGet, hostileGet, hostilePost, KNOWN_BOMBS, MAX_GET_URL, SHORT_TC_BOMB } from './arbitraries.js';
 import type { RequestInput } from './arbitraries.js';
-import { gppHeader, tcString } from './bits.js';
-import type { TcFields } from './bits.js';
-import { bodyOf, newPolicy, PARTNERS, POLICY_CONFIG } from './entry-points.js';
+import { gppHeader, tcWith } from './bits.js';
+import { adCallInput, newPolicy, PARTNERS, POLICY_CONFIG } from './entry-points.js';
 import { cpuMs, describeInput, mark } from './harness.js';
 
 /** The budgets. */
@@ -26,30 +25,34 @@ const GET_BUDGET_MS = 1;
 const POST_FACTOR = 2;
 const POST_EXTRA_MS = 1;
 /** Most the heap may grow over a server's baseline while it receives bombs, after a full GC. */
-export const HEAP_BOUND_MB = 32;
+const HEAP_BOUND_MB = 32;
 const P100_BUDGET_MS = 100;
 
 const SAMPLES = Number(process.env.EIDKIT_FUZZ_RUNS) || 150;
 const SEED = Number(process.env.EIDKIT_FUZZ_SEED) || 20_211;
 const dist = fileURLToPath(new URL('../../dist/node/adserver/index.js', import.meta.url));
+const script = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 const lines: string[] = [];
 afterAll(() => console.log(lines.join('\n')));
 
-const tc = (over: Partial<TcFields>): string =>
-  tcString({
-    version: 2, created: 17_000_000_000, cmpId: 10, cmpVersion: 1, vendorListVersion: 100, policyVersion: 4, serviceSpecific: true,
-    specialFeatures: [], purposeConsents: Array(10).fill(true), purposeLI: [], vendorConsents: { maxId: 0, bits: [] },
-    vendorLI: { maxId: 0, bits: [] }, restrictions: [], segments: [], ...over,
-  });
-/** A valid TC string: consent for vendors 45 and 755, purposes 1 to 10. */
-const GOOD_TC = tc({ vendorConsents: { maxId: 755, ranges: [{ start: 45 }, { start: 755 }] } });
+const SOURCES = ['id5-sync.com', 'uidapi.com', 'pubcid.org', 'liveramp.com', 'criteo.com', 'adserver.org'];
 const TEN_EIDS = Buffer.from(
-  JSON.stringify(['id5-sync.com', 'uidapi.com', 'pubcid.org', 'liveramp.com', 'criteo.com', 'adserver.org', 'lotame.com', 'yahoo.com', 'intentiq.com', 'quantcast.com'].map((source, i) => ({ source, uids: [{ id: `user-${i}-abcdefghijklmnop`, atype: 1 }] }))),
+  JSON.stringify(
+    [...SOURCES, 'lotame.com', 'yahoo.com', 'intentiq.com', 'quantcast.com'].map((source, i) => ({
+      source,
+      uids: [{ id: `user-${i}-abcdefghijklmnop`, atype: 1 }],
+    })),
+  ),
 ).toString('base64');
+/** A valid TC string: consent for vendors 45 and 755, purposes 1 to 10. */
+const GOOD_TC = tcWith({ vendorConsents: { maxId: 755, ranges: [{ start: 45 }, { start: 755 }] } });
 /** An ordinary call from the tag: ten eids, GDPR applies with a valid TC string, US Privacy. */
-const NORMAL_URL = `/ac?nwid=1234&siteid=1&pgid=2&fmtid=3&gdpr=1&gdpr_consent=${GOOD_TC}&us_privacy=1YNN&eids=${TEN_EIDS}`;
+const NORMAL_URL = `/ac?nwid=1234&siteid=1&pgid=2&fmtid=3&gdpr=1&gdpr_consent=${GOOD_TC}&us_privacy=1YNN` +
+  `&eids=${TEN_EIDS}`;
 
 const getUrl = (q: string) => `/ac?nwid=1&eids=${TEN_EIDS}&${q}`.slice(0, MAX_GET_URL);
+const fullRange = { start: 1, end: 65_535 };
+
 /** The known bombs as GET calls within the 8,000-character URL limit. */
 const GET_BOMBS: RequestInput[] = [
   `gpp=${KNOWN_BOMBS.gppSectionRange}`,
@@ -63,24 +66,28 @@ const GET_BOMBS: RequestInput[] = [
   `gdpr_consent=${'%E0%80%AF'.repeat(800)}`,
 ].map((q) => ({ url: getUrl(q), method: 'GET' }));
 
+const list = (n: number, item: (i: number) => string) => Array.from({ length: n }, (_, i) => item(i)).join(',');
+const consentBody = { gdpr: 1, gdprConsent: KNOWN_BOMBS.tcVendorRanges, gpp: KNOWN_BOMBS.gppSectionRange };
+
 /** The known bombs as POST bodies within the 262,144-byte cap. */
 const POST_BOMBS: RequestInput[] = [
   '['.repeat(100_000) + ']'.repeat(100_000),
   `{"eids":[{"source":"id5-sync.com","uids":[{"id":"x","ext":${'{"a":'.repeat(40_000)}1${'}'.repeat(40_000)}}]}]}`,
-  `{"eids":[${Array.from({ length: 5_000 }, (_, i) => `{"source":"s${i}.com","uids":[{"id":"u${i}","atype":1}]}`).join(',')}]}`,
-  `{"eids":[{"source":"id5-sync.com","uids":[${Array.from({ length: 20_000 }, (_, i) => `{"id":"${i}"}`).join(',')}]}]}`,
-  `{"eids":[{"source":"id5-sync.com","inserter":"${'x'.repeat(250_000)}","uids":[{"id":"1","atype":1e308}],"mm":1e21}]}`,
-  `{"networkId":1,"formats":[${Array(10_000).fill('{"id":1,"tagId":"t"}').join(',')}]}`,
-  `{"id":"r","imp":[${Array(4_000).fill('{"id":"1","banner":{"format":[{"w":300,"h":250}]}}').join(',')}]}`,
-  `{"gdpr":1,"gdprConsent":"${KNOWN_BOMBS.tcVendorRanges}","gpp":"${KNOWN_BOMBS.gppSectionRange}","eids":[{"source":"a.com","uids":[{"id":"x"}]}]}`,
+  `{"eids":[${list(5_000, (i) => `{"source":"s${i}.com","uids":[{"id":"u${i}","atype":1}]}`)}]}`,
+  `{"eids":[{"source":"id5-sync.com","uids":[${list(20_000, (i) => `{"id":"${i}"}`)}]}]}`,
+  `{"eids":[{"source":"id5-sync.com","inserter":"${'x'.repeat(250_000)}",` +
+    '"uids":[{"id":"1","atype":1e308}],"mm":1e21}]}',
+  `{"networkId":1,"formats":[${list(10_000, () => '{"id":1,"tagId":"t"}')}]}`,
+  `{"id":"r","imp":[${list(4_000, () => '{"id":"1","banner":{"format":[{"w":300,"h":250}]}}')}]}`,
+  JSON.stringify({ ...consentBody, eids: [{ source: 'a.com', uids: [{ id: 'x' }] }] }),
 ].map((body) => ({ url: '/genericpost', method: 'POST', body }));
 
 /** CPU of parse + forwarding policy + a bid request per partner, with a fresh policy (no string decoded before). */
 function pathCpu(input: RequestInput): number {
   const policy = newPolicy();
-  const body = bodyOf(input.body, true);
+  const parseInput = adCallInput(input);
   const m = mark();
-  const call = parseAdCall({ url: input.url, method: input.method, headers: input.headers, body });
+  const call = parseAdCall(parseInput);
   for (const p of PARTNERS) buildBidRequest(call, p, { policy });
   return cpuMs(m);
 }
@@ -95,27 +102,39 @@ function bareParseCpu(text: string): number {
   return cpuMs(m);
 }
 
-const textOf = (body: RequestInput['body']) => (typeof body === 'string' ? body : body && 'base64' in body ? Buffer.from(body.base64, 'base64').toString() : '');
+function textOf(body: RequestInput['body']): string {
+  if (typeof body === 'string') return body;
+  return body && 'base64' in body ? Buffer.from(body.base64, 'base64').toString() : '';
+}
 const leastOf = (n: number, f: () => number) => Math.min(...Array.from({ length: n }, f));
 const ms = (v: number) => `${v.toFixed(3)} ms`;
 
 describe('CPU per call at the worst case found', () => {
-  test(`no GET ad call up to ${MAX_GET_URL} characters costs more than ${GET_BUDGET_MS} ms of CPU in parse + forwarding policy`, () => {
-    const candidates = [...GET_BOMBS, ...fc.sample(hostileGet(), { numRuns: SAMPLES, seed: SEED }), ...fc.sample(consentGet, { numRuns: SAMPLES, seed: SEED + 1 })];
+  test(`no GET ad call up to ${MAX_GET_URL} characters costs over ${GET_BUDGET_MS} ms of CPU in parse + policy`, () => {
+    const candidates = [
+      ...GET_BOMBS,
+      ...fc.sample(hostileGet(), { numRuns: SAMPLES, seed: SEED }),
+      ...fc.sample(consentGet, { numRuns: SAMPLES, seed: SEED + 1 }),
+    ];
     for (let i = 0; i < 200; i++) pathCpu({ url: NORMAL_URL }); // compiled before measuring
-    const once = candidates.map((input) => ({ input, cpu: pathCpu(input) }));
-    const worst = once
+    const worst = candidates
+      .map((input) => ({ input, cpu: pathCpu(input) }))
       .sort((a, b) => b.cpu - a.cpu)
       .slice(0, 12)
       .map(({ input }) => ({ input, cpu: leastOf(7, () => pathCpu(input)) }))
       .sort((a, b) => b.cpu - a.cpu)[0];
     const normal = leastOf(7, () => pathCpu({ url: NORMAL_URL }));
-    lines.push(`acceptance GET: ${candidates.length} calls, worst ${ms(worst.cpu)} CPU (budget ${GET_BUDGET_MS} ms; an ordinary call ${ms(normal)}): ${describeInput(worst.input)}`);
+    lines.push(
+      `acceptance GET: ${candidates.length} calls, worst ${ms(worst.cpu)} CPU (budget ${GET_BUDGET_MS} ms; ` +
+        `an ordinary call ${ms(normal)}): ${describeInput(worst.input)}`,
+    );
     expect(worst.cpu, describeInput(worst.input)).toBeLessThanOrEqual(GET_BUDGET_MS);
   }, 120_000);
 
   test(`no POST body costs more than ${POST_FACTOR}× a bare JSON.parse of it + ${POST_EXTRA_MS} ms`, () => {
-    const sampled = fc.sample(hostilePost, { numRuns: SAMPLES, seed: SEED + 2 }).filter((r) => typeof r.body === 'string' || (r.body && 'base64' in r.body));
+    const sampled = fc
+      .sample(hostilePost, { numRuns: SAMPLES, seed: SEED + 2 })
+      .filter((r) => typeof r.body === 'string' || (r.body && 'base64' in r.body));
     const candidates = [...POST_BOMBS, ...sampled];
     const excess = (input: RequestInput, n: number) => {
       const text = textOf(input.body);
@@ -135,15 +154,27 @@ describe('CPU per call at the worst case found', () => {
       .slice(0, 12)
       .map(({ input }) => excess(input, 7))
       .sort((a, b) => b.over - a.over)[0];
+    const budget = POST_FACTOR * worst.bare + POST_EXTRA_MS;
     lines.push(
-      `acceptance POST: ${candidates.length} bodies, worst ${ms(worst.full)} CPU against a bare JSON.parse of ${ms(worst.bare)} (budget ${POST_FACTOR}× + ${POST_EXTRA_MS} ms = ${ms(POST_FACTOR * worst.bare + POST_EXTRA_MS)}): ${describeInput(worst.input)}`,
+      `acceptance POST: ${candidates.length} bodies, worst ${ms(worst.full)} CPU against a bare JSON.parse of ` +
+        `${ms(worst.bare)} (budget ${POST_FACTOR}× + ${POST_EXTRA_MS} ms = ${ms(budget)}): ` +
+        describeInput(worst.input),
     );
     expect(worst.over, describeInput(worst.input)).toBeLessThanOrEqual(0);
   }, 120_000);
 });
 
-/** Runs a child node process to its end; its stdout, exit code and signal. */
-function runChild(args: string[], timeoutMs: number): Promise<{ out: string; err: string; code: number | null; signal: string | null; timedOut: boolean }> {
+/** What a child node process printed, and how it ended. */
+interface ChildEnd {
+  out: string;
+  err: string;
+  code: number | null;
+  signal: string | null;
+  timedOut: boolean;
+}
+
+/** Runs a child node process to its end. */
+function runChild(args: string[], timeoutMs: number): Promise<ChildEnd> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -162,15 +193,18 @@ function runChild(args: string[], timeoutMs: number): Promise<{ out: string; err
   });
 }
 
-/** `n` distinct bombs of each kind (distinct strings, so no cache can spare the decoding). */
+/** `n` distinct bombs of each kind (distinct strings, so no cache can spare the decoding), and the POST bombs. */
 function distinctBombs(n: number, from: number): RequestInput[] {
   const out: RequestInput[] = [];
+  const restriction = (p: number) => ({ purpose: 1 + (p % 24), type: p % 3, ranges: [fullRange] });
+  const restrictions = Array.from({ length: 100 }, (_, p) => restriction(p));
+  const vendorConsents = { maxId: 65_535, ranges: Array.from({ length: 600 }, () => fullRange) };
   for (let i = from; i < from + n; i++) {
-    const ranges = Array.from({ length: 600 }, () => ({ start: 1, end: 65_535 }));
+    const cmp = { cmpId: i % 4096, cmpVersion: i >> 12 };
     out.push(
       { url: getUrl(`gpp=${gppHeader([{ offset: 1 + (i % 40), span: 1_000_000 + i }])}~BAAAAAAA`) },
-      { url: getUrl(`gdpr=1&gdpr_consent=${tc({ cmpId: i % 4096, cmpVersion: i >> 12, vendorConsents: { maxId: 65_535, ranges } })}`) },
-      { url: getUrl(`gdpr=1&gdpr_consent=${tc({ cmpId: i % 4096, cmpVersion: i >> 12, restrictions: Array.from({ length: 100 }, (_, p) => ({ purpose: 1 + (p % 24), type: p % 3, ranges: [{ start: 1, end: 65_535 }] })) })}`) },
+      { url: getUrl(`gdpr=1&gdpr_consent=${tcWith({ ...cmp, vendorConsents })}`) },
+      { url: getUrl(`gdpr=1&gdpr_consent=${tcWith({ ...cmp, restrictions })}`) },
       { url: getUrl(`tgt=${i}&${'eids=%&'.repeat(1_000)}`) },
     );
   }
@@ -184,18 +218,26 @@ describe('a server process under bombs', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'eidkit-heap-')), 'job.json');
     const batches = [0, 1, 2].map((b) => distinctBombs(100, b * 100));
     writeFileSync(file, JSON.stringify({ policy: POLICY_CONFIG, partners: PARTNERS, batches }));
-    const r = await runChild(['--expose-gc', '--max-old-space-size=512', fileURLToPath(new URL('./heap-child.mjs', import.meta.url)), file], 60_000);
-    const fate = r.timedOut ? 'did not finish within 60 s' : `exited with code ${r.code}${r.signal ? `, signal ${r.signal}` : ''}: ${r.err.split('\n').slice(0, 4).join(' | ')}`;
+    const r = await runChild(['--expose-gc', '--max-old-space-size=512', script('./heap-child.mjs'), file], 60_000);
+    const stderr = r.err.split('\n').slice(0, 4).join(' | ');
+    const fate = r.timedOut ? 'did not finish in 60 s' : `exited with code ${r.code} (signal ${r.signal}): ${stderr}`;
     expect(r.code, fate).toBe(0);
-    const { baseline, after, calls, ms: took } = JSON.parse(r.out) as { baseline: number; after: number[]; calls: number; ms: number };
-    const growth = after.map((h) => (h - baseline) / 2 ** 20);
-    lines.push(`acceptance heap: ${calls} bomb calls in ${took} ms, heap growth after each third ${growth.map((g) => `${g.toFixed(1)} MB`).join(', ')} (bound ${HEAP_BOUND_MB} MB; baseline ${(baseline / 2 ** 20).toFixed(1)} MB)`);
-    for (const g of growth) expect(g).toBeLessThan(HEAP_BOUND_MB);
+    type HeapRun = { baseline: number; after: number[]; calls: number; ms: number };
+    const { baseline, after, calls, ms: took } = JSON.parse(r.out) as HeapRun;
+    const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+    const growth = after.map((h) => h - baseline);
+    lines.push(
+      `acceptance heap: ${calls} bomb calls in ${took} ms, heap growth after each third ` +
+        `${growth.map(mb).join(', ')} (bound ${HEAP_BOUND_MB} MB; baseline ${mb(baseline)})`,
+    );
+    for (const g of growth) expect(g / 2 ** 20).toBeLessThan(HEAP_BOUND_MB);
   }, 90_000);
 
   test(`a bomb sent beside 20 normal calls leaves their slowest answer under ${P100_BUDGET_MS} ms`, async () => {
     if (!existsSync(dist)) throw new Error('build first: npm run build');
-    const server: ChildProcess = spawn(process.execPath, [fileURLToPath(new URL('./bomb-server.mjs', import.meta.url)), JSON.stringify({ policy: POLICY_CONFIG, partners: PARTNERS })], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const job = JSON.stringify({ policy: POLICY_CONFIG, partners: PARTNERS });
+    const stdio = ['ignore', 'pipe', 'pipe'] as const;
+    const server: ChildProcess = spawn(process.execPath, [script('./bomb-server.mjs'), job], { stdio: [...stdio] });
     let stderr = '';
     server.stderr!.on('data', (d) => (stderr += d));
     const alive = () => server.exitCode === null && server.signalCode === null;
@@ -204,10 +246,13 @@ describe('a server process under bombs', () => {
         server.stdout!.once('data', (d) => resolve((JSON.parse(String(d).split('\n')[0]) as { port: number }).port));
         server.once('exit', (code) => reject(new Error(`the server ended before listening (${code}): ${stderr}`)));
       });
-      const send = (path: string, opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}) =>
+      type Options = { method?: string; headers?: Record<string, string>; body?: string | Buffer };
+      const send = (path: string, opts: Options = {}) =>
         new Promise<{ status: number; ms: number; text: string }>((resolve, reject) => {
           const t0 = performance.now();
-          const req = request({ host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: { cookie: 'pid=abc123', ...opts.headers }, agent: false }, (res) => {
+          const headers = { cookie: 'pid=abc123', ...opts.headers };
+          const method = opts.method ?? 'GET';
+          const req = request({ host: '127.0.0.1', port, path, method, headers, agent: false }, (res) => {
             let text = '';
             res.setEncoding('utf8');
             res.on('data', (d: string) => (text += d));
@@ -218,6 +263,8 @@ describe('a server process under bombs', () => {
           req.on('error', reject);
           req.end(opts.body);
         });
+      const json = { 'content-type': 'application/json' };
+      const post = (body: string | Buffer) => send('/genericpost', { method: 'POST', headers: json, body });
       for (let i = 0; i < 100; i++) await send(NORMAL_URL); // the server's code compiled, as in production
       // The same 20 calls alone first: the machine's own latency, measured in the same run.
       const alone = await Promise.all(Array.from({ length: 20 }, () => send(NORMAL_URL)));
@@ -226,21 +273,24 @@ describe('a server process under bombs', () => {
       const bombs = [
         ...GET_BOMBS.map((b) => send(b.url)),
         send(getUrl(''), { headers: { cookie: `${'a=b; '.repeat(1_500)}pid=x` } }),
-        ...POST_BOMBS.map((b) => send('/genericpost', { method: 'POST', headers: { 'content-type': 'application/json' }, body: b.body as string })),
-        send('/genericpost', { method: 'POST', body: Buffer.alloc(2 ** 21, 0x5b) }),
+        ...POST_BOMBS.map((b) => post(b.body as string)),
+        post(Buffer.alloc(2 ** 21, 0x5b)),
       ].map((p) => p.then((r) => r, () => undefined));
       const normal = await Promise.allSettled(Array.from({ length: 20 }, () => send(NORMAL_URL)));
       const bombed = await Promise.all(bombs);
-      const failed = normal.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
+      const failed = normal.filter((r) => r.status === 'rejected').map((r) => String(r.reason));
       await new Promise((r) => setTimeout(r, 200)); // a crash is seen by the exit event
       const burstCpu = alive() ? await send('/__cpu').then((r) => (Number(r.text) - cpuBefore) / 1000, () => NaN) : NaN;
-      expect(failed, `normal calls failed (server ${alive() ? 'alive' : `gone: ${server.exitCode ?? server.signalCode} ${stderr.trim().split('\n').slice(0, 3).join(' | ')}`})`).toEqual([]);
+      const gone = `gone: ${server.exitCode ?? server.signalCode} ${stderr.trim().split('\n').slice(0, 3).join(' | ')}`;
+      expect(failed, `normal calls failed (server ${alive() ? 'alive' : gone})`).toEqual([]);
       const times = normal.map((r) => (r as PromiseFulfilledResult<{ status: number; ms: number }>).value);
       const p100 = Math.max(...times.map((t) => t.ms));
       const median = (v: number[]) => v.sort((a, b) => a - b)[v.length >> 1];
       lines.push(
-        `acceptance HTTP: ${bombs.length} bombs beside 20 normal calls: normal p100 ${p100.toFixed(1)} ms (budget ${P100_BUDGET_MS} ms), median ${median(times.map((t) => t.ms)).toFixed(1)} ms; ` +
-          `the same 20 alone: p100 ${Math.max(...alone.map((t) => t.ms)).toFixed(1)} ms; server CPU for the burst ${burstCpu.toFixed(1)} ms`,
+        `acceptance HTTP: ${bombs.length} bombs beside 20 normal calls: normal p100 ${p100.toFixed(1)} ms ` +
+          `(budget ${P100_BUDGET_MS} ms), median ${median(times.map((t) => t.ms)).toFixed(1)} ms; the same 20 alone: ` +
+          `p100 ${Math.max(...alone.map((t) => t.ms)).toFixed(1)} ms; ` +
+          `server CPU for the burst ${burstCpu.toFixed(1)} ms`,
       );
       expect(times.every((t) => t.status === 200)).toBe(true);
       expect(bombed.every((b) => b !== undefined), 'every bomb is answered').toBe(true);

@@ -1,6 +1,7 @@
 // Bit-level writers of consent strings for the fuzz suite: TCF v2 TC strings and GPP strings built field by
 // field, so any value the formats can express (vendor 65,535, 4,095 ranges, a GPP section range to 10^9) can be
-// produced in a few characters, as an attacker would. Layouts: docs/ad-server.md "Fuzzing".
+// produced in a few characters, as an attacker would (docs/ad-server.md "Fuzzing"). Layouts: the TCF v2 core
+// segment and the GPP v1 header, most significant bit first, Base64url without padding.
 
 const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
@@ -139,6 +140,27 @@ export function tcCoreBits(f: TcFields): Bits {
 /** A TC string from its fields. */
 export function tcString(f: TcFields): string {
   return [tcCoreBits(f).base64url(), ...f.segments].join('.');
+}
+
+/** A TC string of a service-specific CMP with consent for purposes 1 to 10, and `fields` laid over it. */
+export function tcWith(fields: Partial<TcFields>): string {
+  return tcString({
+    version: 2,
+    created: 17_000_000_000,
+    cmpId: 10,
+    cmpVersion: 1,
+    vendorListVersion: 100,
+    policyVersion: 4,
+    serviceSpecific: true,
+    specialFeatures: [],
+    purposeConsents: Array<boolean>(10).fill(true),
+    purposeLI: [],
+    vendorConsents: { maxId: 0, bits: [] },
+    vendorLI: { maxId: 0, bits: [] },
+    restrictions: [],
+    segments: [],
+    ...fields,
+  });
 }
 
 /** One entry of a GPP section-id range: a single id or `start`..`end`, Fibonacci-coded as offsets. */

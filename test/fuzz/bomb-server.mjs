@@ -4,7 +4,12 @@
 // forwarding policy (consent enforced) → buildBidRequest per partner, serialised as sending them would.
 // argv[2]: JSON { policy, partners }. Prints `{"port": N}` once listening; the test ends it with a signal.
 import { createServer } from 'node:http';
-import { bidRequestsJson, buildBidRequest, createForwardingPolicy, parseIncomingMessage } from '../../dist/node/adserver/index.js';
+import {
+  bidRequestsJson,
+  buildBidRequest,
+  createForwardingPolicy,
+  parseIncomingMessage,
+} from '../../dist/node/adserver/index.js';
 
 const { policy: config, partners } = JSON.parse(process.argv[2]);
 const policy = createForwardingPolicy(config);
@@ -18,6 +23,7 @@ const server = createServer(async (req, res) => {
   const call = await parseIncomingMessage(req, { ip: req.socket.remoteAddress });
   const bodies = bidRequestsJson(partners.map((p) => buildBidRequest(call, p, { policy, tmax: 200 })));
   const bytes = bodies.reduce((n, b) => n + b.length, 0);
-  res.writeHead(200, { 'content-type': 'application/json' }).end(`{"ok":true,"eids":${call.eids.length},"bytes":${bytes}}`);
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(`{"ok":true,"eids":${call.eids.length},"bytes":${bytes}}`);
 });
 server.listen(0, '127.0.0.1', () => console.log(JSON.stringify({ port: server.address().port })));

@@ -17,8 +17,14 @@ const decodeText = fc.oneof(
   jsonBombText,
   hostileText,
 );
-const decodeInput = fc.record({ text: decodeText.filter((t) => t !== '-'), json: fc.boolean(), partners: fc.boolean() });
+// `-` alone reads stdin.
+const decodeInput = fc.record({
+  text: decodeText.filter((t) => t !== '-'),
+  json: fc.boolean(),
+  partners: fc.boolean(),
+});
 
 describe('eidkit decode on hostile input', () => {
-  test('ends with a documented exit code, terminal-safe text, parseable JSON, bounded CPU', () => fuzz('decode', 'any', decodeInput, 80), 60_000);
+  test('ends with a documented exit code, terminal-safe text, parseable JSON, bounded CPU', () =>
+    fuzz('decode', 'any', decodeInput, 80), 60_000);
 });

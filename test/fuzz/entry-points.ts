@@ -19,7 +19,14 @@ import {
   parseAdCallRequest,
   parseIncomingMessage,
 } from '../../src/adserver/index.js';
-import type { AdCall, AdCallInput, DemandPartner, ForwardingPolicy, ForwardingPolicyConfig, OrtbBidRequest } from '../../src/adserver/index.js';
+import type {
+  AdCall,
+  AdCallInput,
+  DemandPartner,
+  ForwardingPolicy,
+  ForwardingPolicyConfig,
+  OrtbBidRequest,
+} from '../../src/adserver/index.js';
 import { registerDecodeCommand } from '../../src/adserver/cli.js';
 import { runCli } from '../../src/cli/output.js';
 import { createDealApiSimulator, passwordRealmForm, DEMO_USERS } from '../../src/simulator/index.js';
@@ -28,7 +35,8 @@ import { composeTag, createTagApp, MODULES, parseNetworksConfig } from '../../sr
 import type { RequestInput } from './arbitraries.js';
 
 /** The caps every parsed call keeps (docs/ad-server.md "Caps"); caps added later are read by name when present. */
-const L = DEFAULT_LIMITS as typeof DEFAULT_LIMITS & Partial<Record<'maxIssues' | 'maxExtLength' | 'maxProvenanceLength', number>>;
+type LaterCaps = 'maxIssues' | 'maxExtLength' | 'maxProvenanceLength';
+const L = DEFAULT_LIMITS as typeof DEFAULT_LIMITS & Partial<Record<LaterCaps, number>>;
 /** Issues kept per call: the first `maxIssues` and one that counts the rest. */
 export const MAX_ISSUES = (L.maxIssues ?? 100) + 1;
 const MAX_INT32 = 2 ** 31 - 1;
@@ -67,6 +75,14 @@ const size = (input: unknown) => JSON.stringify(input)?.length ?? 0;
  */
 export const caseBudget = (input: unknown) => 25 + size(input) / 10_240;
 
+/** The input of parseAdCall for a request (a parsed object body stays an object). */
+export const adCallInput = (i: RequestInput): AdCallInput => ({
+  url: i.url,
+  method: i.method,
+  headers: i.headers,
+  body: bodyOf(i.body, true),
+});
+
 export function bodyOf(body: RequestInput['body'], parsedObjects: boolean): AdCallInput['body'] {
   if (body === undefined || typeof body === 'string') return body;
   if ('base64' in body) return new Uint8Array(Buffer.from(body.base64, 'base64'));
@@ -75,7 +91,8 @@ export function bodyOf(body: RequestInput['body'], parsedObjects: boolean): AdCa
 
 function bodyBytes(body: RequestInput['body']): Buffer | undefined {
   const b = bodyOf(body, false);
-  return b === undefined || b === null ? undefined : typeof b === 'string' ? Buffer.from(b) : Buffer.from(b as Uint8Array);
+  if (b === undefined || b === null) return undefined;
+  return typeof b === 'string' ? Buffer.from(b) : Buffer.from(b as Uint8Array);
 }
 
 function chunks(bytes: Buffer, size = 65_536): Buffer[] {
@@ -108,11 +125,13 @@ export function checkCall(call: AdCall): void {
   for (const k of ['pageId', 'target', 'userAgent', 'referer'] as const) {
     if (call[k] !== undefined) expect(call[k]!.length, k).toBeLessThanOrEqual(L.maxTextLength);
   }
-  for (const k of ['uid', 'pid'] as const) if (call[k] !== undefined) expect(call[k]!.length, k).toBeLessThanOrEqual(L.maxUserIdLength);
+  for (const k of ['uid', 'pid'] as const) expect(call[k]?.length ?? 0, k).toBeLessThanOrEqual(L.maxUserIdLength);
   expect(call.formats.length, 'formats').toBeLessThanOrEqual(L.maxFormats + 1);
   for (const s of strings(call.formats)) expect(s.length, 'format field').toBeLessThanOrEqual(L.maxTextLength);
   const c = call.consent;
-  for (const k of ['gdprConsent', 'gpp', 'addtlConsent'] as const) if (c[k] !== undefined) expect(c[k]!.length, k).toBeLessThanOrEqual(L.maxTextLength);
+  for (const k of ['gdprConsent', 'gpp', 'addtlConsent'] as const) {
+    expect(c[k]?.length ?? 0, k).toBeLessThanOrEqual(L.maxTextLength);
+  }
   if (c.usPrivacy !== undefined) expect(c.usPrivacy.length).toBeLessThanOrEqual(16);
   if (c.gppSid !== undefined) expect(c.gppSid.length).toBeLessThanOrEqual(64);
   expect(call.eids.length, 'eids').toBeLessThanOrEqual(L.maxEids);
@@ -121,12 +140,14 @@ export function checkCall(call: AdCall): void {
   for (const e of call.eids) {
     expect(e.source.length, 'source').toBeLessThanOrEqual(L.maxIdLength);
     expect(e.uids.length, 'uids').toBeLessThanOrEqual(L.maxUids);
-    for (const k of ['inserter', 'matcher'] as const) if (e[k] !== undefined) expect(e[k]!.length, k).toBeLessThanOrEqual(provenanceCap);
+    for (const k of ['inserter', 'matcher'] as const) expect(e[k]?.length ?? 0, k).toBeLessThanOrEqual(provenanceCap);
     if (e.mm !== undefined) expect(Number.isInteger(e.mm) && e.mm >= 0 && e.mm <= MAX_INT32, `mm ${e.mm}`).toBe(true);
     if (e.ext !== undefined) expect(JSON.stringify(e.ext).length, 'eid ext').toBeLessThanOrEqual(extCap);
     for (const u of e.uids) {
       expect(u.id.length, 'uid id').toBeLessThanOrEqual(L.maxIdLength);
-      if (u.atype !== undefined) expect(Number.isInteger(u.atype) && u.atype > 0 && u.atype <= MAX_INT32, `atype ${u.atype}`).toBe(true);
+      const atype = u.atype;
+      const int32 = atype === undefined || (Number.isInteger(atype) && atype > 0 && atype <= MAX_INT32);
+      expect(int32, `atype ${atype}`).toBe(true);
       if (u.ext !== undefined) expect(JSON.stringify(u.ext).length, 'uid ext').toBeLessThanOrEqual(extCap);
     }
   }
@@ -157,7 +178,8 @@ let partnersFile: string | undefined;
 const partnersPath = () => {
   if (!partnersFile) {
     partnersFile = join(mkdtempSync(join(tmpdir(), 'eidkit-fuzz-')), 'partners.json');
-    writeFileSync(partnersFile, JSON.stringify({ partners: PARTNERS, permissions: [{ source: 'id5-sync.com', partners: ['dsp-a'] }] }));
+    const permissions = [{ source: 'id5-sync.com', partners: ['dsp-a'] }];
+    writeFileSync(partnersFile, JSON.stringify({ partners: PARTNERS, permissions }));
   }
   return partnersFile;
 };
@@ -225,7 +247,9 @@ export interface TagInput {
   headers: Record<string, string>;
 }
 
-const tagConfig = parseNetworksConfig({ networks: { '4321': { modules: [...MODULES] }, '2345': { modules: ['prebid'] } } });
+const tagConfig = parseNetworksConfig({
+  networks: { '4321': { modules: [...MODULES] }, '2345': { modules: ['prebid'] } },
+});
 let tagApp: ReturnType<typeof createTagApp> | undefined;
 
 /** A response reduced to what the checks need. */
@@ -242,8 +266,8 @@ async function answer(make: () => Promise<Response>): Promise<Answer> {
   try {
     res = await make();
   } catch (e) {
-    if (e instanceof TypeError) return { status: 0, headers: new Headers(), body: Buffer.alloc(0), unsendable: e.message };
-    throw e;
+    if (!(e instanceof TypeError)) throw e;
+    return { status: 0, headers: new Headers(), body: Buffer.alloc(0), unsendable: e.message };
   }
   return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
 }
@@ -261,7 +285,7 @@ const entry = <I, C, O>(e: EntryPoint<I, C, O>) => e;
 /** Every entry point the suite drives, by name (the corpus files name them). */
 export const ENTRY_POINTS = {
   parseAdCall: entry({
-    run: (i: RequestInput) => parseAdCall({ url: i.url, method: i.method, headers: i.headers, body: bodyOf(i.body, true) }),
+    run: (i: RequestInput) => parseAdCall(adCallInput(i)),
     check: (_i, call: AdCall) => checkCall(call),
     budgetMs: caseBudget,
   }),
@@ -284,7 +308,8 @@ export const ENTRY_POINTS = {
     prepare: (i: RequestInput) => {
       const bytes = bodyBytes(i.body);
       const parts = bytes ? chunks(bytes, i.chunk) : [];
-      const body = i.method === 'POST' ? new ReadableStream({ pull: (c) => (parts.length ? c.enqueue(parts.shift()!) : c.close()) }) : undefined;
+      const pull = (c: ReadableStreamDefaultController) => (parts.length ? c.enqueue(parts.shift()!) : c.close());
+      const body = i.method === 'POST' ? new ReadableStream({ pull }) : undefined;
       try {
         const url = new URL(i.url, 'http://ads.example');
         return new Request(url, { method: i.method ?? 'GET', headers: i.headers, body, duplex: 'half' } as RequestInit);
@@ -299,7 +324,7 @@ export const ENTRY_POINTS = {
   forwarding: entry({
     prepare: () => newPolicy(),
     run: (i: RequestInput, policy: ForwardingPolicy): Forwarded => {
-      const call = parseAdCall({ url: i.url, method: i.method, headers: i.headers, body: bodyOf(i.body, true) });
+      const call = parseAdCall(adCallInput(i));
       const requests = PARTNERS.map((p) => buildBidRequest(call, p, { policy }));
       return { call, requests, explanation: explainForwarding(call, PARTNERS, policy) };
     },
@@ -321,7 +346,8 @@ export const ENTRY_POINTS = {
   simulator: entry({
     prepare: () => sim(),
     run: (i: SimulatorInput, s: Awaited<ReturnType<typeof sim>>) => {
-      const auth = { user: `Bearer ${s.token}`, access: `Bearer ${s.access}`, none: undefined, garbage: `Bearer ${i.path}` }[i.auth];
+      const tokens = { user: s.token, access: s.access, none: undefined, garbage: i.path };
+      const auth = tokens[i.auth] === undefined ? undefined : `Bearer ${tokens[i.auth]}`;
       const headers = { ...i.headers, ...(auth ? { authorization: auth } : {}) };
       return answer(() => s.sim.fetch(i.path, { method: i.method, headers, body: i.body }));
     },
@@ -329,7 +355,8 @@ export const ENTRY_POINTS = {
       if (a.unsendable) return;
       expect(a.status, `no unhandled error: ${a.body.toString().slice(0, 200)}`).not.toBe(500);
       expect([200, 201, 204, 400, 401, 403, 404, 405, 409, 413, 415, 422, 429]).toContain(a.status);
-      if ((a.headers.get('content-type') ?? '').includes('json') && a.body.length) expect(() => JSON.parse(a.body.toString())).not.toThrow();
+      const json = (a.headers.get('content-type') ?? '').includes('json') && a.body.length > 0;
+      if (json) expect(() => JSON.parse(a.body.toString())).not.toThrow();
     },
     budgetMs: (i) => 50 + size(i) / 10_240,
   }),
@@ -347,10 +374,11 @@ export const ENTRY_POINTS = {
       const m = /^\/tag\/(\d{1,12}|default)\/sas(\.debug)?\.js$/.exec(path);
       expect(m, `200 for ${path}`).not.toBeNull();
       const enc = a.headers.get('content-encoding');
-      const text = (enc === 'br' ? brotliDecompressSync(a.body) : enc === 'gzip' ? gunzipSync(a.body) : a.body).toString();
+      const bytes = enc === 'br' ? brotliDecompressSync(a.body) : enc === 'gzip' ? gunzipSync(a.body) : a.body;
       // The network a path names is its number: /tag/04321/ is network 4321's script, or not found.
       const network = m![1] === 'default' ? 'default' : String(Number(m![1]));
-      expect(text === composeTag(network, tagConfig, { debug: !!m![2] }), `the script of network ${network}`).toBe(true);
+      const expected = composeTag(network, tagConfig, { debug: !!m![2] });
+      expect(bytes.toString() === expected, `the script of network ${network}`).toBe(true);
     },
     budgetMs: (i) => 50 + size(i) / 10_240,
   }),

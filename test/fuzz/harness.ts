@@ -51,7 +51,9 @@ const worst = new Map<EntryName, Worst>();
 
 /** A short printable description of an input (lengths instead of long strings, no raw control characters). */
 export function describeInput(input: unknown): string {
-  const text = JSON.stringify(input, (_k, v: unknown) => (typeof v === 'string' && v.length > 60 ? `${v.slice(0, 40)}…(${v.length} chars)` : v)) ?? String(input);
+  const cut = (_k: string, v: unknown) =>
+    typeof v === 'string' && v.length > 60 ? `${v.slice(0, 40)}…(${v.length} chars)` : v;
+  const text = JSON.stringify(input, cut) ?? String(input);
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
@@ -65,7 +67,7 @@ function record(entry: EntryName, ms: number, input: unknown): void {
   worst.set(entry, w);
 }
 
-/** Runs one case of an entry point: timed (re-measured up to twice when over budget, the least counts), then checked. */
+/** Runs one case of an entry point: timed (re-measured up to twice when over budget, the least counting), checked. */
 export async function runCase(entry: EntryName, input: unknown): Promise<number> {
   const ep = ENTRY_POINTS[entry];
   const budget = ep.budgetMs(input as never);
@@ -80,7 +82,7 @@ export async function runCase(entry: EntryName, input: unknown): Promise<number>
   }
   record(entry, best, input);
   ep.check(input as never, output as never);
-  if (best > budget) throw new Error(`${entry}: ${best.toFixed(2)} ms of CPU, over its budget of ${budget.toFixed(2)} ms`);
+  if (best > budget) throw new Error(`${entry}: ${best.toFixed(2)} ms of CPU, over its ${budget.toFixed(2)} ms budget`);
   return best;
 }
 
@@ -95,7 +97,8 @@ export function saveCase(entry: EntryName, property: string, seed: number, input
   const json = JSON.stringify(input);
   const name = `${entry}-${createHash('sha256').update(json).digest('hex').slice(0, 12)}.json`;
   mkdirSync(CORPUS_DIR, { recursive: true });
-  writeFileSync(join(CORPUS_DIR, name), JSON.stringify({ entry, property, seed, error: error.slice(0, 500), input }, null, 1) + '\n');
+  const saved = { entry, property, seed, error: error.slice(0, 500), input };
+  writeFileSync(join(CORPUS_DIR, name), JSON.stringify(saved, null, 1) + '\n');
   return name;
 }
 
@@ -115,7 +118,8 @@ export function loadCorpus(): CorpusCase[] {
   } catch {
     return [];
   }
-  return files.map((file) => ({ file, ...(JSON.parse(readFileSync(join(CORPUS_DIR, file), 'utf8')) as Omit<CorpusCase, 'file'>) }));
+  const read = (file: string) => JSON.parse(readFileSync(join(CORPUS_DIR, file), 'utf8')) as Omit<CorpusCase, 'file'>;
+  return files.map((file) => ({ file, ...read(file) }));
 }
 
 /**
@@ -139,15 +143,22 @@ export async function fuzz<I>(entry: EntryName, property: string, arb: fc.Arbitr
     },
   );
   const w = worst.get(entry);
-  const line = { entry, property, seed, runs: details.numRuns, ms: Math.round(performance.now() - started), failed: details.failed };
+  const ms = Math.round(performance.now() - started);
+  const line = { entry, property, seed, runs: details.numRuns, ms, failed: details.failed };
   w?.seeds.push({ property, seed, runs: details.numRuns });
   console.log(`fuzz ${entry} / ${property}: seed ${seed}, ${details.numRuns} cases${details.failed ? ', FAILED' : ''}`);
-  if (env.EIDKIT_FUZZ_REPORT) appendFileSync(env.EIDKIT_FUZZ_REPORT, JSON.stringify({ ...line, worstMs: w?.worstMs, worstInput: w?.worstInput }) + '\n');
+  if (env.EIDKIT_FUZZ_REPORT) {
+    const worstCase = { worstMs: w?.worstMs, worstInput: w?.worstInput };
+    appendFileSync(env.EIDKIT_FUZZ_REPORT, JSON.stringify({ ...line, ...worstCase }) + '\n');
+  }
   if (details.failed) {
     const input = details.counterexample?.[0];
-    const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
-    const saved = env.EIDKIT_FUZZ_SAVE === '1' ? ` (saved as test/fuzz/corpus/${saveCase(entry, property, seed, input, error)})` : '';
-    throw new Error(`${entry} / ${property} failed (seed ${seed}, path ${details.counterexamplePath})${saved}: ${error}\ninput: ${describeInput(input)}`);
+    const cause = details.errorInstance;
+    const error = cause instanceof Error ? cause.message : String(cause);
+    const file = env.EIDKIT_FUZZ_SAVE === '1' ? saveCase(entry, property, seed, input, error) : undefined;
+    const saved = file ? ` (saved as test/fuzz/corpus/${file})` : '';
+    const where = `seed ${seed}, path ${details.counterexamplePath}`;
+    throw new Error(`${entry} / ${property} failed (${where})${saved}: ${error}\ninput: ${describeInput(input)}`);
   }
 }
 

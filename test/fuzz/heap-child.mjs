@@ -1,10 +1,16 @@
 #!/usr/bin/env node
 // The heap bound of the fuzz suite (a child of test/fuzz/acceptance.test.ts, run with --expose-gc on the built
 // package): one long-lived forwarding policy, as a server keeps, receives batches of distinct bombs; the heap after
-// a full GC is measured before and after each batch. argv[2]: a JSON file { policy, partners, batches: [[input…]…] }.
+// a full GC is measured before and after each batch.
+// argv[2]: a JSON file { policy, partners, batches: [[input…]…] }.
 // Prints one JSON line { baseline, after: [heapUsed…], calls, ms }.
 import { readFileSync } from 'node:fs';
-import { buildBidRequest, bidRequestsJson, createForwardingPolicy, parseAdCall } from '../../dist/node/adserver/index.js';
+import {
+  bidRequestsJson,
+  buildBidRequest,
+  createForwardingPolicy,
+  parseAdCall,
+} from '../../dist/node/adserver/index.js';
 
 const job = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const policy = createForwardingPolicy(job.policy);
@@ -13,7 +19,10 @@ const heap = () => {
   globalThis.gc();
   return process.memoryUsage().heapUsed;
 };
-const body = (b) => (b === undefined || typeof b === 'string' ? b : 'base64' in b ? Buffer.from(b.base64, 'base64') : b.json);
+const body = (b) => {
+  if (b === undefined || typeof b === 'string') return b;
+  return 'base64' in b ? Buffer.from(b.base64, 'base64') : b.json;
+};
 
 const run = (input) => {
   const call = parseAdCall({ url: input.url, method: input.method, headers: input.headers, body: body(input.body) });
