@@ -64,28 +64,10 @@ declare const __SAS_TAG__: unknown;
 const TAG = typeof __SAS_TAG__ !== 'undefined';
 const FAST = !TAG;
 
-/**
- * Deepest `ext` nesting the ad server keeps. JSON.parse reads any depth, but JSON.stringify overflows the stack
- * some thousands of levels down, and getting there costs milliseconds: a 250 KB body of `{"a":{"a":…}}` cost more
- * than twice its JSON.parse (docs/ad-server.md "Fuzzing"). Real ext objects nest two or three levels.
- */
-const MAX_EXT_DEPTH = 64;
-
-/** True when a value nests objects or arrays deeper than `depth` levels; never looks below that. */
-function deeperThan(v: unknown, depth: number): boolean {
-  if (typeof v !== 'object' || v === null) return false;
-  if (depth === 0) return true;
-  for (const k in v) if (deeperThan((v as Record<string, unknown>)[k], depth - 1)) return true;
-  return false;
-}
-
-/** A JSON-safe deep copy of a plain object (rejects cycles, functions, getters that throw, too deep nesting). */
+/** A JSON-safe deep copy of a plain object (rejects cycles, functions, getters that throw). */
 function copyExt(v: unknown): Record<string, unknown> | undefined {
   try {
-    // A flat ext (most) copies at once; a nested one is measured before the JSON round trip.
-    const copy = isObject(v)
-      ? (FAST && copyFlat(v)) || (FAST && deeperThan(v, MAX_EXT_DEPTH) ? 0 : (JSON.parse(JSON.stringify(v)) as unknown))
-      : 0;
+    const copy = isObject(v) ? (FAST && copyFlat(v)) || (JSON.parse(JSON.stringify(v)) as unknown) : 0;
     return isObject(copy) ? copy : undefined;
   } catch {
     return undefined;

@@ -266,37 +266,43 @@ describe('a server process under bombs', () => {
       const json = { 'content-type': 'application/json' };
       const post = (body: string | Buffer) => send('/genericpost', { method: 'POST', headers: json, body });
       for (let i = 0; i < 100; i++) await send(NORMAL_URL); // the server's code compiled, as in production
+      const twenty = () => Promise.allSettled(Array.from({ length: 20 }, () => send(NORMAL_URL)));
+      const cpu = async () => Number((await send('/__cpu')).text) / 1000;
       // The same 20 calls alone first: the machine's own latency, measured in the same run.
-      const alone = await Promise.all(Array.from({ length: 20 }, () => send(NORMAL_URL)));
-      const cpuBefore = Number((await send('/__cpu')).text);
-      // Settled at once, so that a refused bomb is a result, not an unhandled rejection.
-      const bombs = [
-        ...GET_BOMBS.map((b) => send(b.url)),
-        send(getUrl(''), { headers: { cookie: `${'a=b; '.repeat(1_500)}pid=x` } }),
-        ...POST_BOMBS.map((b) => post(b.body as string)),
-        post(Buffer.alloc(2 ** 21, 0x5b)),
-      ].map((p) => p.then((r) => r, () => undefined));
-      const normal = await Promise.allSettled(Array.from({ length: 20 }, () => send(NORMAL_URL)));
-      const bombed = await Promise.all(bombs);
-      const failed = normal.filter((r) => r.status === 'rejected').map((r) => String(r.reason));
-      await new Promise((r) => setTimeout(r, 200)); // a crash is seen by the exit event
-      const burstCpu = alive() ? await send('/__cpu').then((r) => (Number(r.text) - cpuBefore) / 1000, () => NaN) : NaN;
-      const gone = `gone: ${server.exitCode ?? server.signalCode} ${stderr.trim().split('\n').slice(0, 3).join(' | ')}`;
-      expect(failed, `normal calls failed (server ${alive() ? 'alive' : gone})`).toEqual([]);
-      const times = normal.map((r) => (r as PromiseFulfilledResult<{ status: number; ms: number }>).value);
-      const p100 = Math.max(...times.map((t) => t.ms));
-      const median = (v: number[]) => v.sort((a, b) => a - b)[v.length >> 1];
+      const aloneTimes = await Promise.all(Array.from({ length: 20 }, () => send(NORMAL_URL)));
+      const alone = Math.max(...aloneTimes.map((t) => t.ms));
+      const bombs: Array<[string, () => Promise<unknown>]> = [
+        ...GET_BOMBS.map((b): [string, () => Promise<unknown>] => [b.url, () => send(b.url)]),
+        ['a Cookie of 1,500 pairs', () => send(getUrl(''), { headers: { cookie: `${'a=b; '.repeat(1_500)}pid=x` } })],
+        ...POST_BOMBS.map((b): [string, () => Promise<unknown>] => [b.body as string, () => post(b.body as string)]),
+        ['a 2 MB body', () => post(Buffer.alloc(2 ** 21, 0x5b))],
+      ];
+      let worst = { p100: 0, bomb: '', cpu: 0 };
+      for (const [name, bomb] of bombs) {
+        const before = await cpu();
+        // Settled at once, so that a refused bomb is a result, not an unhandled rejection.
+        const bombed = bomb().then(() => true, () => false);
+        const normal = await twenty();
+        const answered = await bombed;
+        const failed = normal.filter((r) => r.status === 'rejected').map((r) => String(r.reason));
+        await new Promise((r) => setTimeout(r, failed.length ? 200 : 0)); // a crash is seen by the exit event
+        const why = stderr.trim().split('\n').slice(0, 3).join(' | ');
+        const gone = `gone: ${server.exitCode ?? server.signalCode} ${why}`;
+        const bombText = describeInput(name);
+        expect(failed, `normal calls beside ${bombText} failed (server ${alive() ? 'alive' : gone})`).toEqual([]);
+        expect(answered, `${bombText} is answered`).toBe(true);
+        const times = normal.map((r) => (r as PromiseFulfilledResult<{ status: number; ms: number }>).value);
+        expect(times.every((t) => t.status === 200)).toBe(true);
+        const p100 = Math.max(...times.map((t) => t.ms));
+        if (p100 > worst.p100) worst = { p100, bomb: bombText, cpu: (await cpu()) - before };
+      }
       lines.push(
-        `acceptance HTTP: ${bombs.length} bombs beside 20 normal calls: normal p100 ${p100.toFixed(1)} ms ` +
-          `(budget ${P100_BUDGET_MS} ms), median ${median(times.map((t) => t.ms)).toFixed(1)} ms; the same 20 alone: ` +
-          `p100 ${Math.max(...alone.map((t) => t.ms)).toFixed(1)} ms; ` +
-          `server CPU for the burst ${burstCpu.toFixed(1)} ms`,
+        `acceptance HTTP: ${bombs.length} bombs, each beside 20 normal calls: worst p100 ${worst.p100.toFixed(1)} ms ` +
+          `(budget ${P100_BUDGET_MS} ms; the 20 calls alone ${alone.toFixed(1)} ms; server CPU for that round ` +
+          `${worst.cpu.toFixed(1)} ms), beside ${worst.bomb}`,
       );
-      expect(times.every((t) => t.status === 200)).toBe(true);
-      expect(bombed.every((b) => b !== undefined), 'every bomb is answered').toBe(true);
       expect(alive(), 'the server is still running').toBe(true);
-      expect((await send(NORMAL_URL)).status).toBe(200);
-      expect(p100).toBeLessThan(P100_BUDGET_MS);
+      expect(worst.p100, worst.bomb).toBeLessThan(P100_BUDGET_MS);
     } finally {
       server.kill('SIGTERM');
     }

@@ -141,12 +141,13 @@ export function checkCall(call: AdCall): void {
     expect(e.source.length, 'source').toBeLessThanOrEqual(L.maxIdLength);
     expect(e.uids.length, 'uids').toBeLessThanOrEqual(L.maxUids);
     for (const k of ['inserter', 'matcher'] as const) expect(e[k]?.length ?? 0, k).toBeLessThanOrEqual(provenanceCap);
+    // OpenRTB integers are 32-bit: a larger one reaches a bid request as `1e+21`, which strict decoders refuse.
     if (e.mm !== undefined) expect(Number.isInteger(e.mm) && e.mm >= 0 && e.mm <= MAX_INT32, `mm ${e.mm}`).toBe(true);
     if (e.ext !== undefined) expect(JSON.stringify(e.ext).length, 'eid ext').toBeLessThanOrEqual(extCap);
     for (const u of e.uids) {
       expect(u.id.length, 'uid id').toBeLessThanOrEqual(L.maxIdLength);
       const atype = u.atype;
-      const int32 = atype === undefined || (Number.isInteger(atype) && atype > 0 && atype <= MAX_INT32);
+      const int32 = atype === undefined || (Number.isInteger(atype) && atype >= -MAX_INT32 - 1 && atype <= MAX_INT32);
       expect(int32, `atype ${atype}`).toBe(true);
       if (u.ext !== undefined) expect(JSON.stringify(u.ext).length, 'uid ext').toBeLessThanOrEqual(extCap);
     }
