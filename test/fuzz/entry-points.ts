@@ -371,7 +371,13 @@ export const ENTRY_POINTS = {
       if (a.unsendable) return;
       expect([200, 304, 404]).toContain(a.status);
       if (a.status !== 200 || i.method === 'HEAD') return;
-      const path = new URL(`http://tags.example${i.path}`).pathname;
+      // A percent-escaped digit is the digit (RFC 3986 §6.2.2.2): /tag/%34321/ is /tag/4321/.
+      let path = new URL(`http://tags.example${i.path}`).pathname;
+      try {
+        path = decodeURIComponent(path);
+      } catch {
+        // left as sent
+      }
       const m = /^\/tag\/(\d{1,12}|default)\/sas(\.debug)?\.js$/.exec(path);
       expect(m, `200 for ${path}`).not.toBeNull();
       const enc = a.headers.get('content-encoding');
