@@ -107,7 +107,9 @@ interface GppView {
 function decodeGpp(gpp: string): GppView {
   // Our header reader first: the library would expand absurd section-id ranges id by id (gpp-header.ts).
   const header = readGppHeader(gpp);
-  if (header && 'problem' in header) return { optOuts: [], problem: `the GPP string could not be used (${header.problem})` };
+  if (header && 'problem' in header) {
+    return { optOuts: [], problem: `the GPP string could not be used (${header.problem})` };
+  }
   try {
     const model = new GppModel(gpp);
     const optOuts: GppView['optOuts'] = [];
@@ -120,7 +122,8 @@ function decodeGpp(gpp: string): GppView {
         continue;
       }
       for (const field of US_FIELDS) {
-        if (model.hasField(section, field) && model.getFieldValue(section, field) === 1) optOuts.push({ sid, section, field });
+        const optedOut = model.hasField(section, field) && model.getFieldValue(section, field) === 1;
+        if (optedOut) optOuts.push({ sid, section, field });
       }
     }
     const view: GppView = { optOuts };
@@ -160,14 +163,17 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
     const gpp = c.gpp ? gppCache.get(c.gpp, decodeGpp) : undefined;
     // GPP's EU TCF section (id 2) stands in for a missing gdpr_consent where the call says it applies.
     const tcString = c.gdprConsent ?? (!c.gppSid || c.gppSid.includes(2) ? gpp?.tcString : undefined);
-    const gdprApplies =
-      c.gdpr !== undefined ? c.gdpr === 1 : gdprDefault === 'applies' || (gdprDefault === 'when-tc-string' && !!tcString);
+    const byDefault = gdprDefault === 'applies' || (gdprDefault === 'when-tc-string' && !!tcString);
+    const gdprApplies = c.gdpr !== undefined ? c.gdpr === 1 : byDefault;
     const out: DecodedConsent = { gdprApplies, usOptOuts: [] };
     if (gdprApplies) {
-      out.tcf = tcString ? tcfCache.get(tcString, decodeTcf) : { problem: 'GDPR applies and the call carries no TC string' };
+      const missing = { problem: 'GDPR applies and the call carries no TC string' };
+      out.tcf = tcString ? tcfCache.get(tcString, decodeTcf) : missing;
     }
     // US Privacy: the third character is the opt-out of sale (`1YYN`).
-    if (c.usPrivacy && c.usPrivacy.charAt(2).toUpperCase() === 'Y') out.usOptOuts.push({ section: 'usp', field: 'us_privacy' });
+    if (c.usPrivacy && c.usPrivacy.charAt(2).toUpperCase() === 'Y') {
+      out.usOptOuts.push({ section: 'usp', field: 'us_privacy' });
+    }
     if (gpp && (gpp.optOuts.length || gpp.problem)) {
       // Only the sections the call says apply count (gpp_sid); without gpp_sid, every US section in the string.
       const applies = (sid: number) => !c.gppSid || c.gppSid.includes(sid);
@@ -238,7 +244,8 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
       const tcf = consent.tcf;
       if (!tcf || 'problem' in tcf) return { code: 'gdpr', message: `GDPR applies: ${tcf?.problem ?? 'no TC string'}` };
       if (vendorId === undefined) {
-        return { code: 'gdpr', message: 'GDPR applies and the partner has no gvlVendorId: no legal basis can be shown' };
+        const message = 'GDPR applies and the partner has no gvlVendorId: no legal basis can be shown';
+        return { code: 'gdpr', message };
       }
       const verdict = verdictOf(tcf, vendorId);
       if (verdict) return gdprRefusal(vendorId, verdict);
@@ -249,7 +256,9 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
         ? { code: 'usp', message: 'US Privacy string signals an opt-out of sale (us_privacy third character Y)' }
         : { code: 'gpp', message: `GPP section ${opt.section} signals ${opt.field}` };
     }
-    if (consent.gppProblem) return { code: 'gpp', message: `${consent.gppProblem}; its US sections may hold an opt-out` };
+    if (consent.gppProblem) {
+      return { code: 'gpp', message: `${consent.gppProblem}; its US sections may hold an opt-out` };
+    }
     return undefined;
   }
 

@@ -49,7 +49,9 @@ export class Bits {
 }
 
 /** A vendor vector: range-encoded entries (`[id]` or `[from, to]`), or a bitfield of `maxId` bits. */
-export type VendorVector = { maxId?: number; ranges: Array<[number] | [number, number]>; numEntries?: number } | { bitfield: boolean[] };
+export type VendorVector =
+  | { maxId?: number; ranges: Array<[number] | [number, number]>; numEntries?: number }
+  | { bitfield: boolean[] };
 
 /** One publisher restriction: purpose, type (0 not allowed, 1 consent only, 2 legitimate interest only), entries. */
 export interface Restriction {
@@ -87,7 +89,8 @@ export interface CoreFields {
   numRestrictions?: number;
 }
 
-const bitsOf = (ids: number[] | undefined, n: number) => Array.from({ length: n }, (_, i) => (ids ?? []).includes(i + 1));
+const bitsOf = (ids: number[] | undefined, n: number) =>
+  Array.from({ length: n }, (_, i) => (ids ?? []).includes(i + 1));
 
 /** A TC string's core segment (TCF v2 field order), as Base64url. */
 export function tcCore(f: CoreFields = {}): string {

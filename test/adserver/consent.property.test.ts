@@ -20,11 +20,21 @@ const GPP_RUNS = Math.ceil(RUNS / 2);
 // A vendor list of 60 vendors with ids spread to 1,400 (the real list's range), each with its own purposes, so
 // the encoder writes bitfields and ranges, and publisher restrictions of every type.
 const template = Object.values(vendorList.vendors)[0] as Record<string, unknown>;
-const VENDOR_IDS = [...Array.from({ length: 50 }, (_, i) => 1 + i * 3 + (i % 2)), 700, 701, 702, 1000, 1199, 1200, 1350, 1398, 1399, 1400];
+const VENDOR_IDS = [
+  ...Array.from({ length: 50 }, (_, i) => 1 + i * 3 + (i % 2)),
+  ...[700, 701, 702, 1000, 1199, 1200, 1350, 1398, 1399, 1400],
+];
 const vendors = Object.fromEntries(
   VENDOR_IDS.map((id, i) => [
     id,
-    { ...template, id, name: `Vendor ${id}`, purposes: [1, 2, 3, 4, 7, 9].filter((_, j) => (i + j) % 3), legIntPurposes: [2, 7, 8, 10].filter((_, j) => (i + j) % 2), flexiblePurposes: i % 2 ? [2, 7] : [] },
+    {
+      ...template,
+      id,
+      name: `Vendor ${id}`,
+      purposes: [1, 2, 3, 4, 7, 9].filter((_, j) => (i + j) % 3),
+      legIntPurposes: [2, 7, 8, 10].filter((_, j) => (i + j) % 2),
+      flexiblePurposes: i % 2 ? [2, 7] : [],
+    },
   ]),
 );
 const gvl = new GVL({ ...vendorList, vendors });
@@ -35,14 +45,19 @@ const ids = (max: number) => fc.uniqueArray(fc.integer({ min: 1, max }), { maxLe
 /** Vendor sets that encode both ways: scattered ids (bitfields) and runs of the list (ranges). */
 const vendorSet = fc.oneof(
   fc.subarray(VENDOR_IDS),
-  fc.array(fc.tuple(fc.nat(VENDOR_IDS.length - 1), fc.nat(20)), { maxLength: 4 }).map((runs) => runs.flatMap(([i, n]) => VENDOR_IDS.slice(i, i + n))),
+  fc
+    .array(fc.tuple(fc.nat(VENDOR_IDS.length - 1), fc.nat(20)), { maxLength: 4 })
+    .map((runs) => runs.flatMap(([i, n]) => VENDOR_IDS.slice(i, i + n))),
 );
 const tcModelArb = fc.record({
   purposeConsents: ids(11),
   purposeLI: ids(11),
   vendorConsents: vendorSet,
   vendorLI: vendorSet,
-  restrictions: fc.array(fc.record({ purpose: fc.integer({ min: 1, max: 11 }), type: fc.constantFrom(0, 1, 2), vendors: vendorSet }), { maxLength: 5 }),
+  restrictions: fc.array(
+    fc.record({ purpose: fc.integer({ min: 1, max: 11 }), type: fc.constantFrom(0, 1, 2), vendors: vendorSet }),
+    { maxLength: 5 },
+  ),
   disclosed: fc.option(vendorSet, { nil: undefined }),
   publisher: fc.option(ids(11), { nil: undefined }),
 });
@@ -56,7 +71,9 @@ function encodeTc(spec: typeof tcModelArb extends fc.Arbitrary<infer T> ? T : ne
   m.purposeLegitimateInterests.set(spec.purposeLI);
   m.vendorConsents.set(spec.vendorConsents);
   m.vendorLegitimateInterests.set(spec.vendorLI);
-  for (const r of spec.restrictions) for (const v of r.vendors) m.publisherRestrictions.add(v, new PurposeRestriction(r.purpose, r.type));
+  for (const r of spec.restrictions) {
+    for (const v of r.vendors) m.publisherRestrictions.add(v, new PurposeRestriction(r.purpose, r.type));
+  }
   if (spec.disclosed) m.vendorsDisclosed.set(spec.disclosed);
   if (spec.publisher) m.publisherConsents.set(spec.publisher);
   return TCString.encode(m);
@@ -73,7 +90,8 @@ function iabMessage(m: TCModel, vendorId: number, rules: TcfRules): string | und
   const say = (why: string) => `GDPR applies: vendor ${vendorId} ${why}`;
   if (!vc && !vli) {
     const onlyLI = !li && m.vendorLegitimateInterests.has(vendorId);
-    return say(onlyLI ? 'has legitimate interest only, and the policy requires consent in the TC string' : 'has no consent in the TC string');
+    if (onlyLI) return say('has legitimate interest only, and the policy requires consent in the TC string');
+    return say('has no consent in the TC string');
   }
   const rs = m.publisherRestrictions.getRestrictions(vendorId);
   for (const p of purposes) {
@@ -115,14 +133,21 @@ describe('the bounded readers decide as the IAB libraries do', () => {
     },
     { requiredKeys: [] },
   );
-  const gppArb = fc.record({ us: usSections, tcf: fc.option(tcModelArb, { nil: undefined }), sid: fc.option(fc.subarray([2, 6, 7, 8, 9, 10, 16]), { nil: undefined }) });
+  const gppArb = fc.record({
+    us: usSections,
+    tcf: fc.option(tcModelArb, { nil: undefined }),
+    sid: fc.option(fc.subarray([2, 6, 7, 8, 9, 10, 16]), { nil: undefined }),
+  });
+  const SECTION_IDS: Record<string, number> = { uspv1: 6, usnat: 7, usca: 8, usva: 9, usco: 10, ustx: 16 };
 
   test(`random GPP strings from @iabgpp/cmpapi (${GPP_RUNS} runs): the same US opt-outs and EU verdicts`, () => {
     const d = createConsentDecoder();
     fc.assert(
       fc.property(gppArb, ({ us, tcf, sid }) => {
         const w = new GppModel();
-        for (const [section, fields] of Object.entries(us)) for (const [k, v] of Object.entries(fields)) w.setFieldValue(section, k, v);
+        for (const [section, fields] of Object.entries(us)) {
+          for (const [k, v] of Object.entries(fields)) w.setFieldValue(section, k, v);
+        }
         if (tcf) w.decodeSection('tcfeuv2', encodeTc(tcf));
         if (!w.getSectionIds().length) return;
         const gpp = w.encode();
@@ -130,8 +155,8 @@ describe('the bounded readers decide as the IAB libraries do', () => {
         const m = new GppModel(gpp);
         const expected: Array<{ section: string; field: string }> = [];
         for (const [section, fields] of Object.entries(us)) {
-          const id = m.getSectionIds().find((s) => ['', '', 'tcfeuv2', '', '', '', 'uspv1', 'usnat', 'usca', 'usva', 'usco'][s] === section || (s === 16 && section === 'ustx'));
-          if (id === undefined || (sid && !sid.includes(id))) continue;
+          const id = SECTION_IDS[section];
+          if (!m.getSectionIds().includes(id) || (sid && !sid.includes(id))) continue;
           for (const field of Object.keys(fields)) {
             const v = m.getFieldValue(section, field);
             if (v === 1 || v === 'Y') expected.push({ section, field });
@@ -157,7 +182,9 @@ describe('the bounded readers decide as the IAB libraries do', () => {
   });
 
   test(`random GPP headers, any section ids up to the cap (${RUNS} runs): the ids @iabgpp/cmpapi reads`, () => {
-    const idLists = fc.uniqueArray(fc.integer({ min: 1, max: 255 }), { minLength: 1, maxLength: 32 }).map((a) => a.sort((x, y) => x - y));
+    const idLists = fc
+      .uniqueArray(fc.integer({ min: 1, max: 255 }), { minLength: 1, maxLength: 8 })
+      .map((a) => a.sort((x, y) => x - y));
     fc.assert(
       fc.property(idLists, fc.boolean(), (list, asRanges) => {
         // Runs of consecutive ids as ranges, or every id on its own: both are valid headers.

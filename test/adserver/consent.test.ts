@@ -197,7 +197,7 @@ describe('createConsentDecoder', () => {
     const past = d.decode(withVendor(60_000));
     expect(d.refusal(past, 131)).toEqual({
       code: 'gdpr',
-      message: 'GDPR applies: the TC string could not be used (segment 1, vendorConsents.maxId: vendor id 60,000 is over the cap of 10,000)',
+      message: 'GDPR applies: the TC string could not be used (segment 1, vendorConsents.maxId: vendor id 60,000, over the cap of 10,000)',
     });
   });
 });

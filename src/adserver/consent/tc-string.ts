@@ -26,7 +26,10 @@ export const TC_CAPS = {
   maxRestrictions: 64,
 } as const;
 
-/** A publisher restriction: for `vendors`, `purpose` is not allowed (0), consent only (1) or legitimate interest only (2). */
+/**
+ * A publisher restriction: for `vendors`, `purpose` is not allowed (0), allowed on consent only (1) or on
+ * legitimate interest only (2).
+ */
 export interface TcRestriction {
   purpose: number;
   type: 0 | 1 | 2;
@@ -54,6 +57,8 @@ export interface TcProblem {
 class Unreadable extends Error {}
 
 const fmt = (n: number) => n.toLocaleString('en-US');
+const overCap = (field: string, what: string, cap: number) =>
+  new Unreadable(`${field}: ${what}, over the cap of ${fmt(cap)}`);
 const SEGMENTS = ['core', 'vendorsDisclosed', 'vendorsAllowed', 'publisherTC'] as const;
 
 /** The running count of range entries, checked against its cap as entries are declared. */
@@ -64,37 +69,34 @@ interface Budget {
 function declareEntries(budget: Budget, n: number, r: BitReader, field: string) {
   budget.entries += n;
   if (budget.entries > TC_CAPS.maxRangeEntries) {
-    throw new Unreadable(`${field}: ${fmt(budget.entries)} range entries, over the cap of ${fmt(TC_CAPS.maxRangeEntries)}`);
+    throw overCap(field, `${fmt(budget.entries)} range entries`, TC_CAPS.maxRangeEntries);
   }
   // Each entry takes 17 bits at least: a count the rest of the string cannot hold is refused before any loop.
   if (n * 17 > r.left) throw new Unreadable(`${field}: ${n} range entries declared, the string ends first`);
 }
 
 function checkId(id: number, field: string) {
-  if (id > TC_CAPS.maxVendorId) throw new Unreadable(`${field}: vendor id ${fmt(id)} is over the cap of ${fmt(TC_CAPS.maxVendorId)}`);
+  if (id > TC_CAPS.maxVendorId) throw overCap(field, `vendor id ${fmt(id)}`, TC_CAPS.maxVendorId);
 }
 
 /** A vendor vector: max id (16 bits), encoding (1 bit), then a bitfield of max id bits or range entries. */
 function readVendorVector(r: BitReader, field: string, budget: Budget): IdRanges {
   const maxId = r.int(16);
   checkId(maxId, `${field}.maxId`);
-  const flat: number[] = [];
   if (!r.bit()) {
-    if (r.left < maxId) throw new Unreadable(`${field}: a bitfield of ${fmt(maxId)} bits declared, the string ends first`);
-    let from = 0;
-    for (let id = 1; id <= maxId; id++) {
-      if (r.bit()) {
-        if (!from) from = id;
-      } else if (from) {
-        flat.push(from, id - 1);
-        from = 0;
-      }
-    }
-    if (from) flat.push(from, maxId);
-    return flat.length ? Uint16Array.from(flat) : NO_IDS;
+    if (r.left < maxId) throw new Unreadable(`${field}: ${fmt(maxId)} bits declared, the string ends first`);
+    // At most one run every two ids: the pairs fit in maxId + 1 numbers.
+    const out = new Uint16Array(maxId + 1);
+    let k = 0;
+    r.runs(maxId, (from, to) => {
+      out[k++] = from;
+      out[k++] = to;
+    });
+    return k ? out.slice(0, k) : NO_IDS;
   }
   const n = r.int(12);
   declareEntries(budget, n, r, field);
+  const flat: number[] = [];
   for (let i = 0; i < n; i++) {
     const isRange = r.bit();
     const from = r.int(16);
@@ -111,14 +113,16 @@ function readVendorVector(r: BitReader, field: string, budget: Budget): IdRanges
 function readRestrictions(r: BitReader, budget: Budget): TcRestriction[] {
   const field = 'publisherRestrictions';
   const n = r.int(12);
-  if (n > TC_CAPS.maxRestrictions) throw new Unreadable(`${field}: ${n} restrictions, over the cap of ${TC_CAPS.maxRestrictions}`);
+  if (n > TC_CAPS.maxRestrictions) throw overCap(field, `${n} restrictions`, TC_CAPS.maxRestrictions);
   const byKey = new Map<number, { purpose: number; type: 0 | 1 | 2; flat: number[] }>();
   for (let i = 0; i < n; i++) {
     const purpose = r.int(6);
     const type = r.int(2);
     const entries = r.int(12);
     declareEntries(budget, entries, r, `${field}[${i}]`);
-    if (entries && (purpose === 0 || type === 3)) throw new Unreadable(`${field}[${i}]: purpose ${purpose} with type ${type} is not a restriction`);
+    if (entries && (purpose === 0 || type === 3)) {
+      throw new Unreadable(`${field}[${i}]: purpose ${purpose} with type ${type} is not a restriction`);
+    }
     const key = purpose * 4 + type;
     let group = byKey.get(key);
     if (!group) byKey.set(key, (group = { purpose, type: type as 0 | 1 | 2, flat: [] }));
@@ -131,7 +135,8 @@ function readRestrictions(r: BitReader, budget: Budget): TcRestriction[] {
       group.flat.push(from, to);
     }
   }
-  return [...byKey.values()].filter((g) => g.flat.length).map((g) => ({ purpose: g.purpose, type: g.type, vendors: mergeRanges(g.flat) }));
+  const groups = [...byKey.values()].filter((g) => g.flat.length);
+  return groups.map((g) => ({ purpose: g.purpose, type: g.type, vendors: mergeRanges(g.flat) }));
 }
 
 /** Purposes 1 to 24 as a bit mask, bit `p` for purpose `p`. */
@@ -171,7 +176,8 @@ function readCore(r: BitReader, budget: Budget): TcConsent {
  */
 export function readTcString(tcString: string): TcConsent | TcProblem {
   if (tcString.length > TC_CAPS.maxLength) {
-    return { problem: `the TC string is ${fmt(tcString.length)} characters, over the cap of ${fmt(TC_CAPS.maxLength)}` };
+    const length = fmt(tcString.length);
+    return { problem: `the TC string has ${length} characters, over the cap of ${fmt(TC_CAPS.maxLength)}` };
   }
   const seen = new Set<number>();
   const budget: Budget = { entries: 0 };
