@@ -36,11 +36,13 @@ export function readCookie(cookieHeader: string | undefined, name: string): stri
   if (!cookieHeader) return undefined;
   const n = cookieHeader.length;
   let i = 0;
+  let eq = -1; // the next `=`, reused while ahead of i: searching from every `;` would be quadratic
   while (i < n) {
     let end = cookieHeader.indexOf(';', i);
     if (end < 0) end = n;
-    const eq = cookieHeader.indexOf('=', i);
-    if (eq >= 0 && eq < end && cookieHeader.slice(i, eq).trim() === name) {
+    if (eq < i) eq = cookieHeader.indexOf('=', i);
+    if (eq < 0) eq = n;
+    if (eq < end && cookieHeader.slice(i, eq).trim() === name) {
       const value = cookieHeader.slice(eq + 1, end).trim();
       return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
     }
@@ -94,6 +96,7 @@ function finish(col: Collector, headers: HeadersLike | undefined, options: Parse
   const referer = header(headers, 'referer');
   if (referer && referer.length <= col.limits.maxTextLength && call.referer === undefined) call.referer = referer;
   if (options.ip) call.ip = options.ip;
+  col.closeIssues();
   return call;
 }
 

@@ -10,7 +10,8 @@
  * - Brotli or gzip by `Accept-Encoding` (precompressed once per distinct script), `Vary: Accept-Encoding`.
  * - `Access-Control-Allow-Origin: *`: the script carries no user data, and pages may load it with `crossorigin`
  *   for Subresource Integrity.
- * - A network that is not configured gets the core alone; any other path (traversal, overlong, other files) → 404.
+ * - A network that is not configured gets the core alone; an id with leading zeros is the network without them;
+ *   any other path (traversal, overlong, other files) → 404.
  */
 import { Hono, type Context } from 'hono';
 import { enabledModules, type NetworksConfig } from './config.js';
@@ -74,7 +75,10 @@ export function createTagApp({ config, files = loadTagFiles(), cacheControl = TA
   };
 
   const send = (c: Context, debug: boolean) => {
-    const network = c.req.param('network') ?? '';
+    // `04321` is network 4321: the tag reads the id in its own path as a number, so its ad calls say 4321, and it
+    // must run 4321's modules (docs/operator.md). The bytes and ETag are those of `/tag/4321/sas.js`.
+    const raw = c.req.param('network') ?? '';
+    const network = /^\d+$/.test(raw) ? String(Number(raw)) : raw;
     const e = scriptFor(network, debug);
     const enc = negotiateEncoding(c.req.header('accept-encoding'));
     const etags = [e.etag, e.etag.replace(/"$/, '-br"'), e.etag.replace(/"$/, '-gz"')];

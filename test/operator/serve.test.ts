@@ -64,6 +64,18 @@ describe('createTagApp', () => {
     expect(await (await get('/tag/4321/sas.debug.js')).text()).toBe(composeTag(4321, config, { debug: true }));
   });
 
+  test('serves an id written with leading zeros as that network: its modules, never the bare core', async () => {
+    const canonical = await get('/tag/4321/sas.js');
+    for (const path of ['/tag/04321/sas.js', '/tag/000000004321/sas.js']) {
+      const r = await get(path);
+      expect(r.status).toBe(200);
+      expect(await r.text()).toBe(composeTag(4321, config));
+      expect(r.headers.get('etag')).toBe(canonical.headers.get('etag'));
+    }
+    expect(await (await get('/tag/02345/sas.debug.js')).text()).toBe(composeTag(2345, config, { debug: true }));
+    expect(await (await get('/tag/000/sas.js')).text()).toBe(composeTag(0, config));
+  });
+
   test('answers HEAD with the headers and no body', async () => {
     const r = await app.request('/tag/4321/sas.js', { method: 'HEAD' });
     expect(r.status).toBe(200);
