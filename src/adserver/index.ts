@@ -78,3 +78,5 @@ export type { DmpConfig } from './dmp.js';
 export { DmpConfigError, parseDmpConfig, dmpIds } from './dmp.js';
 export type { PidCookieOptions } from './pid.js';
 export { newPid, pidSetCookie } from './pid.js';
+export type { CorsPolicy, CorsPolicyOptions, CorsPreflightAnswer, CorsPreflightRequest, CorsContext } from './cors.js';
+export { createCorsPolicy, corsForNode, corsMiddleware, CorsPolicyError } from './cors.js';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { EXIT } from '../cli/exit-codes.js';
-import { CliError, OutputClosedError, out, outJson, say, toStderr } from '../cli/output.js';
+import { CliError, OutputClosedError, out, outJson, outText, say, toStderrRaw } from '../cli/output.js';
 import { formatRecord, formatTable } from '../cli/format.js';
 import { csvRow } from '../core/csv.js';
 import {
@@ -136,13 +136,13 @@ export async function printDryRun(req: PreparedRequest | null, json: boolean | u
   let text = `${req.method} ${req.url}\n`;
   for (const [k, v] of Object.entries(req.headers)) text += `${k}: ${v}\n`;
   if (req.body !== undefined) text += `\n${JSON.stringify(req.body, null, 2)}\n`;
-  await out(text);
+  await outText(text);
   say('dry run: the request is valid and was not sent');
 }
 
 /** Prints a deal after a write (JSON or key/value lines) and a message on stderr. */
 export async function printWritten(deal: Record<string, unknown>, json: boolean | undefined, message: string): Promise<void> {
-  await (json ? outJson(deal) : out(formatRecord(deal)));
+  await (json ? outJson(deal) : outText(formatRecord(deal)));
   say(message);
 }
 
@@ -154,7 +154,7 @@ export async function printRecord(record: Record<string, unknown>, flags: Output
     const cols = columns ?? Object.keys(record);
     return out(csvRow(cols) + csvRow(cols.map((c) => record[c])));
   }
-  return out(formatRecord(record, columns));
+  return outText(formatRecord(record, columns));
 }
 
 /** Streams rows to stdout as a table, CSV or a JSON array, waiting for the reader when it is slower. */
@@ -177,7 +177,7 @@ export async function printRows(rows: AsyncIterable<Record<string, unknown>>, fl
   }
   const all: Array<Record<string, unknown>> = [];
   for await (const row of rows) all.push(row);
-  await out(formatTable(all, columns));
+  await outText(formatTable(all, columns));
   return all.length;
 }
 
@@ -189,6 +189,6 @@ export function progressReporter(what: string, forced: boolean | undefined): ((p
     if (total !== undefined && total <= 100 && !forced) return; // one page is not a long listing
     const line = `fetched ${fetched}${total !== undefined ? ` of ${total}` : ''} ${what}`;
     if (!tty) return say(line);
-    toStderr(`\r${line}\x1b[K${total !== undefined && fetched >= total ? '\n' : ''}`);
+    toStderrRaw(`\r${line}\x1b[K${total !== undefined && fetched >= total ? '\n' : ''}`);
   };
 }

@@ -5,9 +5,9 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { EXIT } from '../cli/exit-codes.js';
-import { CliError, confirm, examples, interactive, out, outJson, say } from '../cli/output.js';
+import { CliError, confirm, examples, interactive, out, outJson, outText, say } from '../cli/output.js';
 import { closestName } from '../cli/suggest.js';
-import { formatTable } from '../cli/format.js';
+import { fieldText, formatTable, terminalSafe } from '../cli/format.js';
 import { csvRow } from '../core/csv.js';
 import { LOOKUP_RESOURCES } from './rules/index.js';
 import { defaultTokenPath } from './client/config.js';
@@ -103,7 +103,7 @@ export function registerDealsCommands(program: Command): void {
         await withSession(flags, async (client) => {
           if (flags.dryRun) return printDryRun(await client.deals.dryRun.create(deal as any, { copyOf: flags.copyOf }), flags.json);
           const created = await client.deals.create(deal as any, { copyOf: flags.copyOf });
-          await (flags.json ? outJson({ id: created.id, location: created.location, historyId: created.historyId }) : out(`${created.id}\n`));
+          await (flags.json ? outJson({ id: created.id, location: created.location, historyId: created.historyId }) : outText(`${fieldText(created.id)}\n`));
           say(`created deal ${created.id} (${created.location}${created.historyId ? `, history ${created.historyId}` : ''})`);
         });
       }),
@@ -155,7 +155,7 @@ export function registerDealsCommands(program: Command): void {
           if (flags.dryRun) return printDryRun(await client.deals.dryRun.delete(id), flags.json);
           if (!flags.yes && interactive()) {
             const deal = await client.deals.get(id);
-            if (!(await confirm(`delete deal ${deal.id} ${JSON.stringify(deal.name)}?`))) throw new CliError(`deal ${deal.id} was not deleted`, EXIT.ERROR);
+            if (!(await confirm(terminalSafe(`delete deal ${deal.id} ${JSON.stringify(deal.name)}?`)))) throw new CliError(`deal ${deal.id} was not deleted`, EXIT.ERROR);
           }
           await client.deals.delete(id);
           say(`deleted deal ${id}`);
@@ -172,7 +172,7 @@ export function registerDealsCommands(program: Command): void {
           if (flags.json) await outJson(counts);
           else {
             const rows = flatten(counts).map(([status, count]) => ({ status, count }));
-            await out(flags.csv ? csvRow(['status', 'count']) + rows.map((r) => csvRow([r.status, r.count])).join('') : formatTable(rows, ['status', 'count']));
+            await (flags.csv ? out(csvRow(['status', 'count']) + rows.map((r) => csvRow([r.status, r.count])).join('')) : outText(formatTable(rows, ['status', 'count'])));
           }
         });
       }),

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
 import { EXIT } from '../cli/exit-codes.js';
-import { CliError, examples, out } from '../cli/output.js';
+import { CliError, examples, outText } from '../cli/output.js';
 import { createDealApiSimulator, DEMO_USERS, loadUsersFile, type SimulatorUser } from './index.js';
 
 function nonNegativeInt(name: string) {
@@ -74,7 +74,7 @@ export function registerSimulateCommand(program: Command): void {
         lines.push('', `# ready to paste: the eidkit CLI as ${first!.username}`, ...connection, ...userExports(first!).map((e) => `export ${e}`));
         for (const u of others) lines.push(`# or as ${u.username} (${u.kind}): export ${userExports(u).join(' ')}`);
       }
-      await out(`${lines.join('\n')}\n`);
+      await outText(`${lines.join('\n')}\n`);
       await new Promise<void>((done) => {
         const stop = () => {
           process.off('SIGINT', stop);

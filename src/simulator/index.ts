@@ -67,8 +67,11 @@ export interface DealApiSimulatorOptions {
   faults?: FaultOptions;
   /** Daily quotas per company; default 15 creations and 500 updates (spec 8). */
   quotas?: { creationsPerDay?: number; updatesPerDay?: number };
-  /** Auth attempt limit; default 10 per 5 minutes per user (spec 5). */
-  authLimit?: { attempts?: number; windowMs?: number };
+  /**
+   * Auth attempt limit: failed token requests per window, per client id and per source address (default 10 per
+   * 5 minutes), and how many source addresses are remembered (default 10,000).
+   */
+  authLimit?: { attempts?: number; windowMs?: number; maxTrackedAddresses?: number };
   /** Token lifetime in seconds; default 36000 (spec 5). Client-credentials tokens live 600 s. */
   tokenTtlSeconds?: number;
   /** Largest accepted request body in bytes; default 1 MiB (larger: 413). */
@@ -136,6 +139,7 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
   const auth = new AuthService(users, now, {
     attempts: options.authLimit?.attempts ?? 10,
     windowMs: options.authLimit?.windowMs ?? 5 * 60_000,
+    maxTrackedAddresses: options.authLimit?.maxTrackedAddresses ?? 10_000,
     tokenTtlSeconds: options.tokenTtlSeconds ?? 36_000,
     clientCredentialsTtlSeconds: 600,
   });
@@ -164,7 +168,8 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
   }
 
   /** One request through latency, faults and the app; throws DroppedConnection when the connection must drop. */
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, remoteAddress?: string): Promise<Response> {
+    const env = { remoteAddress };
     const entry: RequestLogEntry = { method: request.method, path: new URL(request.url).pathname, status: 0, at: now() };
     if (options.latencyMs && options.latencyMs > 0) await new Promise((r) => setTimeout(r, options.latencyMs));
     if (faultRate > 0 && random() < faultRate) {
@@ -184,13 +189,13 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
       const after = random() < 0.5;
       entry.fault = after ? 'drop-after' : 'drop-before';
       if (after) {
-        const res = await app.fetch(request);
+        const res = await app.fetch(request, env);
         await res.arrayBuffer().catch(() => undefined);
       }
       record(entry);
       throw new DroppedConnection();
     }
-    const res = await app.fetch(request);
+    const res = await app.fetch(request, env);
     entry.status = res.status;
     record(entry);
     return res;
@@ -248,7 +253,7 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
           {
             fetch: async (request, env) => {
               try {
-                return await handle(request);
+                return await handle(request, (env as { incoming: IncomingMessage }).incoming.socket.remoteAddress);
               } catch (err) {
                 if (!(err instanceof DroppedConnection)) throw err;
                 const { incoming, outgoing } = env as { incoming: IncomingMessage; outgoing: ServerResponse };

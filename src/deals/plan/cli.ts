@@ -5,7 +5,7 @@
 import { createInterface } from 'node:readline/promises';
 import { Option, type Command } from 'commander';
 import { EXIT } from '../../cli/exit-codes.js';
-import { CliError, ExitStatus, out, outJson, say, toStderr } from '../../cli/output.js';
+import { CliError, ExitStatus, outJson, outText, say, toStderr } from '../../cli/output.js';
 import { action, intArg } from '../cli-io.js';
 import { connectionOptions, withSession, type ConnectionFlags } from '../cli-session.js';
 import type { DealApiClient } from '../client/client.js';
@@ -106,7 +106,7 @@ export function registerPlanCommands(deals: Command): void {
     .option('--hide-unchanged', 'leave out the deals that need no change')
     .action(
       withPlan(async (_client, plan, flags) => {
-        await (flags.json ? outJson(plan) : out(formatPlan(plan, { showUnchanged: !flags.hideUnchanged })));
+        await (flags.json ? outJson(plan) : outText(formatPlan(plan, { showUnchanged: !flags.hideUnchanged })));
         return planExitCode(plan);
       }),
     );
@@ -139,7 +139,7 @@ export function registerPlanCommands(deals: Command): void {
             if (phase === 'end') say(progressLine(item, index, total));
           },
         });
-        await (flags.json ? outJson(result) : out(formatApplyResult(result, plan.source)));
+        await (flags.json ? outJson(result) : outText(formatApplyResult(result, plan.source)));
         return applyExitCode(result);
       }),
     );

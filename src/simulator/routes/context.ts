@@ -19,5 +19,8 @@ export interface AppContext {
   openapi: () => unknown;
 }
 
-/** The hono environment of the API: the user the user token names, set before any deal or lookup handler runs. */
-export type ApiEnv = { Variables: { user: SimulatorUser } };
+/**
+ * The hono environment of the API: the caller's socket address (absent in-process), and the user the user token
+ * names, set before any deal or lookup handler runs.
+ */
+export type ApiEnv = { Bindings: { remoteAddress?: string }; Variables: { user: SimulatorUser } };
