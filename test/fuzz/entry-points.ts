@@ -34,15 +34,17 @@ import type { DealApiSimulator } from '../../src/simulator/index.js';
 import { composeTag, createTagApp, MODULES, parseNetworksConfig } from '../../src/operator/index.js';
 import type { RequestInput } from './arbitraries.js';
 
-/** The caps every parsed call keeps (docs/ad-server.md "Caps"); caps added later are read by name when present. */
-type LaterCaps = 'maxIssues' | 'maxExtLength' | 'maxProvenanceLength';
-const L = DEFAULT_LIMITS as typeof DEFAULT_LIMITS & Partial<Record<LaterCaps, number>>;
+/** The caps every parsed call keeps (docs/ad-server.md "Caps"). */
+const L = DEFAULT_LIMITS;
 /** Issues kept per call: the first `maxIssues` and one that counts the rest. */
-export const MAX_ISSUES = (L.maxIssues ?? 100) + 1;
+export const MAX_ISSUES = L.maxIssues + 1;
 const MAX_INT32 = 2 ** 31 - 1;
-/** Longest issue path and message: an issue names a field, it does not carry the input back. */
+/**
+ * Longest issue path and message: an issue names a field and may quote a value it names (an eid's source, within
+ * `maxIdLength`), never more of the input.
+ */
 const MAX_ISSUE_PATH = 256;
-const MAX_ISSUE_MESSAGE = 512;
+const MAX_ISSUE_MESSAGE = L.maxIdLength + 256;
 
 /** The demand partners of the forwarding cases: GVL ids present, absent, the largest, and a DMP. */
 export const PARTNERS: DemandPartner[] = [
@@ -135,12 +137,11 @@ export function checkCall(call: AdCall): void {
   if (c.usPrivacy !== undefined) expect(c.usPrivacy.length).toBeLessThanOrEqual(16);
   if (c.gppSid !== undefined) expect(c.gppSid.length).toBeLessThanOrEqual(64);
   expect(call.eids.length, 'eids').toBeLessThanOrEqual(L.maxEids);
-  const provenanceCap = L.maxProvenanceLength ?? L.maxIdLength;
-  const extCap = L.maxExtLength ?? L.maxTextLength;
+  const extCap = L.maxExtLength;
   for (const e of call.eids) {
     expect(e.source.length, 'source').toBeLessThanOrEqual(L.maxIdLength);
     expect(e.uids.length, 'uids').toBeLessThanOrEqual(L.maxUids);
-    for (const k of ['inserter', 'matcher'] as const) expect(e[k]?.length ?? 0, k).toBeLessThanOrEqual(provenanceCap);
+    for (const k of ['inserter', 'matcher'] as const) expect(e[k]?.length ?? 0, k).toBeLessThanOrEqual(L.maxIdLength);
     // OpenRTB integers are 32-bit: a larger one reaches a bid request as `1e+21`, which strict decoders refuse.
     if (e.mm !== undefined) expect(Number.isInteger(e.mm) && e.mm >= 0 && e.mm <= MAX_INT32, `mm ${e.mm}`).toBe(true);
     if (e.ext !== undefined) expect(JSON.stringify(e.ext).length, 'eid ext').toBeLessThanOrEqual(extCap);
