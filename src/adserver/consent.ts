@@ -30,9 +30,9 @@ export interface TcfRules {
   gdprDefault?: 'applies' | 'does-not-apply' | 'when-tc-string';
 }
 
-/** A decoded TC string, with the verdicts worked out so far per vendor id (see `verdictOf`). */
+/** A decoded TC string, with the refusals worked out so far per vendor id (see `gdprRefusalOf`; null: none). */
 interface TcfView extends TcConsent {
-  byVendor?: Map<number, Verdict>;
+  byVendor?: Map<number, ConsentRefusal | null>;
 }
 
 /** A TC string that could not be used, and why (the field, for a string over a cap). */
@@ -77,6 +77,8 @@ const CACHE_BYTES = 32 * 1024 * 1024;
 const MAX_VENDOR_VERDICTS = 64;
 /** What the verdict memo of one TC string may hold, counted in its cache entry. */
 const VERDICT_BYTES = MAX_VENDOR_VERDICTS * 32;
+
+const NO_TC_STRING = 'GDPR applies and the call carries no TC string';
 
 /** A library error in one line and at most 200 characters (its messages quote the whole string). */
 const shortError = (e: unknown) => {
@@ -163,12 +165,14 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
     const gpp = c.gpp ? gppCache.get(c.gpp, decodeGpp) : undefined;
     // GPP's EU TCF section (id 2) stands in for a missing gdpr_consent where the call says it applies.
     const tcString = c.gdprConsent ?? (!c.gppSid || c.gppSid.includes(2) ? gpp?.tcString : undefined);
-    const byDefault = gdprDefault === 'applies' || (gdprDefault === 'when-tc-string' && !!tcString);
-    const gdprApplies = c.gdpr !== undefined ? c.gdpr === 1 : byDefault;
+    // Without `gdpr`, the policy's default decides (worked out only then: this runs on every call).
+    const gdprApplies =
+      c.gdpr !== undefined
+        ? c.gdpr === 1
+        : gdprDefault === 'applies' || (gdprDefault === 'when-tc-string' && !!tcString);
     const out: DecodedConsent = { gdprApplies, usOptOuts: [] };
     if (gdprApplies) {
-      const missing = { problem: 'GDPR applies and the call carries no TC string' };
-      out.tcf = tcString ? tcfCache.get(tcString, decodeTcf) : missing;
+      out.tcf = tcString ? tcfCache.get(tcString, decodeTcf) : { problem: NO_TC_STRING };
     }
     // US Privacy: the third character is the opt-out of sale (`1YYN`).
     if (c.usPrivacy && c.usPrivacy.charAt(2).toUpperCase() === 'Y') {
@@ -208,17 +212,6 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
     return named ? 4 : 3;
   }
 
-  /** The verdict for `vendorId`, kept on the cached view for the next calls (up to MAX_VENDOR_VERDICTS vendors). */
-  function verdictOf(view: TcfView, vendorId: number): Verdict {
-    const memo = (view.byVendor ??= new Map());
-    let v = memo.get(vendorId);
-    if (v === undefined) {
-      v = gdprVerdict(view, vendorId);
-      if (memo.size < MAX_VENDOR_VERDICTS) memo.set(vendorId, v);
-    }
-    return v;
-  }
-
   // One refusal object per vendor and verdict, shared by every call (bounded: vendor ids come from partners).
   const refusals = new Map<number, ConsentRefusal>();
   const gdprRefusal = (vendorId: number, verdict: Verdict): ConsentRefusal => {
@@ -238,17 +231,30 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
     return r;
   };
 
+  /** The GDPR refusal for `vendorId` (null: a legal basis), kept on the cached view for up to 64 vendors. */
+  function gdprRefusalOf(view: TcfView, vendorId: number): ConsentRefusal | null {
+    const memo = (view.byVendor ??= new Map());
+    let r = memo.get(vendorId);
+    if (r === undefined) {
+      const verdict = gdprVerdict(view, vendorId);
+      r = verdict ? gdprRefusal(vendorId, verdict) : null;
+      if (memo.size < MAX_VENDOR_VERDICTS) memo.set(vendorId, r);
+    }
+    return r;
+  }
+
   /** Why a partner with GVL id `vendorId` may not receive eids under `consent`, or undefined when it may. */
   function refusal(consent: DecodedConsent, vendorId: number | undefined): ConsentRefusal | undefined {
     if (consent.gdprApplies) {
       const tcf = consent.tcf;
-      if (!tcf || 'problem' in tcf) return { code: 'gdpr', message: `GDPR applies: ${tcf?.problem ?? 'no TC string'}` };
+      const problem = tcf ? (tcf as TcfProblem).problem : 'no TC string';
+      if (problem !== undefined) return { code: 'gdpr', message: `GDPR applies: ${problem}` };
       if (vendorId === undefined) {
         const message = 'GDPR applies and the partner has no gvlVendorId: no legal basis can be shown';
         return { code: 'gdpr', message };
       }
-      const verdict = verdictOf(tcf, vendorId);
-      if (verdict) return gdprRefusal(vendorId, verdict);
+      const r = gdprRefusalOf(tcf as TcfView, vendorId);
+      if (r) return r;
     }
     const opt = consent.usOptOuts[0];
     if (opt) {
