@@ -44,7 +44,12 @@ export const DEFAULT_LIMITS: Readonly<AdCallLimits> = Object.freeze({
   maxIssues: 100,
 });
 
-/** Fills the caps not given with the defaults. */
+/** Fills the caps not given (absent or `undefined`) with the defaults. */
 export function resolveLimits(limits?: Partial<AdCallLimits>): Readonly<AdCallLimits> {
-  return limits ? { ...DEFAULT_LIMITS, ...limits } : DEFAULT_LIMITS;
+  if (!limits) return DEFAULT_LIMITS;
+  const out = { ...DEFAULT_LIMITS };
+  for (const k of Object.keys(DEFAULT_LIMITS) as Array<keyof AdCallLimits>) {
+    if (limits[k] !== undefined) out[k] = limits[k];
+  }
+  return out;
 }

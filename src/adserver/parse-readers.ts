@@ -21,7 +21,7 @@ const QUERY_KEYS = new Set(['nwid', 'siteid', 'pgid', 'fmtid', 'tgt', 'tmstp', '
  */
 function parseQuery(search: string, col: Collector): Map<string, string> {
   const out = new Map<string, string>();
-  const seen = new Set<string>();
+  let malformed: Set<string> | undefined; // keys whose first occurrence could not be decoded (rare: made lazily)
   const n = search.length;
   let i = search.startsWith('?') ? 1 : 0;
   // The next `=` at or after i, found once and reused while it lies ahead: searching again from every `&` would
@@ -36,12 +36,14 @@ function parseQuery(search: string, col: Collector): Map<string, string> {
     const rawKey = search.slice(i, eq);
     // Keys are plain ASCII names: decode only one that is not found as it stands.
     const key = QUERY_KEYS.has(rawKey) ? rawKey : decodeKey(rawKey);
-    if (key !== undefined && QUERY_KEYS.has(key) && !seen.has(key)) {
-      seen.add(key);
+    if (key !== undefined && QUERY_KEYS.has(key) && !out.has(key) && !malformed?.has(key)) {
       // In `eids` a `+` is standard Base64, never a form-encoded space.
       const value = decodeComponent(eq < amp ? search.slice(eq + 1, amp) : '', key !== 'eids');
-      if (value === undefined) col.issue(key, 'malformed percent-encoding; ignored');
-      else out.set(key, value);
+      if (value !== undefined) out.set(key, value);
+      else {
+        col.issue(key, 'malformed percent-encoding; ignored');
+        (malformed ??= new Set()).add(key);
+      }
     }
     i = amp + 1;
   }

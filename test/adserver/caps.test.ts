@@ -163,6 +163,11 @@ describe('the issues of one call are capped', () => {
     expect(call.issues.map((i) => i.path)).toEqual(['eids[0].uids[0].id', 'eids[0].uids[1].id', 'issues']);
     expect(call.issuesOmitted).toBe(found - 2);
     expect('issuesOmitted' in parseAdCall({ url: '/ac?nwid=1' })).toBe(false);
+    // A limit passed as undefined keeps its default (a spread config must not turn every cap off).
+    const spread = parseAdCall({ url: '/genericpost', body: JSON.stringify(body) }, {
+      limits: { maxIssues: undefined },
+    });
+    expect(spread.issues).toHaveLength(maxIssues + 1);
   });
 
   test('a 900 KB URL of broken percent-escapes is one issue per parameter, read in linear time', () => {
