@@ -4,10 +4,10 @@
  * tag (GET calls built by other libraries, server-to-server), so the server cannot trust that the browser already
  * applied them.
  *
- * Every string comes from the network, so every decode is bounded in time and memory (docs/ad-server.md "Consent
- * caps"): TC strings are read by our own bounded reader (consent/tc-string.ts; the IAB's `@iabtcf/core` is its
- * reference in the property test), GPP strings by `@iabgpp/cmpapi` once our header reader has checked the section
- * ids it would otherwise expand without bound (consent/gpp-header.ts).
+ * Every string comes from the network, so every decode is bounded in time and memory (docs/ad-server.md
+ * "Forwarding policy", consent caps): TC strings are read by our own bounded reader (consent/tc-string.ts; the
+ * IAB's `@iabtcf/core` is its reference in the property test), GPP strings by `@iabgpp/cmpapi` once our header
+ * reader has checked the section ids it would otherwise expand without bound (consent/gpp-header.ts).
  */
 import { GppModel, Sections } from '@iabgpp/cmpapi';
 import type { AdCallConsent } from './ad-call.js';
@@ -71,11 +71,11 @@ const isUsSection = (id: number) => id >= 6 && id < 100;
 /** The opt-out fields of the US sections: 1 means opted out (GPP US sections, "Opt-Out" fields). */
 const US_FIELDS = ['SaleOptOut', 'SharingOptOut', 'TargetedAdvertisingOptOut'];
 
-/** Default byte budget of each decode cache (estimated; docs/ad-server.md "Consent caps"). */
+/** Default byte budget of each decode cache (estimated; docs/ad-server.md "Forwarding policy"). */
 const CACHE_BYTES = 32 * 1024 * 1024;
-/** Vendors whose verdict is kept per cached TC string (a network has tens of partners). */
+/** Vendors whose refusal is kept per cached TC string (a network has tens of partners). */
 const MAX_VENDOR_VERDICTS = 64;
-/** What the verdict memo of one TC string may hold, counted in its cache entry. */
+/** What the refusal memo of one TC string may hold (references to shared refusals), counted in its entry. */
 const VERDICT_BYTES = MAX_VENDOR_VERDICTS * 32;
 
 const NO_TC_STRING = 'GDPR applies and the call carries no TC string';

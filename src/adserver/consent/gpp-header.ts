@@ -1,5 +1,6 @@
 /**
- * A bounded reader of the GPP header (docs/ad-server.md "Consent caps"), run before `@iabgpp/cmpapi` sees a string.
+ * A bounded reader of the GPP header (docs/ad-server.md "Forwarding policy", consent caps), run before
+ * `@iabgpp/cmpapi` sees a string.
  *
  * Why: the header lists section ids as Fibonacci-coded ranges, and the library expands each range id by id before
  * it checks the ids against the sections present, so a 21-character string naming ids 1 to 10^9 makes V8 abort the

@@ -1,6 +1,7 @@
 /**
- * A bounded reader of TCF v2 TC strings (docs/ad-server.md "Consent caps"): the purposes, vendors and publisher
- * restrictions the forwarding decision needs, in one pass over the bits, linear in the string's length.
+ * A bounded reader of TCF v2 TC strings (docs/ad-server.md "Forwarding policy", consent caps): the purposes,
+ * vendors and publisher restrictions the forwarding decision needs, in one pass over the bits, linear in the
+ * string's length.
  *
  * Why not `TCString.decode` of `@iabtcf/core`: it expands each vendor range id by id (a 33-bit entry names up to
  * 65,535 vendors) and inserts publisher restrictions into an unbalanced search tree, quadratic in a range's width,
