@@ -248,7 +248,10 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
     if (consent.gdprApplies) {
       const tcf = consent.tcf;
       const problem = tcf ? (tcf as TcfProblem).problem : 'no TC string';
-      if (problem !== undefined) return { code: 'gdpr', message: `GDPR applies: ${problem}` };
+      if (problem !== undefined) {
+        // Some problems already say that GDPR applies ("GDPR applies and the call carries no TC string").
+        return { code: 'gdpr', message: problem.startsWith('GDPR applies') ? problem : `GDPR applies: ${problem}` };
+      }
       if (vendorId === undefined) {
         const message = 'GDPR applies and the partner has no gvlVendorId: no legal basis can be shown';
         return { code: 'gdpr', message };

@@ -5,6 +5,8 @@
  * a fleet (issue #10).
  * @packageDocumentation
  */
+/** The error of an options object that is not what the function takes; `field` names the option. */
+export { OptionsError } from './options.js';
 export type { AdCallLimits } from './limits.js';
 export { DEFAULT_LIMITS, resolveLimits } from './limits.js';
 export type { AdCall, AdCallEndpoint, AdCallFormat, AdCallConsent, AdCallInput, HeadersLike, ParseOptions } from './ad-call.js';

@@ -3,6 +3,8 @@
  * the ad call itself always goes on: bad input never fails an ad call.
  */
 
+import { OptionsError, positiveOption } from './options.js';
+
 /** Every cap the parser applies; pass a partial object to override some. */
 export interface AdCallLimits {
   /** Longest `eids` GET parameter, in characters, before decoding. Longer: the parameter is ignored. */
@@ -44,12 +46,17 @@ export const DEFAULT_LIMITS: Readonly<AdCallLimits> = Object.freeze({
   maxIssues: 100,
 });
 
-/** Fills the caps not given (absent or `undefined`) with the defaults. */
+/**
+ * Fills the caps not given (absent or `undefined`) with the defaults; a cap that is not a whole number > 0, or a
+ * name that is no cap, throws an {@link OptionsError} naming it (`limits.maxEids`).
+ */
 export function resolveLimits(limits?: Partial<AdCallLimits>): Readonly<AdCallLimits> {
   if (!limits) return DEFAULT_LIMITS;
   const out = { ...DEFAULT_LIMITS };
-  for (const k of Object.keys(DEFAULT_LIMITS) as Array<keyof AdCallLimits>) {
-    if (limits[k] !== undefined) out[k] = limits[k];
+  for (const k of Object.keys(limits)) {
+    if (!Object.hasOwn(DEFAULT_LIMITS, k)) throw new OptionsError(`limits.${k}`, `is not a cap (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`);
+    const v = limits[k as keyof AdCallLimits];
+    if (v !== undefined) out[k as keyof AdCallLimits] = positiveOption(v, `limits.${k}`, true);
   }
   return out;
 }

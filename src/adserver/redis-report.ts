@@ -17,6 +17,7 @@ import type { Counters, ReportGranularity, ReportJson, ReportReadOptions, Report
 import { checkPrefix, luaScript, requireRedisClient } from './redis-client.js';
 import type { RedisClientInput } from './redis-client.js';
 import type { DmpConfig } from './dmp.js';
+import { positiveOption } from './options.js';
 
 /** Options of {@link createRedisReport}. */
 export interface RedisReportOptions {
@@ -120,12 +121,7 @@ const readDropped = luaScript(`return redis.call('HGET', KEYS[1], '#dropped')`);
 /** Networks per script call: bounds the time one flush holds Redis. */
 const NETWORKS_PER_SCRIPT = 500;
 
-function positive(value: unknown, setting: string, integer: boolean): number {
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
-    throw new TypeError(`${setting} must be a ${integer ? 'whole ' : ''}number > 0 (got ${String(value)})`);
-  }
-  return value;
-}
+const positive = positiveOption;
 
 /**
  * Creates a report shared through Redis. Call `close()` on shutdown.
