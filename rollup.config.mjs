@@ -3,6 +3,7 @@
 // - dist/sas.debug.js  the same, readable
 // - dist/modules/<name>.js  one add-on IIFE per provider module (src/tag/modules/<name>.ts, issue #5),
 //                      concatenated after the core in the per-network script when the operator enables it
+// - dist/addons/<name>.js  page add-ons outside the core (src/tag/addons/<name>.ts): render.js shows the answer's ads
 // - dist/sas.full.js   the core with every module (src/tag/full.ts, when present), for the full-tag size budget
 // - dist/prebid/eidkit-adapter.js  the standalone Prebid.js bid adapter (src/prebid/standalone.ts, issue #17),
 //                      and dist/prebid/index.js, the `eidkit/prebid` ES module for publishers who build Prebid from npm
@@ -89,6 +90,16 @@ if (existsSync(moduleDir)) {
   for (const file of readdirSync(moduleDir).filter((f) => f.endsWith('.ts') && !f.startsWith('_') && !f.endsWith('.d.ts'))) {
     const name = file.slice(0, -3);
     builds.push(...pair(`${moduleDir}/${file}`, `dist/modules/${name}.js`, `dist/modules/${name}.debug.js`));
+  }
+}
+
+// Page add-ons that are not provider modules (src/tag/addons/<name>.ts → dist/addons/<name>.js): a publisher adds
+// the script tag beside sas.js; none is part of the core or of the per-network script.
+const addonDir = 'src/tag/addons';
+if (existsSync(addonDir)) {
+  for (const file of readdirSync(addonDir).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))) {
+    const name = file.slice(0, -3);
+    builds.push(...pair(`${addonDir}/${file}`, `dist/addons/${name}.js`, `dist/addons/${name}.debug.js`, { banner }));
   }
 }
 

@@ -14,6 +14,7 @@ import { handleModuleRoute } from './modules/routes.mjs';
 import { mountPrebidDemo } from './prebid/routes.mjs';
 import { createAdServerDemo } from './report.mjs';
 import { createTagApp, loadNetworksConfig } from '../dist/node/operator/index.js';
+import { createCorsPolicy, corsMiddleware } from '../dist/node/adserver/index.js';
 
 const HOST = '127.0.0.1';
 /** Where call summaries are printed; `startDemo(port, { quiet: true })` silences them (tests). */
@@ -26,10 +27,13 @@ const FAVICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><re
 /** The ad-call endpoints and the kind of call each receives (extended-ids.md §4). */
 export const AD_CALL_PATHS = { '/ac': 'get', '/genericpost': 'generic', '/call': 'onecall' };
 
-/** CORS for the calling origin with credentials: the tag sends the ad server's cookies with every call. */
-function corsHeaders(request) {
-  const origin = request.headers.get('origin');
-  return origin ? { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Credentials': 'true', Vary: 'Origin' } : {};
+/**
+ * The page origins allowed to read the demo's answers: its own, as 127.0.0.1 and as localhost. Never every
+ * `Origin`: the tag sends the visitor's cookies, so an answer any site could read would hand it the visitor's
+ * ad-server id (docs/ad-server.md, "CORS: which pages may read the answers").
+ */
+export function demoOrigins(port) {
+  return [`http://${HOST}:${port}`, `http://localhost:${port}`];
 }
 
 /**
@@ -44,19 +48,33 @@ export async function handleAdCall(kind, request, adserver, { ip } = {}) {
   for (const e of entry.eids) print(`  eid ${e.source} → provider ${e.providerId} ${e.providerName} (${e.uids.length} uid${e.uids.length === 1 ? '' : 's'})`);
   if (!entry.eids.length) print('  no eids');
   for (const i of entry.issues) print(`  dropped ${i.path}: ${i.message}`);
-  const headers = { ...corsHeaders(request), 'Cache-Control': 'no-store' };
-  // The service keeps its own user id in a `pid` cookie (extended-ids.md §2.3).
+  // CORS headers come from the policy (corsMiddleware in createDemoApp).
+  const headers = { 'Cache-Control': 'no-store' };
+  // The service keeps its own user id in an HttpOnly `pid` cookie; the answer never repeats it, so no script
+  // (the page's or a third party's) reads it.
   if (setCookie) headers['Set-Cookie'] = setCookie;
   const providers = entry.eids.map((e) => ({ source: e.source, provider: { id: e.providerId, name: e.providerName }, uids: e.uids.length }));
   return Response.json(
-    { kind, path, pid: call.pid ?? null, uid: call.uid ?? null, eids: call.eids, providers, issues: entry.issues, bidRequests: entry.bidRequests },
+    { kind, path, hasPid: Boolean(call.pid), uid: call.uid ?? null, eids: call.eids, providers, issues: entry.issues, bidRequests: entry.bidRequests.map(withoutPid) },
     { headers },
   );
 }
 
-/** The demo app: page, tag, ad calls, report. `adserver` keeps the report state (one per app). */
-export function createDemoApp(adserver = createAdServerDemo()) {
+/** A bid request as the answer shows it: without `user.id`, which holds the pid (the report keeps it whole). */
+function withoutPid({ partner, request }) {
+  if (request?.user?.id === undefined) return { partner, request };
+  const { id: _pid, ...user } = request.user;
+  return { partner, request: { ...request, user } };
+}
+
+/**
+ * The demo app: page, tag, ad calls, report. `adserver` keeps the report state (one per app); `origins` are the
+ * page origins allowed to read the ad-call answers (default none: only same-origin pages, which need no CORS).
+ */
+export function createDemoApp(adserver = createAdServerDemo(), { origins = [] } = {}) {
   const app = new Hono();
+  const cors = corsMiddleware(createCorsPolicy({ origins }));
+  for (const path of [...Object.keys(AD_CALL_PATHS), '/prebid/v1', '/prebid/v1/*']) app.use(path, cors);
   for (const path of ['/report', '/report.json', '/report.csv', '/report/sample-call.json']) {
     app.get(path, async (c) => (await adserver.reportResponse(c.req.raw)) ?? c.notFound());
   }
@@ -69,9 +87,6 @@ export function createDemoApp(adserver = createAdServerDemo()) {
   // from an earlier build of the demo.
   app.route('/', createTagApp({ config: loadNetworksConfig(fileURLToPath(new URL('networks.json', here))), cacheControl: 'no-store' }));
   for (const [path, kind] of Object.entries(AD_CALL_PATHS)) {
-    app.options(path, (c) =>
-      c.body(null, 204, { ...corsHeaders(c.req.raw), 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS', 'Access-Control-Allow-Headers': 'Content-Type' }),
-    );
     app.on(kind === 'get' ? 'GET' : 'POST', path, (c) => handleAdCall(kind, c.req.raw, adserver, { ip: c.env?.incoming?.socket?.remoteAddress }));
   }
   return app;
@@ -87,13 +102,13 @@ async function demoRedis(url = process.env.REDIS_URL) {
 }
 
 /** Starts the demo on loopback; resolves with the page URL. Port 0 picks a free one. */
-export async function startDemo(port = Number(process.env.PORT ?? 8080), { quiet = false } = {}) {
+export async function startDemo(port = Number(process.env.PORT ?? 8080), { quiet = false, origins = [] } = {}) {
   print = quiet ? () => {} : console.log;
   const redis = await demoRedis();
   if (redis) print(`cap and report shared through Redis at ${new URL(process.env.REDIS_URL).host}`); // never the password
   const adserver = createAdServerDemo({ redis });
-  const app = createDemoApp(adserver).fetch;
-  const honoListener = getRequestListener(app);
+  // The app is built once the port is known: its own page origins are the CORS allow-list.
+  let honoListener = (_req, res) => res.writeHead(503).end();
   // The provider-module demo routes (issue #5) answer plain node:http requests first; hono gets the rest.
   // Node refuses request heads over 16 KiB with a bare 431 before any handler runs; the ad-call library has its
   // own, documented caps (a 16,384-character `eids` parameter among them), so let those be what applies.
@@ -111,7 +126,11 @@ export async function startDemo(port = Number(process.env.PORT ?? 8080), { quiet
   if (redis) server.once('close', () => adserver.report.close().finally(() => redis.close()).catch(() => {}));
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, HOST, () => resolve({ url: `http://${HOST}:${server.address().port}/`, server }));
+    server.listen(port, HOST, () => {
+      const { port: bound } = server.address();
+      honoListener = getRequestListener(createDemoApp(adserver, { origins: [...demoOrigins(bound), ...origins] }).fetch);
+      resolve({ url: `http://${HOST}:${bound}/`, server });
+    });
   });
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The one test command (`npm test`): installs Chromium and redis-server when missing, builds, type-checks, runs the unit
-// suites (vitest, size budgets included) and the end-to-end suites (Playwright in Debian's Chromium),
-// then prints one summary line `N passed, N failed` counting every suite together.
+// The one test command (`npm test`): installs the browsers (Chromium, Firefox ESR, WebKitGTK's WebDriver and Xvfb) and
+// redis-server when missing, builds, type-checks, runs the unit suites (vitest, size budgets included) and the
+// end-to-end suites (test/e2e, in Chromium, Firefox and WebKit), prints each engine's count and the tests skipped in
+// an engine with the reason, then one summary line `N passed, N failed` counting every suite together.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -35,16 +36,36 @@ function ensureDebian(path, packages) {
   if (existsSync(path)) return true;
   console.log(`${path} is missing: installing Debian's ${packages.join(', ')} with apt-get`);
   const env = { DEBIAN_FRONTEND: 'noninteractive' };
-  run('apt-get update', 'apt-get', ['update', '-q'], env);
-  return run(`apt-get install ${packages[0]}`, 'apt-get', ['install', '-y', '-q', '--no-install-recommends', ...packages], env) && existsSync(path);
+  // A dpkg lock held by another install waits (up to 5 minutes) instead of failing.
+  const lock = ['-o', 'DPkg::Lock::Timeout=300'];
+  run('apt-get update', 'apt-get', [...lock, 'update', '-q'], env);
+  const args = [...lock, 'install', '-y', '-q', '--no-install-recommends', ...packages];
+  return run(`apt-get install ${packages[0]}`, 'apt-get', args, env) && existsSync(path);
 }
 
 const ensureChromium = () => ensureDebian(process.env.CHROMIUM_PATH || '/usr/bin/chromium', ['chromium', 'fonts-liberation']);
 // The Redis suites start their own redis-server (test/support/redis-server.ts).
 const ensureRedisServer = () => ensureDebian(process.env.REDIS_SERVER_PATH || '/usr/bin/redis-server', ['redis-server']);
 
-if (ensureChromium()) passed++; else { failed++; console.log('!!! chromium could not be installed'); }
-if (ensureRedisServer()) passed++; else { failed++; console.log('!!! redis-server could not be installed'); }
+// Firefox is driven over WebDriver BiDi (no driver); WebKit through WebKitWebDriver, on an Xvfb display.
+const ensureFirefox = () => ensureDebian(process.env.FIREFOX_PATH || '/usr/bin/firefox-esr', ['firefox-esr']);
+const ensureWebKit = () => ensureDebian(process.env.WEBKIT_DRIVER_PATH || '/usr/bin/WebKitWebDriver', ['webkit2gtk-driver']);
+const ensureXvfb = () => ensureDebian('/usr/bin/Xvfb', ['xvfb']);
+
+const installs = [
+  ['chromium', ensureChromium],
+  ['firefox-esr', ensureFirefox],
+  ['webkit2gtk-driver', ensureWebKit],
+  ['xvfb', ensureXvfb],
+  ['redis-server', ensureRedisServer],
+];
+for (const [name, ensure] of installs) {
+  if (ensure()) passed++;
+  else {
+    failed++;
+    console.log(`!!! ${name} could not be installed`);
+  }
+}
 
 step('build', 'npm', ['run', 'build']);
 step('typecheck', 'npm', ['run', 'typecheck']);
@@ -64,14 +85,38 @@ if (existsSync(vitestJson)) {
   console.log('!!! vitest produced no report');
 }
 
-// End-to-end tests (Playwright): counted per test.
+// End-to-end tests (Playwright runner, one project per engine): counted per test and per engine.
 const pwJson = join(out, 'playwright.json');
 run('e2e tests', 'npx', ['playwright', 'test', '--config', 'test/playwright.config.ts'], { EIDKIT_PW_JSON: pwJson });
 if (existsSync(pwJson)) {
-  const s = JSON.parse(readFileSync(pwJson, 'utf8')).stats ?? {};
-  passed += (s.expected ?? 0) + (s.flaky ?? 0);
-  failed += (s.unexpected ?? 0);
-  if ((s.expected ?? 0) + (s.unexpected ?? 0) + (s.flaky ?? 0) === 0 && (JSON.parse(readFileSync(pwJson, 'utf8')).errors ?? []).length) failed++;
+  const report = JSON.parse(readFileSync(pwJson, 'utf8'));
+  const engines = new Map();
+  const skips = [];
+  const visit = (suite) => {
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests ?? []) {
+        const count = engines.get(t.projectName) ?? { passed: 0, failed: 0, skipped: 0 };
+        engines.set(t.projectName, count);
+        if (t.status === 'expected' || t.status === 'flaky') count.passed++;
+        else if (t.status === 'skipped') {
+          count.skipped++;
+          const reason = (t.annotations ?? []).find((a) => a.type === 'skip')?.description ?? 'no reason given';
+          skips.push(`  skipped in ${t.projectName}: ${spec.title} (${reason})`);
+        } else count.failed++;
+      }
+    }
+    (suite.suites ?? []).forEach(visit);
+  };
+  (report.suites ?? []).forEach(visit);
+  console.log('\ne2e per engine:');
+  for (const [engine, c] of engines) {
+    console.log(`  ${engine}: ${c.passed} passed, ${c.failed} failed${c.skipped ? `, ${c.skipped} skipped` : ''}`);
+    passed += c.passed;
+    failed += c.failed;
+  }
+  skips.forEach((line) => console.log(line));
+  // A run that could not start (a config or import error) has no tests but errors.
+  if (engines.size === 0 || (report.errors ?? []).length) failed++;
 } else {
   failed++;
   console.log('!!! playwright produced no report');

@@ -30,6 +30,12 @@ describe('tag size budgets (gzip -9)', () => {
     expect(gz(composeTag(4321, config))).toBeLessThanOrEqual(9216);
   });
 
+  test('the render add-on (dist/addons/render.js), outside the core, is at most 1,280 bytes', () => {
+    const render = sizeOf('addons/render.js');
+    console.log(`render add-on dist/addons/render.js: ${render} B gzip`);
+    expect(render).toBeLessThanOrEqual(1280);
+  });
+
   test('every module is built as its own add-on script', () => {
     const built = readdirSync(dist + 'modules').filter((f) => f.endsWith('.js') && !f.endsWith('.debug.js'));
     for (const name of ALL) expect(built).toContain(`${name}.js`);

@@ -53,12 +53,6 @@ function bidsFor(call, deal, origin) {
 
 const escapeHtml = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** CORS for the calling origin with credentials (the adapter sends the ad server's cookies). */
-function cors(request) {
-  const origin = request.headers.get('origin');
-  return origin ? { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Credentials': 'true', Vary: 'Origin' } : {};
-}
-
 /**
  * Adds the header-bidding routes to the demo's hono `app`; `adserver` is the demo's receiving side
  * (demo/report.mjs), so Prebid calls land in the same report as the tag's. `beacons` collects the adapter's
@@ -77,14 +71,15 @@ export function mountPrebidDemo(app, adserver, { print = () => {}, beacons = [] 
     print(`POST /prebid/v1 network ${call.networkId ?? '?'}: ${call.formats.length} ad units, ${call.eids.length} eids (${entry.eids.map((e) => e.source).join(', ') || 'none'})`);
     const origin = new URL(request.url).origin;
     const body = prebidBidResponse(call, bidsFor(call, deal, origin), { syncs: [{ type: 'image', url: `${origin}/prebid/v1/sync` }] });
-    const headers = { ...cors(request), 'Cache-Control': 'no-store' };
+    // CORS: the demo's allow-list policy (corsMiddleware on /prebid/v1 in demo/server.mjs).
+    const headers = { 'Cache-Control': 'no-store' };
     if (setCookie) headers['Set-Cookie'] = setCookie;
     return c.json(body, 200, headers);
   });
   for (const kind of ['won', 'timeout', 'sync']) {
     app.on(['GET', 'POST'], `/prebid/v1/${kind}`, async (c) => {
       beacons.push({ kind, url: c.req.url, body: c.req.method === 'POST' ? await c.req.text() : undefined });
-      return c.body(null, 204, cors(c.req.raw));
+      return c.body(null, 204);
     });
   }
   return { deal, beacons };

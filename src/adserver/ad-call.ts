@@ -75,8 +75,13 @@ export interface AdCall {
   referer?: string;
   /** The client IP, when the caller passes it in the options (the parser never guesses it from headers). */
   ip?: string;
-  /** Everything that was dropped, and why. Empty for a clean call. */
+  /**
+   * Everything that was dropped, and why. Empty for a clean call. At most `maxIssues` entries, then one last entry
+   * (path `issues`) saying how many more were found.
+   */
   issues: Issue[];
+  /** Issues found beyond `maxIssues` and not listed; absent when every issue is listed. */
+  issuesOmitted?: number;
 }
 
 /** Request headers as WHATWG `Headers` or Node's `IncomingHttpHeaders`-style record. */
@@ -116,8 +121,21 @@ export class Collector {
   set<K extends 'networkId' | 'siteId' | 'pageId' | 'target'>(key: K, value: AdCall[K]): void {
     if (value !== undefined) this.call[key] = value;
   }
+  /** Records one issue; past `maxIssues` it is only counted (a URL of 100,000 bad escapes is not 100,000 issues). */
   issue(path: string, message: string): void {
-    this.call.issues.push({ path, message });
+    if (this.call.issues.length < this.limits.maxIssues) this.call.issues.push({ path, message });
+    else this.call.issuesOmitted = (this.call.issuesOmitted ?? 0) + 1;
+  }
+  /** Records each of `issues` (see {@link issue}). */
+  issues(issues: readonly Issue[], suffix = ''): void {
+    for (const i of issues) this.issue(i.path, i.message + suffix);
+  }
+  /** Ends the list: when issues were only counted, one last entry says how many. */
+  closeIssues(): void {
+    const omitted = this.call.issuesOmitted;
+    if (!omitted) return;
+    const message = `${omitted} more issues not listed (maxIssues ${this.limits.maxIssues})`;
+    this.call.issues.push({ path: 'issues', message });
   }
   /** A positive integer id (a number, or a string of digits), else an issue. */
   id(path: string, v: unknown): number | undefined {
@@ -160,7 +178,7 @@ export class Collector {
     }
     const { value, issues } = validateEids(input, this.limits);
     this.call.eids = value;
-    this.call.issues.push(...issues);
+    this.issues(issues);
   }
   /** The `eids` GET parameter: Base64 (standard or URL-safe, padded or not) of a JSON array. */
   eidsParam(param: string): void {
@@ -170,7 +188,7 @@ export class Collector {
     }
     const { value, issues } = decodeBase64JsonFast(param);
     if (issues.length) {
-      this.call.issues.push(...issues.map((i) => ({ path: i.path, message: `${i.message}; all eids dropped` })));
+      this.issues(issues, '; all eids dropped');
       return;
     }
     this.eids(value, true);

@@ -3,6 +3,7 @@
  * 20 lifetime"), each a UTC calendar period (day, ISO week, month), a rolling period, or a rolling window of any
  * length. Validated when the cap is defined, so a bad cap fails at start-up, never at the first ad call.
  */
+import { given } from './options.js';
 
 /** A calendar unit of a cap window; `lifetime` counts everything kept (see {@link LIFETIME_MS}). */
 export type CapPeriod = 'day' | 'week' | 'month' | 'lifetime';
@@ -74,7 +75,7 @@ export function periodStart(per: Exclude<CapPeriod, 'lifetime'>, now: number): n
 
 function resolveWindow(w: CapWindow, where: string, fail: (msg: string) => never): ResolvedWindow {
   if (!w || typeof w !== 'object') fail(`${where} must be an object`);
-  if (!Number.isInteger(w.max) || w.max < 1) fail(`${where}max must be an integer >= 1 (got ${String(w.max)})`);
+  if (!Number.isInteger(w.max) || w.max < 1) fail(`${where}max must be an integer >= 1 (got ${given(w.max)})`);
   if (w.windowMs !== undefined && w.per !== undefined) fail(`${where}windowMs and ${where}per are exclusive`);
   if (w.windowMs !== undefined) {
     if (typeof w.windowMs !== 'number' || !Number.isFinite(w.windowMs) || w.windowMs <= 0) {

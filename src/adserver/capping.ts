@@ -9,6 +9,7 @@ import type { AdCall } from './ad-call.js';
 import { resolveCap } from './cap-windows.js';
 import type { FrequencyCap, ResolvedCap } from './cap-windows.js';
 import { MemoryFrequencyCapStore } from './memory-capping.js';
+import { given } from './options.js';
 
 /** Which id identified the user for capping. */
 export type CappingUserKind = 'uid' | 'pid' | 'alternative' | 'none';
@@ -166,8 +167,14 @@ export function resolveAlternativeIds(config: AlternativeIdConfig = {}): Map<num
     // Only canonical network ids: '01234' or ' 1234' would otherwise land on network 1234 as a second provider,
     // silently replacing the first (extended-ids.md §8: one provider per network).
     if (!/^[1-9]\d{0,9}$/.test(network)) throw new TypeError(`alternativeIds: "${network}" is not a network id`);
+    if (typeof ref !== 'number' && typeof ref !== 'string') {
+      // An array or object here usually means several providers for one network: the service allows one.
+      throw new TypeError(
+        `alternativeIds[${network}]: one provider per network (a provider id or a source), got ${given(ref)}`,
+      );
+    }
     const provider = typeof ref === 'number' ? providerById(ref) : providerForSource(ref);
-    if (provider.id === 0) throw new TypeError(`alternativeIds[${network}]: "${String(ref)}" is not a registered provider`);
+    if (provider.id === 0) throw new TypeError(`alternativeIds[${network}]: ${given(ref)} is not a registered provider`);
     out.set(Number(network), provider);
   }
   return out;
@@ -218,7 +225,7 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   const shadowMaxKeys = options.shadowMaxKeys ?? 10_000;
   const maxReplay = options.maxReplay ?? 10_000;
   for (const [name, n] of [['shadowMaxKeys', shadowMaxKeys], ['maxReplay', maxReplay]] as const) {
-    if (!Number.isInteger(n) || n < 1) throw new TypeError(`${name} must be an integer >= 1 (got ${String(n)})`);
+    if (!Number.isInteger(n) || n < 1) throw new TypeError(`${name} must be an integer >= 1 (got ${given(n)})`);
   }
   const m = {
     storeCalls: 0,

@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { decodeBase64Json, validateEids } from '../core/index.js';
 import type { Eid, Issue } from '../core/index.js';
 import { EXIT } from '../cli/exit-codes.js';
-import { examples, out } from '../cli/output.js';
+import { examples, out, outText } from '../cli/output.js';
+import { fieldText } from '../cli/format.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { parseAdCall } from './parse.js';
 import type { AdCall } from './ad-call.js';
@@ -111,7 +112,7 @@ export function decodeInput(text: string): DecodeOutput {
   };
 }
 
-/** The human-readable form of a decode result. */
+/** The human-readable form of a decode result; every field from the input is terminal-safe ({@link fieldText}). */
 export function formatDecodeOutput(out: DecodeOutput): string {
   const lines: string[] = [];
   if (out.call) {
@@ -125,17 +126,18 @@ export function formatDecodeOutput(out: DecodeOutput): string {
       ['format ids', c.formats.map((f) => f.id).join(', ') || undefined],
       ['uid', c.uid],
     ].filter(([, v]) => v !== undefined);
-    lines.push(fields.map(([k, v]) => `${k}: ${v}`).join('  '));
+    lines.push(fields.map(([k, v]) => `${k}: ${fieldText(v)}`).join('  '));
   }
   lines.push(`${out.eids.length} eid${out.eids.length === 1 ? '' : 's'}`);
-  const width = Math.max(6, ...out.eids.map((e) => e.source.length));
-  for (const e of out.eids) {
-    const provenance = (['inserter', 'matcher', 'mm'] as const).filter((k) => e[k] !== undefined).map((k) => `${k} ${e[k]}`);
-    lines.push(`  ${e.source.padEnd(width)}  ${String(e.providerId).padStart(2)}  ${e.providerName}${provenance.length ? `  (${provenance.join(', ')})` : ''}`);
-    for (const u of e.uids) lines.push(`      ${u.id}${u.atype !== undefined ? `  atype ${u.atype}` : ''}${u.ext ? `  ext ${JSON.stringify(u.ext)}` : ''}`);
-  }
+  const sources = out.eids.map((e) => fieldText(e.source));
+  const width = Math.max(6, ...sources.map((s) => s.length));
+  out.eids.forEach((e, n) => {
+    const provenance = (['inserter', 'matcher', 'mm'] as const).filter((k) => e[k] !== undefined).map((k) => `${k} ${fieldText(e[k])}`);
+    lines.push(`  ${sources[n]!.padEnd(width)}  ${String(e.providerId).padStart(2)}  ${fieldText(e.providerName)}${provenance.length ? `  (${provenance.join(', ')})` : ''}`);
+    for (const u of e.uids) lines.push(`      ${fieldText(u.id)}${u.atype !== undefined ? `  atype ${fieldText(u.atype)}` : ''}${u.ext ? `  ext ${fieldText(u.ext)}` : ''}`);
+  });
   lines.push(`${out.issues.length} issue${out.issues.length === 1 ? '' : 's'}`);
-  for (const i of out.issues) lines.push(`  ${i.path}: ${i.message}`);
+  for (const i of out.issues) lines.push(`  ${fieldText(i.path)}: ${fieldText(i.message)}`);
   return lines.join('\n') + '\n' + (out.forwarding ? formatForwarding(out.forwarding) : '');
 }
 
@@ -164,7 +166,7 @@ export function registerDecodeCommand(program: Command): void {
         const eids = result.eids.map(({ providerId: _id, providerName: _name, ...eid }) => eid);
         result.forwarding = forwardingOf({ endpoint: 'unknown', formats: [], consent: {}, ...result.call, eids, issues: [] }, forwarding.policy, forwarding.partners);
       }
-      await out(opts.json ? JSON.stringify(result, null, 2) + '\n' : formatDecodeOutput(result));
+      await (opts.json ? out(JSON.stringify(result, null, 2) + '\n') : outText(formatDecodeOutput(result)));
       if (!result.decoded) {
         const why = result.issues.find((i) => i.path === 'eids' || i.path === 'body')?.message ?? 'no eids could be read';
         throw new DecodeError(`could not decode the eids: ${why}`);

@@ -1,14 +1,24 @@
 /**
- * Consent on the server (issue 11; domain-notes.md "Consent"): the privacy signals an ad call carries, decoded
- * with the IAB's own libraries (npm `@iabtcf/core` for TCF v2, `@iabgpp/cmpapi` for GPP) rather than a
- * hand-written bit parser, and turned into one question: may a partner with this GVL vendor id receive eids?
- * Not every ad call comes from our tag (GET calls built by other libraries, server-to-server), so the server
- * cannot trust that the browser already applied them.
+ * Consent on the server (docs/ad-server.md "Forwarding policy"): the privacy signals an ad call carries, decoded and
+ * turned into one question: may a partner with this GVL vendor id receive eids? Not every ad call comes from our
+ * tag (GET calls built by other libraries, server-to-server), so the server cannot trust that the browser already
+ * applied them.
+ *
+ * Every string comes from the network, so every decode is bounded in time and memory (docs/ad-server.md
+ * "Forwarding policy", consent caps): TC strings are read by our own bounded reader (consent/tc-string.ts; the
+ * IAB's `@iabtcf/core` is its reference in the property test), GPP strings by `@iabgpp/cmpapi` once our header
+ * reader has checked the section ids it would otherwise expand without bound (consent/gpp-header.ts).
  */
-import { TCString } from '@iabtcf/core';
-import type { PurposeRestrictionVector } from '@iabtcf/core';
 import { GppModel, Sections } from '@iabgpp/cmpapi';
 import type { AdCallConsent } from './ad-call.js';
+import { BoundedCache } from './consent/cache.js';
+import { readGppHeader } from './consent/gpp-header.js';
+import { hasId } from './consent/id-ranges.js';
+import { readTcString } from './consent/tc-string.js';
+import type { TcConsent, TcProblem } from './consent/tc-string.js';
+
+export { TC_CAPS } from './consent/tc-string.js';
+export { GPP_CAPS } from './consent/gpp-header.js';
 
 /** What decides the legal basis under GDPR; the defaults are those of the tag (src/tag/consent-rules.ts). */
 export interface TcfRules {
@@ -20,22 +30,13 @@ export interface TcfRules {
   gdprDefault?: 'applies' | 'does-not-apply' | 'when-tc-string';
 }
 
-/** The part of a decoded TC string the decision needs, kept small so thousands can be cached. */
-interface TcfView {
-  purposeConsents: number;
-  purposeLI: number;
-  vendorConsents: Uint8Array;
-  vendorLI: Uint8Array;
-  /** The publisher's restrictions (a purpose not allowed, or only on consent / only on legitimate interest), if any. */
-  restrictions?: PurposeRestrictionVector;
-  /** The decision per vendor id, worked out once per cached string (null: a legal basis). */
+/** A decoded TC string, with the refusals worked out so far per vendor id (see `gdprRefusalOf`; null: none). */
+interface TcfView extends TcConsent {
   byVendor?: Map<number, ConsentRefusal | null>;
 }
 
-/** A TC string that could not be used, and why. */
-interface TcfProblem {
-  problem: string;
-}
+/** A TC string that could not be used, and why (the field, for a string over a cap). */
+type TcfProblem = TcProblem;
 
 /** One US opt-out found in the call's signals. */
 export interface UsOptOut {
@@ -70,67 +71,32 @@ const isUsSection = (id: number) => id >= 6 && id < 100;
 /** The opt-out fields of the US sections: 1 means opted out (GPP US sections, "Opt-Out" fields). */
 const US_FIELDS = ['SaleOptOut', 'SharingOptOut', 'TargetedAdvertisingOptOut'];
 
-/**
- * A cache of decoded strings (decoding costs 20 to 100 µs; a user's calls repeat the same strings). Two
- * generations instead of a strict LRU, so a hit is one Map lookup: entries used since the last turnover survive
- * it, the others are dropped. Holds at most `max` entries.
- */
-class Cache<V> {
-  private young = new Map<string, V>();
-  private old = new Map<string, V>();
-  private readonly half: number;
-  constructor(max: number) {
-    this.half = Math.max(1, Math.floor(max / 2));
-  }
-  /** The value for `key`, made with `make` on a miss; kept unless `keep` says otherwise. */
-  get(key: string, make: (key: string) => V, keep?: (v: V) => boolean): V {
-    let v = this.young.get(key);
-    if (v !== undefined) return v;
-    v = this.old.get(key) ?? make(key);
-    if (keep && !keep(v)) return v;
-    if (this.young.size >= this.half) {
-      this.old = this.young;
-      this.young = new Map();
-    }
-    this.young.set(key, v);
-    return v;
-  }
-}
+/** Default byte budget of each decode cache (estimated; docs/ad-server.md "Forwarding policy"). */
+const CACHE_BYTES = 32 * 1024 * 1024;
+/** Vendors whose refusal is kept per cached TC string (a network has tens of partners). */
+const MAX_VENDOR_VERDICTS = 64;
+/** What the refusal memo of one TC string may hold (references to shared refusals), counted in its entry. */
+const VERDICT_BYTES = MAX_VENDOR_VERDICTS * 32;
 
-/** The vendor ids of a TCF vector as bits, `maxId / 8` bytes. */
-function bitset(v: { maxId: number; values(): Iterable<number> }): Uint8Array {
-  const out = new Uint8Array((v.maxId >> 3) + 1);
-  for (const id of v.values()) out[id >> 3] |= 1 << (id & 7);
-  return out;
-}
+const NO_TC_STRING = 'GDPR applies and the call carries no TC string';
 
-/**
- * Vendor ids above this are real (the Global Vendor List is far below it) but a view that large is not cached: a
- * string can claim vendor 65,535 in a few bytes, and 10,000 such views would hold 160 MB.
- */
-const MAX_CACHED_VENDOR_ID = 4096;
-
-const hasBit = (set: Uint8Array, id: number) => id >= 0 && id >> 3 < set.length && (set[id >> 3] & (1 << (id & 7))) !== 0;
-
-const mask = (ids: Iterable<number>) => {
-  let m = 0;
-  for (const id of ids) if (id > 0 && id < 32) m |= 1 << id;
-  return m;
+/** A library error in one line and at most 200 characters (its messages quote the whole string). */
+const shortError = (e: unknown) => {
+  const m = (e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ');
+  return m.length > 200 ? `${m.slice(0, 199)}…` : m;
 };
 
 function decodeTcf(tcString: string): TcfView | TcfProblem {
-  try {
-    const m = TCString.decode(tcString);
-    return {
-      purposeConsents: mask(m.purposeConsents.values()),
-      purposeLI: mask(m.purposeLegitimateInterests.values()),
-      vendorConsents: bitset(m.vendorConsents),
-      vendorLI: bitset(m.vendorLegitimateInterests),
-      ...(m.publisherRestrictions.numRestrictions ? { restrictions: m.publisherRestrictions } : {}),
-    };
-  } catch (e) {
-    return { problem: `the TC string could not be decoded (${e instanceof Error ? e.message : String(e)})` };
-  }
+  const out = readTcString(tcString);
+  return 'problem' in out ? { problem: `the TC string could not be used (${out.problem})` } : out;
+}
+
+/** Estimated bytes of a cached TC string: the key (2 bytes a character at most), the view, its verdict memo. */
+function tcfBytes(key: string, v: TcfView | TcfProblem): number {
+  if ('problem' in v) return 2 * key.length + 2 * v.problem.length + 128;
+  let bytes = 2 * key.length + 256 + VERDICT_BYTES + v.vendorConsents.byteLength + v.vendorLI.byteLength;
+  for (const r of v.restrictions) bytes += 96 + r.vendors.byteLength;
+  return bytes;
 }
 
 interface GppView {
@@ -141,6 +107,11 @@ interface GppView {
 }
 
 function decodeGpp(gpp: string): GppView {
+  // Our header reader first: the library would expand absurd section-id ranges id by id (gpp-header.ts).
+  const header = readGppHeader(gpp);
+  if (header && 'problem' in header) {
+    return { optOuts: [], problem: `the GPP string could not be used (${header.problem})` };
+  }
   try {
     const model = new GppModel(gpp);
     const optOuts: GppView['optOuts'] = [];
@@ -152,23 +123,40 @@ function decodeGpp(gpp: string): GppView {
         if (model.getFieldValue(section, 'OptOutSale') === 'Y') optOuts.push({ sid, section, field: 'OptOutSale' });
         continue;
       }
-      for (const field of US_FIELDS) if (model.hasField(section, field) && model.getFieldValue(section, field) === 1) optOuts.push({ sid, section, field });
+      for (const field of US_FIELDS) {
+        const optedOut = model.hasField(section, field) && model.getFieldValue(section, field) === 1;
+        if (optedOut) optOuts.push({ sid, section, field });
+      }
     }
     const view: GppView = { optOuts };
     if (model.hasSectionId(2)) view.tcString = model.encodeSectionById(2);
     return view;
   } catch (e) {
-    return { optOuts: [], problem: `the GPP string could not be decoded (${e instanceof Error ? e.message : String(e)})` };
+    return { optOuts: [], problem: `the GPP string could not be decoded (${shortError(e)})` };
   }
 }
 
-const small = (v: TcfView | TcfProblem) => !('vendorConsents' in v) || (v.vendorConsents.length + v.vendorLI.length) * 8 <= 2 * (MAX_CACHED_VENDOR_ID + 8);
+/** Estimated bytes of a cached GPP string: the key, its EU section (counted apart), opt-outs, problem. */
+const gppBytes = (key: string, v: GppView) =>
+  4 * key.length + 128 + 96 * v.optOuts.length + 2 * (v.problem?.length ?? 0);
 
-/** Decodes the privacy signals of ad calls, caching decoded strings (the recently used ones, `cacheSize` of each kind). */
-export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000) {
-  const tcfCache = new Cache<TcfView | TcfProblem>(cacheSize);
-  const gppCache = new Cache<GppView>(cacheSize);
-  const purposeList = [...new Set(rules.purposes ?? [2, 3, 4, 5, 6, 7, 8, 9, 10])].filter((p) => p > 0 && p < 32).sort((a, b) => a - b);
+/**
+ * The GDPR verdict for one vendor: 0 a legal basis; 1 no consent; 2 legitimate interest only where the policy
+ * requires consent; 3 no basis for any purpose; 4 the same, within the publisher restrictions.
+ */
+type Verdict = 0 | 1 | 2 | 3 | 4;
+
+/**
+ * Decodes the privacy signals of ad calls, caching decoded strings: the recently used ones, at most `cacheSize`
+ * and `cacheBytes` (estimated) of each kind, TC and GPP.
+ */
+export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, cacheBytes = CACHE_BYTES) {
+  const tcfCache = new BoundedCache<TcfView | TcfProblem>(cacheSize, cacheBytes, tcfBytes);
+  const gppCache = new BoundedCache<GppView>(cacheSize, cacheBytes, gppBytes);
+  const purposeList = [...new Set(rules.purposes ?? [2, 3, 4, 5, 6, 7, 8, 9, 10])]
+    .filter((p) => p > 0 && p < 32)
+    .sort((a, b) => a - b);
+  const purposeMask = purposeList.reduce((m, p) => m | (1 << p), 0);
   const li = rules.legitimateInterest ?? true;
   const gdprDefault = rules.gdprDefault ?? 'when-tc-string';
 
@@ -177,11 +165,19 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000) {
     const gpp = c.gpp ? gppCache.get(c.gpp, decodeGpp) : undefined;
     // GPP's EU TCF section (id 2) stands in for a missing gdpr_consent where the call says it applies.
     const tcString = c.gdprConsent ?? (!c.gppSid || c.gppSid.includes(2) ? gpp?.tcString : undefined);
-    const gdprApplies = c.gdpr !== undefined ? c.gdpr === 1 : gdprDefault === 'applies' || (gdprDefault === 'when-tc-string' && !!tcString);
+    // Without `gdpr`, the policy's default decides (worked out only then: this runs on every call).
+    const gdprApplies =
+      c.gdpr !== undefined
+        ? c.gdpr === 1
+        : gdprDefault === 'applies' || (gdprDefault === 'when-tc-string' && !!tcString);
     const out: DecodedConsent = { gdprApplies, usOptOuts: [] };
-    if (gdprApplies) out.tcf = tcString ? tcfCache.get(tcString, decodeTcf, small) : { problem: 'GDPR applies and the call carries no TC string' };
+    if (gdprApplies) {
+      out.tcf = tcString ? tcfCache.get(tcString, decodeTcf) : { problem: NO_TC_STRING };
+    }
     // US Privacy: the third character is the opt-out of sale (`1YYN`).
-    if (c.usPrivacy && c.usPrivacy.charAt(2).toUpperCase() === 'Y') out.usOptOuts.push({ section: 'usp', field: 'us_privacy' });
+    if (c.usPrivacy && c.usPrivacy.charAt(2).toUpperCase() === 'Y') {
+      out.usOptOuts.push({ section: 'usp', field: 'us_privacy' });
+    }
     if (gpp && (gpp.optOuts.length || gpp.problem)) {
       // Only the sections the call says apply count (gpp_sid); without gpp_sid, every US section in the string.
       const applies = (sid: number) => !c.gppSid || c.gppSid.includes(sid);
@@ -194,37 +190,73 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000) {
 
   /**
    * TCF's legal bases, per purpose: the vendor's consent with the purpose's consent, or (when allowed) the vendor's
-   * legitimate interest with the purpose's; a publisher restriction can forbid a purpose to the vendor or allow it
-   * on one basis only. At least one of `purposes` needs a basis.
+   * legitimate interest with the purpose's. The publisher's restrictions that name the vendor all hold: a purpose
+   * not allowed has no basis, consent only takes away legitimate interest, legitimate interest only takes away
+   * consent (both: no basis). At least one of `purposes` needs a basis.
    */
-  function gdprRefusal(tcf: TcfView, vendorId: number): ConsentRefusal | undefined {
-    const vendorConsent = hasBit(tcf.vendorConsents, vendorId);
-    const vendorLI = li && hasBit(tcf.vendorLI, vendorId);
-    if (!vendorConsent && !vendorLI) {
-      const onlyLI = !li && hasBit(tcf.vendorLI, vendorId);
-      return { code: 'gdpr', message: `GDPR applies: vendor ${vendorId} has ${onlyLI ? 'legitimate interest only, and the policy requires consent' : 'no consent'} in the TC string` };
+  function gdprVerdict(tcf: TcConsent, vendorId: number): Verdict {
+    const vendorConsent = hasId(tcf.vendorConsents, vendorId);
+    const vendorLI = li && hasId(tcf.vendorLI, vendorId);
+    if (!vendorConsent && !vendorLI) return !li && hasId(tcf.vendorLI, vendorId) ? 2 : 1;
+    // Purpose bit masks of the restrictions naming the vendor, by type.
+    const restricted = [0, 0, 0];
+    let named = false;
+    for (const r of tcf.restrictions) {
+      if (!hasId(r.vendors, vendorId)) continue;
+      named = true;
+      if (r.purpose < 32) restricted[r.type] |= 1 << r.purpose;
     }
-    const restricted = new Map((tcf.restrictions?.getRestrictions(vendorId) ?? []).map((r) => [r.purposeId, r.restrictionType as number]));
-    for (const p of purposeList) {
-      const type = restricted.get(p); // 0 not allowed, 1 consent only, 2 legitimate interest only
-      if (type === 0) continue;
-      if (vendorConsent && type !== 2 && (tcf.purposeConsents & (1 << p)) !== 0) return undefined;
-      if (vendorLI && type !== 1 && (tcf.purposeLI & (1 << p)) !== 0) return undefined;
+    const allowed = purposeMask & ~restricted[0];
+    if (vendorConsent && (allowed & ~restricted[2] & tcf.purposeConsents) !== 0) return 0;
+    if (vendorLI && (allowed & ~restricted[1] & tcf.purposeLI) !== 0) return 0;
+    return named ? 4 : 3;
+  }
+
+  // One refusal object per vendor and verdict, shared by every call (bounded: vendor ids come from partners).
+  const refusals = new Map<number, ConsentRefusal>();
+  const gdprRefusal = (vendorId: number, verdict: Verdict): ConsentRefusal => {
+    const key = Number.isSafeInteger(vendorId * 8) ? vendorId * 8 + verdict : NaN;
+    let r = refusals.get(key);
+    if (r) return r;
+    const purposes = `any of purposes ${purposeList.join(', ')}`;
+    const why = [
+      '',
+      'has no consent in the TC string',
+      'has legitimate interest only, and the policy requires consent in the TC string',
+      `has no legal basis for ${purposes} in the TC string`,
+      `has no legal basis for ${purposes} in the TC string, within the publisher restrictions`,
+    ][verdict];
+    r = { code: 'gdpr', message: `GDPR applies: vendor ${vendorId} ${why}` };
+    if (refusals.size < 4096 && !Number.isNaN(key)) refusals.set(key, r);
+    return r;
+  };
+
+  /** The GDPR refusal for `vendorId` (null: a legal basis), kept on the cached view for up to 64 vendors. */
+  function gdprRefusalOf(view: TcfView, vendorId: number): ConsentRefusal | null {
+    const memo = (view.byVendor ??= new Map());
+    let r = memo.get(vendorId);
+    if (r === undefined) {
+      const verdict = gdprVerdict(view, vendorId);
+      r = verdict ? gdprRefusal(vendorId, verdict) : null;
+      if (memo.size < MAX_VENDOR_VERDICTS) memo.set(vendorId, r);
     }
-    const within = restricted.size ? ', within the publisher restrictions' : '';
-    return { code: 'gdpr', message: `GDPR applies: vendor ${vendorId} has no legal basis for any of purposes ${purposeList.join(', ')} in the TC string${within}` };
+    return r;
   }
 
   /** Why a partner with GVL id `vendorId` may not receive eids under `consent`, or undefined when it may. */
   function refusal(consent: DecodedConsent, vendorId: number | undefined): ConsentRefusal | undefined {
     if (consent.gdprApplies) {
       const tcf = consent.tcf;
-      if (!tcf || (tcf as TcfProblem).problem !== undefined) return { code: 'gdpr', message: `GDPR applies: ${(tcf as TcfProblem | undefined)?.problem ?? 'no TC string'}` };
-      if (vendorId === undefined) return { code: 'gdpr', message: 'GDPR applies and the partner has no gvlVendorId: no legal basis can be shown' };
-      const view = tcf as TcfView;
-      const memo = (view.byVendor ??= new Map());
-      let r = memo.get(vendorId);
-      if (r === undefined) memo.set(vendorId, (r = gdprRefusal(view, vendorId) ?? null));
+      const problem = tcf ? (tcf as TcfProblem).problem : 'no TC string';
+      if (problem !== undefined) {
+        // Some problems already say that GDPR applies ("GDPR applies and the call carries no TC string").
+        return { code: 'gdpr', message: problem.startsWith('GDPR applies') ? problem : `GDPR applies: ${problem}` };
+      }
+      if (vendorId === undefined) {
+        const message = 'GDPR applies and the partner has no gvlVendorId: no legal basis can be shown';
+        return { code: 'gdpr', message };
+      }
+      const r = gdprRefusalOf(tcf as TcfView, vendorId);
       if (r) return r;
     }
     const opt = consent.usOptOuts[0];
@@ -233,11 +265,16 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000) {
         ? { code: 'usp', message: 'US Privacy string signals an opt-out of sale (us_privacy third character Y)' }
         : { code: 'gpp', message: `GPP section ${opt.section} signals ${opt.field}` };
     }
-    if (consent.gppProblem) return { code: 'gpp', message: `${consent.gppProblem}; its US sections may hold an opt-out` };
+    if (consent.gppProblem) {
+      return { code: 'gpp', message: `${consent.gppProblem}; its US sections may hold an opt-out` };
+    }
     return undefined;
   }
 
-  return { decode, refusal };
+  /** How many decoded strings each cache holds, and their estimated bytes. */
+  const stats = () => ({ tcf: tcfCache.stats(), gpp: gppCache.stats() });
+
+  return { decode, refusal, stats };
 }
 
 /** A consent decoder: `decode(call.consent)` once per call, then `refusal(decoded, vendorId)` per partner. */

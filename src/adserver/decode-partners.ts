@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { Eid } from '../core/index.js';
 import { EXIT } from '../cli/exit-codes.js';
+import { fieldText } from '../cli/format.js';
 import { createForwardingPolicy, ForwardingPolicyError } from './forwarding.js';
 import type { ForwardingPolicy, ForwardingPolicyConfig, ForwardingReason } from './forwarding.js';
 import type { DemandPartner } from './partners.js';
@@ -65,15 +66,20 @@ export function forwardingOf(call: AdCall, policy: ForwardingPolicy, partners: r
   }));
 }
 
-/** The human-readable form: per partner, `+` for each eid it receives, `-` for each it does not, with the reason. */
+/**
+ * The human-readable form: per partner, `+` for each eid it receives, `-` for each it does not, with the reason;
+ * every field is terminal-safe ({@link fieldText}).
+ */
 export function formatForwarding(rows: readonly DecodedForwarding[]): string {
   const lines = [`forwarding to ${rows.length} partner${rows.length === 1 ? '' : 's'}`];
   for (const p of rows) {
     const total = p.kept.length + p.removed.length;
-    lines.push(`  ${p.partner}  (OpenRTB ${p.openrtb}): receives ${p.kept.length} of ${total} eid${total === 1 ? '' : 's'}${p.consent ? `; consent: ${p.consent}` : ''}`);
-    const width = Math.max(6, ...[...p.kept, ...p.removed].map((d) => d.source.length));
+    const consent = p.consent ? `; consent: ${fieldText(p.consent)}` : '';
+    lines.push(`  ${fieldText(p.partner)}  (OpenRTB ${p.openrtb}): receives ${p.kept.length} of ${total} eid${total === 1 ? '' : 's'}${consent}`);
     const all = [...p.kept.map((d) => ({ ...d, sign: '+' })), ...p.removed.map((d) => ({ ...d, sign: '-' }))].sort((a, b) => a.index - b.index);
-    for (const d of all) lines.push(`    ${d.sign} ${d.source.padEnd(width)}  ${d.reason.message}`);
+    const sources = all.map((d) => fieldText(d.source));
+    const width = Math.max(6, ...sources.map((s) => s.length));
+    all.forEach((d, n) => lines.push(`    ${d.sign} ${sources[n]!.padEnd(width)}  ${fieldText(d.reason.message)}`));
   }
   return lines.join('\n') + '\n';
 }

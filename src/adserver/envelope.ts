@@ -8,8 +8,10 @@
  * ("Envelope expansion"), so the whole path can be tested end to end. It is not the provider's format.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { mergeEids } from '../core/index.js';
+import { mergeEids, validateEids } from '../core/index.js';
 import type { Eid, Issue, Result } from '../core/index.js';
+import { resolveLimits } from './limits.js';
+import type { AdCallLimits } from './limits.js';
 
 /** Decrypts one envelope into the eids it holds. Plug the provider's real decryption in here. */
 export interface EnvelopeDecryptor {
@@ -30,6 +32,11 @@ export interface ExpandOptions {
   maxEnvelopes?: number;
   /** Longest wait for one decryption, in milliseconds; slower ones are skipped with an issue. Default 50. */
   timeoutMs?: number;
+  /**
+   * Caps the eids a decryptor returns are held to, as received eids are (defaults in `DEFAULT_LIMITS`): they are
+   * forwarded to every partner, and a decryptor is code from elsewhere.
+   */
+  limits?: Partial<AdCallLimits>;
 }
 
 /**
@@ -41,6 +48,7 @@ export async function expandEnvelopes(eids: readonly Eid[], decryptor: EnvelopeD
   const issues: Issue[] = [];
   const max = options.maxEnvelopes ?? 4;
   const timeoutMs = options.timeoutMs ?? 50;
+  const limits = resolveLimits(options.limits);
   const source = decryptor.source.toLowerCase();
   const candidates: Array<{ id: string; path: string }> = [];
   eids.forEach((e, i) => {
@@ -59,8 +67,11 @@ export async function expandEnvelopes(eids: readonly Eid[], decryptor: EnvelopeD
           issues.push({ path, message: `envelope not decrypted within ${timeoutMs} ms` });
           return [];
         }
-        issues.push(...r.issues.map((i) => ({ path: `${path}.${i.path}`, message: i.message })));
-        return r.value;
+        const checked = validateEids(r.value, limits);
+        for (const i of [...r.issues, ...checked.issues]) {
+          issues.push({ path: `${path}.${i.path}`, message: i.message });
+        }
+        return checked.value;
       } catch (err) {
         issues.push({ path, message: `envelope decryptor failed: ${err instanceof Error ? err.message : String(err)}` });
         return [];

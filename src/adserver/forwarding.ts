@@ -1,13 +1,14 @@
 /**
- * The eid forwarding policy (issue 11; extended-ids.md §1, §4): which partner may receive which eid. One
- * declarative object, validated with zod when created:
+ * The eid forwarding policy: which partner may receive which eid. One declarative object, validated with zod
+ * when created:
  *
- * - `permissions`: rules `{ source, inserter?, matcher?, mm?, partners: [...] | '*' }`. For each eid the most
- *   specific matching rule decides: a rule naming source, inserter, matcher and mm beats one naming three of
- *   them, which beats one naming two, which beats one naming the source alone (Prebid Server's eidpermissions
- *   order). Two rules that are equally specific and could both decide one eid are a configuration error, unless
- *   a more specific rule covers every eid they share. An eid no rule matches goes to every partner (the spec's
- *   default: "forwards all received eids").
+ * - `permissions`: rules `{ source?, inserter?, matcher?, mm?, partners: [...] | '*' }` naming at least one of
+ *   the four fields; a rule matches the eids that have every field it names. For each eid the most specific
+ *   matching rule decides: specificity is the number of fields a rule names, so a rule naming all four beats one
+ *   naming three, which beats one naming two, which beats one naming one (Prebid Server's eid permissions order).
+ *   Two rules that are equally specific and could both decide one eid are a configuration error, unless a more
+ *   specific rule covers every eid they share. Partner ids match case-insensitively, as Prebid Server matches
+ *   bidder names. An eid no rule matches goes to every partner (docs/ad-server.md, "Forwarding policy").
  * - `consent`: the call's TC string, US Privacy and GPP strings are decoded on the server (consent.ts) and
  *   applied per partner through its `gvlVendorId`; `allowSources` lists sources sent whatever the signals
  *   (a publisher's own first-party id, say).
@@ -40,7 +41,7 @@ export interface ForwardingPolicyConfig {
     /** Sources sent to permitted partners whatever the consent signals (case-insensitive). */
     allowSources?: readonly string[];
   };
-  /** The known partners: when given, a rule naming another partner id is refused as a likely typo. */
+  /** The known partners: when given, a rule naming another partner id (case-insensitively) is refused as a typo. */
   partners?: readonly DemandPartner[];
   /** Most decoded consent strings of each kind kept in memory (those not used lately go first). Default 10,000. */
   cacheSize?: number;
@@ -133,8 +134,8 @@ interface Verdict {
 
 function reasonOf(v: Verdict, eid: Eid, partner: DemandPartner, refusal: ConsentRefusal | undefined): ForwardingReason {
   const r = v.rule;
-  const rule = r ? `permissions[${r.index}] (${describeRule(r.source, r)})` : '';
-  const allowed = r && (r.all ? 'every partner' : r.partners.size ? [...r.partners].join(', ') : 'no partner');
+  const rule = r ? `permissions[${r.index}] (${describeRule(r)})` : '';
+  const allowed = r && (r.all ? 'every partner' : r.listed.length ? r.listed.join(', ') : 'no partner');
   const message =
     v.code === 'no-rule'
       ? `no permission rule matches ${eid.source}: every partner receives it (default)`
@@ -153,17 +154,18 @@ function reasonOf(v: Verdict, eid: Eid, partner: DemandPartner, refusal: Consent
  * @example createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['dsp-a'] }], consent: { allowSources: ['pubcid.org'] } })
  */
 export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): ForwardingPolicy {
-  const { cfg, bySource } = compilePolicy(config);
+  const { cfg, rules, bySource, anySource } = compilePolicy(config);
 
   // Speed (README "Measured sizes and ratios"): each partner id named in a rule gets a bit, any other partner the OTHER bit, and
   // each rule the bits of its partners, so deciding an eid for a partner is one AND instead of a Set lookup. The
   // bits stay small integers (V8 Smis). With more than 28 named partners the Set lookups stay (judge() below).
-  const named = [...new Set([...bySource.values()].flat().flatMap((r) => [...r.partners]))];
+  // Ids are lowercased (partners match case-insensitively); a partner is looked up as spelled, then lowercased.
+  const named = [...new Set(rules.flatMap((r) => [...r.partners]))];
   const OTHER = 1 << 28;
   const EXEMPT = 1 << 29;
   const ALL = EXEMPT - 1;
   const bitOf = named.length <= 28 ? new Map(named.map((id, i) => [id, 1 << i])) : undefined;
-  if (bitOf) for (const rules of bySource.values()) for (const r of rules) r.mask = r.all ? ALL : [...r.partners].reduce((m, id) => m | bitOf.get(id)!, 0);
+  if (bitOf) for (const r of rules) r.mask = r.all ? ALL : [...r.partners].reduce((m, id) => m | bitOf.get(id)!, 0);
 
   const enforce = cfg.consent?.enforce ?? true;
   const allow = new Set((cfg.consent?.allowSources ?? []).map((s) => s.toLowerCase()));
@@ -177,7 +179,7 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
     let entry = bySpelling.get(source);
     if (!entry) {
       const key = source.toLowerCase();
-      entry = { rules: bySource.get(key), exempt: allow.has(key) };
+      entry = { rules: bySource.get(key) ?? anySource, exempt: allow.has(key) };
       if (bySpelling.size < 10_000) bySpelling.set(source, entry);
     }
     return entry;
@@ -235,7 +237,7 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
   const judge = (item: Item, partnerId: string, preferred: number | undefined, refusal: ConsentRefusal | undefined): Verdict => {
     const { eid, rule } = item;
     if (preferred !== undefined && providerForSource(eid.source).id !== preferred) return { kept: false, code: 'dmp' };
-    if (rule && !rule.all && !rule.partners.has(partnerId)) return { kept: false, code: 'rule', rule };
+    if (rule && !rule.all && !rule.partners.has(partnerId.toLowerCase())) return { kept: false, code: 'rule', rule };
     if (refusal) return item.exempt ? { kept: true, code: 'allow-source', rule } : { kept: false, code: refusal.code, rule };
     return { kept: true, code: rule ? 'rule' : 'no-rule', rule };
   };
@@ -249,7 +251,7 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
       const out: Eid[] = [];
       if (bitOf && preferred === undefined) {
         // judge() for the common case (a DSP): the same tests, without building a verdict.
-        const bit = bitOf.get(partner.id) ?? OTHER;
+        const bit = bitOf.get(partner.id) ?? bitOf.get(partner.id.toLowerCase()) ?? OTHER;
         const { all, codes } = p;
         // Every eid goes to this partner: one copy instead of a test per eid.
         if (!refusal && (p.common & bit) !== 0) return all.slice();

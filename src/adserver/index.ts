@@ -5,6 +5,8 @@
  * a fleet (issue #10).
  * @packageDocumentation
  */
+/** The error of an options object that is not what the function takes; `field` names the option. */
+export { OptionsError } from './options.js';
 export type { AdCallLimits } from './limits.js';
 export { DEFAULT_LIMITS, resolveLimits } from './limits.js';
 export type { AdCall, AdCallEndpoint, AdCallFormat, AdCallConsent, AdCallInput, HeadersLike, ParseOptions } from './ad-call.js';
@@ -79,3 +81,5 @@ export type { DmpConfig } from './dmp.js';
 export { DmpConfigError, parseDmpConfig, dmpIds } from './dmp.js';
 export type { PidCookieOptions } from './pid.js';
 export { newPid, pidSetCookie } from './pid.js';
+export type { CorsPolicy, CorsPolicyOptions, CorsPreflightAnswer, CorsPreflightRequest, CorsContext } from './cors.js';
+export { createCorsPolicy, corsForNode, corsMiddleware, CorsPolicyError } from './cors.js';

@@ -4,6 +4,7 @@
  * Video parameters go through a list of the OpenRTB Video fields of the partner's version, each checked for its
  * JSON type, so a partner never receives a key its OpenRTB version lacks or a value of the wrong kind.
  */
+import { isInt32 } from '../core/index.js';
 import type { AdCallFormat } from './ad-call.js';
 
 /** The OpenRTB `Imp` this service fills in. */
@@ -100,7 +101,8 @@ const VIDEO_26: Partial<Record<keyof OrtbVideo, Kind>> = {
 /** Fields only OpenRTB 2.5 has (2.6 replaced `placement` with `plcmt`). */
 const VIDEO_25: Partial<Record<keyof OrtbVideo, Kind>> = { placement: 'int', sequence: 'int' };
 
-const isInt = (v: unknown): v is number => Number.isInteger(v);
+/** An OpenRTB integer: 32-bit, what strict decoders read (`1e21` would be written `1e+21`; docs/ad-server.md "Caps"). */
+const isInt = isInt32;
 function fits(kind: Kind, v: unknown): boolean {
   switch (kind) {
     case 'int':

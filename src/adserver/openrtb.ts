@@ -13,6 +13,7 @@ import type { DemandPartner } from './partners.js';
 import { ortbImps } from './openrtb-imp.js';
 import type { OrtbImp } from './openrtb-imp.js';
 import type { AdCall } from './ad-call.js';
+import { given, OptionsError } from './options.js';
 
 /** Options of {@link buildBidRequest}. */
 export interface BidRequestOptions {
@@ -30,6 +31,21 @@ export interface BidRequestOptions {
   test?: boolean;
   /** Which eids the partner may receive (permissions, consent): see `createForwardingPolicy`. Default: all. */
   policy?: ForwardingPolicy;
+}
+
+const OPENRTB_VERSIONS: ReadonlySet<unknown> = new Set([undefined, '2.5', '2.6', 'both']);
+
+/** A partner a bid request can be built for: a named one, of a version we write (plain JavaScript gets no types). */
+function checkPartner(partner: DemandPartner): void {
+  if (partner === null || typeof partner !== 'object') {
+    throw new OptionsError('partner', `must be an object such as { id: 'dsp-a' } (got ${given(partner)})`);
+  }
+  if (typeof partner.id !== 'string' || partner.id === '') {
+    throw new OptionsError('partner.id', `must name the partner, a non-empty string (got ${given(partner.id)})`);
+  }
+  if (!OPENRTB_VERSIONS.has(partner.openrtb)) {
+    throw new OptionsError('partner.openrtb', `must be '2.5', '2.6' or 'both' (got ${given(partner.openrtb)})`);
+  }
 }
 
 /** The OpenRTB UID we send (AdCOM `UID`). */
@@ -128,6 +144,7 @@ export function buildBidRequest(call: AdCall, partner: DemandPartner & { openrtb
 /** Builds the bid request of the version the partner reads. */
 export function buildBidRequest(call: AdCall, partner: DemandPartner, options?: BidRequestOptions): OrtbBidRequest;
 export function buildBidRequest(call: AdCall, partner: DemandPartner, options: BidRequestOptions = {}): OrtbBidRequest {
+  checkPartner(partner);
   // Where each field goes: its 2.6 place, its 2.5 place (`ext`), or both.
   const in26 = partner.openrtb !== '2.5';
   const in25 = partner.openrtb === '2.5' || partner.openrtb === 'both';

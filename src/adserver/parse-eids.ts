@@ -4,7 +4,7 @@
  * Both agree with core's portable routes, which stay the reference (test/adserver/parse.test.ts).
  */
 import { isUtf8 } from 'node:buffer';
-import { isObject, isValidAtype } from '../core/index.js';
+import { isInt32, isObject, isValidAtype, jsonSizeBound } from '../core/index.js';
 import type { Eid, Issue, Uid } from '../core/index.js';
 import type { AdCallLimits } from './limits.js';
 
@@ -30,23 +30,15 @@ export function decodeBase64JsonFast(text: string, path = 'eids'): { value: unkn
   }
 }
 
-/** Deepest `ext` nesting the no-copy path keeps; deeper ones go through core (which drops what cannot be serialized). */
-const MAX_EXT_DEPTH = 32;
-
 /**
- * True when a value from JSON.parse nests at most `depth` objects and arrays. JSON.parse accepts nesting far
- * deeper than JSON.stringify can write back (a 60 KB body of `{"a":{"a":…}}` overflows the stack), so keeping
- * such an ext unchecked would make the call impossible to log or forward.
+ * True when an `ext` fresh from JSON.parse is within the ext caps by a cheap bound (core's validateEids decides
+ * exactly for the rare one near them). JSON.parse accepts nesting far deeper than JSON.stringify can write back
+ * (a 60 KB body of `{"a":{"a":…}}` overflows the stack), and an ext is forwarded to every partner: both are capped.
  */
-function shallowJson(v: unknown, depth: number): boolean {
-  if (typeof v !== 'object' || v === null) return true;
-  if (depth === 0) return false;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (!shallowJson(v[i], depth - 1)) return false;
-    return true;
-  }
-  for (const k in v) if (!shallowJson((v as Record<string, unknown>)[k], depth - 1)) return false;
-  return true;
+function extWithin(ext: unknown, limits: Readonly<AdCallLimits>): boolean {
+  if (!isObject(ext)) return false;
+  const bound = jsonSizeBound(ext, limits.maxExtDepth);
+  return bound >= 0 && bound <= limits.maxExtLength;
 }
 
 /**
@@ -73,10 +65,11 @@ export function isCanonicalEids(input: unknown, limits: Readonly<AdCallLimits>):
     for (let j = 0; j < e; j++) if (sources[j] === key) return false;
     sources[e] = key;
     if (!Array.isArray(uids) || uids.length === 0 || uids.length > limits.maxUids) return false;
-    if (inserter !== undefined && (typeof inserter !== 'string' || !inserter)) return false;
-    if (matcher !== undefined && (typeof matcher !== 'string' || !matcher)) return false;
-    if (mm !== undefined && !(typeof mm === 'number' && Number.isInteger(mm) && mm >= 0)) return false;
-    if (ext !== undefined && (!isObject(ext) || !shallowJson(ext, MAX_EXT_DEPTH))) return false;
+    const maxId = limits.maxIdLength;
+    if (inserter !== undefined && (typeof inserter !== 'string' || !inserter || inserter.length > maxId)) return false;
+    if (matcher !== undefined && (typeof matcher !== 'string' || !matcher || matcher.length > maxId)) return false;
+    if (mm !== undefined && !(typeof mm === 'number' && isInt32(mm) && mm >= 0)) return false;
+    if (ext !== undefined && !extWithin(ext, limits)) return false;
     for (let i = 0; i < uids.length; i++) {
       const uid: unknown = uids[i];
       if (!isObject(uid)) return false;
@@ -84,7 +77,7 @@ export function isCanonicalEids(input: unknown, limits: Readonly<AdCallLimits>):
       const id = uid.id;
       if (typeof id !== 'string' || !id || id.length > limits.maxIdLength) return false;
       if (uid.atype !== undefined && !isValidAtype(uid.atype)) return false;
-      if (uid.ext !== undefined && (!isObject(uid.ext) || !shallowJson(uid.ext, MAX_EXT_DEPTH))) return false;
+      if (uid.ext !== undefined && !extWithin(uid.ext, limits)) return false;
       for (let j = 0; j < i; j++) if ((uids[j] as Uid).id === id) return false;
     }
   }

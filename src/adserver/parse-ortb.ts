@@ -7,7 +7,7 @@
  * `user.eids` (OpenRTB 2.6), then `user.ext.eids` (2.5). When more than one is present the others are ignored
  * with an issue naming them, as OpenRTB 2.6 readers let `user.eids` win over `user.ext.eids`.
  */
-import { isObject } from '../core/index.js';
+import { isInt32, isObject } from '../core/index.js';
 import type { AdCallFormat, Collector } from './ad-call.js';
 
 /** True for a body shaped as an OpenRTB bid request: `imp` array, or a `user` / `regs` object. */
@@ -21,7 +21,8 @@ const obj = (v: unknown): Record<string, unknown> => (isObject(v) ? v : {});
 function sizesOf(col: Collector, path: string, v: unknown): Array<[number, number]> | undefined {
   if (v === undefined) return undefined;
   const list = Array.isArray(v) && typeof v[0] === 'number' ? [v] : v;
-  const ok = (s: unknown): s is [number, number] => Array.isArray(s) && s.length === 2 && s.every((n) => Number.isInteger(n) && n > 0);
+  // Sizes are OpenRTB integers: within 32 bits, so that no bid request carries `1e+21`.
+  const ok = (s: unknown): s is [number, number] => Array.isArray(s) && s.length === 2 && s.every((n) => isInt32(n) && n > 0);
   if (Array.isArray(list) && list.length > 0 && list.length <= 64 && list.every(ok)) return list.map((s) => [s[0], s[1]]);
   col.issue(path, 'must be a list of [width, height] sizes; ignored');
   return undefined;

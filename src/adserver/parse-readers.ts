@@ -14,30 +14,55 @@ const decoder = new TextDecoder();
 const QUERY_KEYS = new Set(['nwid', 'siteid', 'pgid', 'fmtid', 'tgt', 'tmstp', 'uid', 'eids', 'gdpr', 'gdpr_consent', 'gpp', 'gpp_sid', 'us_privacy']);
 
 /**
- * The known query parameters, first occurrence wins. One pass, no URLSearchParams: values are decoded only
- * for known keys and only when they hold an escape, which keeps the 1-2 KB `eids` value from being copied.
+ * The known query parameters, first occurrence wins (a malformed one too: each known key is decoded once, so a
+ * query of 100,000 broken repeats costs one failed decode, not 100,000 thrown errors). One pass, no
+ * URLSearchParams: values are decoded only for known keys and only when they hold an escape, which keeps the
+ * 1-2 KB `eids` value from being copied.
  */
 function parseQuery(search: string, col: Collector): Map<string, string> {
   const out = new Map<string, string>();
+  let malformed: Set<string> | undefined; // keys whose first occurrence could not be decoded (rare: made lazily)
   const n = search.length;
   let i = search.startsWith('?') ? 1 : 0;
+  // The next `=` at or after i, found once and reused while it lies ahead: searching again from every `&` would
+  // rescan the same text, quadratic for a long query with no `=` (docs/ad-server.md "Caps").
+  let nextEq = -1;
   while (i < n) {
     let amp = search.indexOf('&', i);
     if (amp < 0) amp = n;
-    let eq = search.indexOf('=', i);
-    if (eq < 0 || eq > amp) eq = amp;
+    if (nextEq < i) nextEq = search.indexOf('=', i);
+    if (nextEq < 0) nextEq = n;
+    const eq = nextEq > amp ? amp : nextEq;
     const rawKey = search.slice(i, eq);
     // Keys are plain ASCII names: decode only one that is not found as it stands.
-    const key = QUERY_KEYS.has(rawKey) ? rawKey : decodeComponent(rawKey, true);
-    if (key !== undefined && QUERY_KEYS.has(key) && !out.has(key)) {
+    const key = QUERY_KEYS.has(rawKey) ? rawKey : decodeKey(rawKey);
+    if (key !== undefined && QUERY_KEYS.has(key) && !out.has(key) && !malformed?.has(key)) {
       // In `eids` a `+` is standard Base64, never a form-encoded space.
       const value = decodeComponent(eq < amp ? search.slice(eq + 1, amp) : '', key !== 'eids');
-      if (value === undefined) col.issue(key, 'malformed percent-encoding; ignored');
-      else out.set(key, value);
+      if (value !== undefined) out.set(key, value);
+      else {
+        col.issue(key, 'malformed percent-encoding; ignored');
+        (malformed ??= new Set()).add(key);
+      }
     }
     i = amp + 1;
   }
   return out;
+}
+
+/** Longest key that can spell a known parameter: 12 characters, each as a `%XX` escape. */
+const MAX_KEY = 36;
+
+/**
+ * A query key decoded, when it can be a known parameter: those are ASCII names, so a key with a broken escape or
+ * one above `%7F` is none of them, and is passed over without calling decodeURIComponent (which throws on it:
+ * a thrown error costs microseconds, and a hostile query can hold one per character pair).
+ */
+function decodeKey(raw: string): string | undefined {
+  if (raw.length > MAX_KEY) return undefined;
+  if (!raw.includes('%')) return raw.includes('+') ? raw.replace(/\+/g, ' ') : raw;
+  if (/%(?![0-7][0-9a-f])/i.test(raw)) return undefined;
+  return decodeURIComponent(raw.replace(/\+/g, ' '));
 }
 
 function decodeComponent(raw: string, plusIsSpace: boolean): string | undefined {

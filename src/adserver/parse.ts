@@ -36,11 +36,13 @@ export function readCookie(cookieHeader: string | undefined, name: string): stri
   if (!cookieHeader) return undefined;
   const n = cookieHeader.length;
   let i = 0;
+  let eq = -1; // the next `=`, reused while ahead of i: searching from every `;` would be quadratic
   while (i < n) {
     let end = cookieHeader.indexOf(';', i);
     if (end < 0) end = n;
-    const eq = cookieHeader.indexOf('=', i);
-    if (eq >= 0 && eq < end && cookieHeader.slice(i, eq).trim() === name) {
+    if (eq < i) eq = cookieHeader.indexOf('=', i);
+    if (eq < 0) eq = n;
+    if (eq < end && cookieHeader.slice(i, eq).trim() === name) {
       const value = cookieHeader.slice(eq + 1, end).trim();
       return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
     }
@@ -94,6 +96,7 @@ function finish(col: Collector, headers: HeadersLike | undefined, options: Parse
   const referer = header(headers, 'referer');
   if (referer && referer.length <= col.limits.maxTextLength && call.referer === undefined) call.referer = referer;
   if (options.ip) call.ip = options.ip;
+  col.closeIssues();
   return call;
 }
 
@@ -107,7 +110,11 @@ export function parseAdCall(input: AdCallInput, options: ParseOptions = {}): AdC
   const col = new Collector(url ? endpointOf(url.pathname) : 'unknown', limits);
   try {
     if (!url) col.issue('url', 'not a valid URL');
-    else if (col.call.endpoint === 'unknown') col.issue('url', `${url.pathname} is not an ad-call endpoint (/ac, /genericpost, /call, /prebid/v1)`);
+    else if (col.call.endpoint === 'unknown') {
+      // The path is the caller's: quote a bounded piece of it, never the whole (up to 8,000 characters).
+      const path = url.pathname.length > 100 ? `${url.pathname.slice(0, 100)}… (${url.pathname.length} characters)` : url.pathname;
+      col.issue('url', `${path} is not an ad-call endpoint (/ac, /genericpost, /call, /prebid/v1)`);
+    }
     const method = (input.method ?? (input.body !== undefined ? 'POST' : 'GET')).toUpperCase();
     if (method === 'POST') readBody(col, input.body);
     else if (url) readQuery(col, url.search);

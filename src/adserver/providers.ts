@@ -66,7 +66,7 @@ export interface ProviderLogRecord {
   providerIds: number[];
   /** Unregistered sources seen (first 10, each cut to 100 characters), so operators can extend the registry. */
   unknownSources: string[];
-  /** How many issues parsing found. */
+  /** How many issues parsing found, those only counted past `maxIssues` included. */
   issues: number;
 }
 
@@ -95,7 +95,8 @@ export function providerLogRecord(call: AdCall, now: Date = new Date()): Provide
     pageId: call.pageId ?? null,
     providerIds,
     unknownSources,
-    issues: call.issues.length,
+    // Past maxIssues the list ends with one summary entry, which is no issue of its own.
+    issues: call.issuesOmitted ? call.issues.length - 1 + call.issuesOmitted : call.issues.length,
   };
 }
 

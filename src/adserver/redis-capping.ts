@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { CapCheck, CapOutcome, FrequencyCapStore } from './capping.js';
 import { checkPrefix, clusterKeySlot, isRedisCluster, luaScript, requireRedisClient } from './redis-client.js';
 import type { RedisClientInput } from './redis-client.js';
+import { given } from './options.js';
 
 /** Options of {@link createRedisFrequencyCapStore}. */
 export interface RedisFrequencyCapStoreOptions {
@@ -76,7 +77,7 @@ const escapeKeyPart = (s: string) => (/[{}%]/.test(s) ? s.replace(/[{}%]/g, (c) 
 const positiveInt = (value: unknown, setting: string, fallback: number): number => {
   const n = value ?? fallback;
   if (!Number.isInteger(n) || (n as number) < 1) {
-    throw new TypeError(`${setting} must be an integer >= 1 (got ${String(value)})`);
+    throw new TypeError(`${setting} must be an integer >= 1 (got ${given(value)})`);
   }
   return n as number;
 };

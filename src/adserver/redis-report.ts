@@ -1,19 +1,23 @@
 /**
- * The report shared by a fleet through Redis (issue #10): each process counts ad calls in a local buffer and
- * flushes it every `flushMs` as pipelined HINCRBYs into one hash per UTC day and one per UTC hour; reads merge
- * every process's counts. An ad call never waits for Redis: `add` only touches memory.
+ * The report shared by a fleet through Redis: each process counts ad calls in a local buffer and flushes it every
+ * `flushMs` as one pipeline into one hash per UTC day and one per UTC hour; reads merge every process's counts. An
+ * ad call never waits for Redis: `add` only touches memory.
  *
  * Keys (prefix `eidkit:report:`): `d:<YYYY-MM-DD>` and `h:<YYYY-MM-DDTHH>` hashes with fields
- * `<network id>|<counter>` (counters: see `countersOf`), the sorted sets `days` and `hours` indexing them, and
- * the hash `meta` (`dropped`: calls dropped at a full buffer, fleet-wide). Each bucket expires `retentionDays`
- * after its period ends.
+ * `<network id>|<counter>` (counters: see `countersOf`) plus `#networks` (networks counted in the period) and, in
+ * day hashes, `#dropped` (calls of networks over `maxNetworksPerDay`); the sorted sets `days` and `hours` indexing
+ * them; the hash `meta` (`dropped`: calls dropped at a full buffer, fleet-wide). A day bucket expires
+ * `retentionDays` after its day ends, an hour bucket `maxHours` after its hour ends. The network cap is applied
+ * inside Redis by a Lua script per bucket (see {@link FLUSH_BUCKET}), so it holds exactly however many processes
+ * write (docs/ad-server.md "Sharing caps and reports through Redis").
  */
 import type { AdCall } from './ad-call.js';
 import { countersOf, periodsOf, reportCSV, rowOf, sortRows } from './report.js';
 import type { Counters, ReportGranularity, ReportJson, ReportReadOptions, ReportRow } from './report.js';
-import { checkPrefix, requireRedisClient } from './redis-client.js';
+import { checkPrefix, luaScript, requireRedisClient } from './redis-client.js';
 import type { RedisClientInput } from './redis-client.js';
 import type { DmpConfig } from './dmp.js';
+import { positiveOption } from './options.js';
 
 /** Options of {@link createRedisReport}. */
 export interface RedisReportOptions {
@@ -27,8 +31,16 @@ export interface RedisReportOptions {
    * counted in `droppedCalls`.
    */
   maxBuffered?: number;
-  /** Days a bucket is kept after its period ends (key expiry; default 90). */
+  /** Days a day bucket is kept after its day ends (key expiry; default 90). */
   retentionDays?: number;
+  /** Hours an hour bucket is kept after its hour ends (key expiry; default 168, as `createReport`'s `maxHours`). */
+  maxHours?: number;
+  /**
+   * Networks counted per day (and per hour), fleet-wide, as `createReport`'s option: calls of further networks are
+   * dropped and counted in `droppedCalls` (default 10,000). Network ids are the caller's choice: this bounds what
+   * one day can hold.
+   */
+  maxNetworksPerDay?: number;
   /** DMPs and their preferred providers (parseDmpConfig): adds the Has DMP Id count per DMP, as createReport. */
   dmps?: readonly DmpConfig[];
   /** Clock, for tests. */
@@ -41,6 +53,8 @@ export interface RedisReportMetrics {
   buffered: number;
   /** Calls this process dropped at the buffer bound (also flushed into the fleet's `droppedCalls`). */
   droppedCalls: number;
+  /** Calls this process flushed that Redis dropped because their day already had `maxNetworksPerDay` networks. */
+  cappedCalls: number;
   /** Flushes that reached Redis, and flushes that failed (their counts kept for the next one). */
   flushes: number;
   flushErrors: number;
@@ -67,12 +81,47 @@ export interface RedisReport {
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
-function positive(value: unknown, setting: string, integer: boolean): number {
-  if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {
-    throw new TypeError(`${setting} must be a ${integer ? 'whole ' : ''}number > 0 (got ${String(value)})`);
-  }
-  return value;
-}
+/**
+ * Adds one flush's counts to one bucket hash, within the network cap, atomically.
+ * KEYS[1]: the bucket. ARGV: the cap, the expiry time (ms), '1' to count dropped calls in `#dropped` (day buckets),
+ * then per network: its `<network>|calls` field, the number of counters, and each counter's field and increment.
+ * A network is counted when the bucket knows it (its `calls` field exists) or still has room; returns the calls
+ * dropped.
+ */
+const FLUSH_BUCKET = `
+local max = tonumber(ARGV[1])
+local networks = tonumber(redis.call('HGET', KEYS[1], '#networks') or '0')
+local counted = networks
+local dropped = 0
+local i = 4
+while i <= #ARGV do
+  local callsField, n = ARGV[i], tonumber(ARGV[i + 1])
+  local known = redis.call('HEXISTS', KEYS[1], callsField) == 1
+  if not known and networks < max then
+    networks = networks + 1
+    known = true
+  end
+  for j = i + 2, i + 2 * n, 2 do
+    if known then
+      redis.call('HINCRBY', KEYS[1], ARGV[j], ARGV[j + 1])
+    elseif ARGV[j] == callsField then
+      dropped = dropped + tonumber(ARGV[j + 1])
+    end
+  end
+  i = i + 2 + 2 * n
+end
+if networks ~= counted then redis.call('HSET', KEYS[1], '#networks', networks) end
+if dropped > 0 and ARGV[3] == '1' then redis.call('HINCRBY', KEYS[1], '#dropped', dropped) end
+redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+return dropped
+`;
+const flushBucket = luaScript(FLUSH_BUCKET);
+const readDropped = luaScript(`return redis.call('HGET', KEYS[1], '#dropped')`);
+
+/** Networks per script call: bounds the time one flush holds Redis. */
+const NETWORKS_PER_SCRIPT = 500;
+
+const positive = positiveOption;
 
 /**
  * Creates a report shared through Redis. Call `close()` on shutdown.
@@ -87,7 +136,11 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
   const prefix = checkPrefix(options.prefix ?? 'eidkit:report:');
   const flushMs = positive(options.flushMs ?? 1_000, 'flushMs', false);
   const maxBuffered = positive(options.maxBuffered ?? 100_000, 'maxBuffered', true);
-  const retentionMs = positive(options.retentionDays ?? 90, 'retentionDays', false) * DAY;
+  const retention = {
+    day: positive(options.retentionDays ?? 90, 'retentionDays', false) * DAY,
+    hour: positive(options.maxHours ?? 168, 'maxHours', false) * HOUR,
+  } as const;
+  const maxNetworks = positive(options.maxNetworksPerDay ?? 10_000, 'maxNetworksPerDay', true);
   const now = options.now ?? Date.now;
   const dmps = options.dmps ?? [];
   const index = { day: `${prefix}days`, hour: `${prefix}hours` } as const;
@@ -99,7 +152,7 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
   const periodsOfKey = new Map<string, { g: ReportGranularity; period: string }>();
   let entries = 0;
   let droppedUnflushed = 0;
-  const m = { droppedCalls: 0, flushes: 0, flushErrors: 0, commands: 0 };
+  const m = { droppedCalls: 0, cappedCalls: 0, flushes: 0, flushErrors: 0, commands: 0 };
   let inFlight: Promise<void> | undefined;
 
   function fieldsFor(key: string, g: ReportGranularity, period: string) {
@@ -151,30 +204,47 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
       }
     };
     const ops: Promise<unknown>[] = [];
-    const counts: Array<[string, string, number, Promise<unknown>]> = [];
+    const scripts: Array<[string, Array<[string, number]>, Promise<unknown>]> = [];
     // All issued in one tick: node-redis writes them as one pipeline (one round trip per node).
     for (const [key, fields] of batch) {
       const { g, period } = periodsOfKey.get(key)!;
+      // Counters by network (the field's part before `|`): the script admits or drops each network whole.
+      const byNetwork = new Map<string, Array<[string, number]>>();
       for (const [field, n] of fields) {
-        const p = attempt(() => client.hIncrBy(key, field, n));
-        counts.push([key, field, n, p]);
+        const net = field.slice(0, field.indexOf('|'));
+        let list = byNetwork.get(net);
+        if (!list) byNetwork.set(net, (list = []));
+        list.push([field, n]);
       }
-      ops.push(
-        attempt(() => client.pExpireAt(key, periodEnd(g, period) + retentionMs)),
-        attempt(() => client.zAdd(index[g], { score: periodEnd(g, period), value: period })),
-      );
+      const networks = [...byNetwork];
+      for (let start = 0; start < networks.length; start += NETWORKS_PER_SCRIPT) {
+        const args = [String(maxNetworks), String(periodEnd(g, period) + retention[g]), g === 'day' ? '1' : '0'];
+        const sent: Array<[string, number]> = [];
+        for (const [net, list] of networks.slice(start, start + NETWORKS_PER_SCRIPT)) {
+          args.push(`${net}|calls`, String(list.length));
+          for (const [field, n] of list) args.push(field, String(n));
+          sent.push(...list);
+        }
+        scripts.push([key, sent, attempt(() => flushBucket(client, [key], args))]);
+      }
+      ops.push(attempt(() => client.zAdd(index[g], { score: periodEnd(g, period), value: period })));
     }
     const droppedOp = dropped ? attempt(() => client.hIncrBy(`${prefix}meta`, 'dropped', dropped)) : undefined;
-    for (const g of ['day', 'hour'] as const) ops.push(attempt(() => client.zRemRangeByScore(index[g], '-inf', t - retentionMs)));
-    m.commands += counts.length + ops.length + (droppedOp ? 1 : 0);
-    const settled = await Promise.allSettled(counts.map((c) => c[3]));
+    for (const g of ['day', 'hour'] as const) {
+      ops.push(attempt(() => client.zRemRangeByScore(index[g], '-inf', t - retention[g])));
+    }
+    m.commands += scripts.length + ops.length + (droppedOp ? 1 : 0);
+    const settled = await Promise.allSettled(scripts.map((c) => c[2]));
     let failed = 0;
     settled.forEach((s, i) => {
-      const [key, field, n] = counts[i];
+      const [key, sent] = scripts[i];
       if (s.status === 'rejected') {
         failed++;
-        restore(key, field, n);
-      } else entries--;
+        for (const [field, n] of sent) restore(key, field, n);
+      } else {
+        entries -= sent.length;
+        if (periodsOfKey.get(key)?.g === 'day') m.cappedCalls += Number(s.value) || 0;
+      }
     });
     if (droppedOp) await droppedOp.catch(() => (failed++, (droppedUnflushed += dropped)));
     // Expiry and index updates are repeated by every flush touching the bucket: a failure here loses no count.
@@ -205,12 +275,21 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
 
   async function read(g: ReportGranularity): Promise<ReportJson> {
     await flush().catch(() => {}); // best effort: a read still answers with what the fleet flushed
-    const periods = await client.zRangeByScore(index[g], now() - retentionMs, '+inf');
-    const [hashes, meta] = await Promise.all([Promise.all(periods.map((p) => client.hGetAll(bucketKey(g, p)))), client.hGetAll(`${prefix}meta`)]);
+    const t = now();
+    const [periods, days] = await Promise.all([
+      client.zRangeByScore(index[g], t - retention[g], '+inf'),
+      client.zRangeByScore(index.day, t - retention.day, '+inf'),
+    ]);
+    const [hashes, meta, capped] = await Promise.all([
+      Promise.all(periods.map((p) => client.hGetAll(bucketKey(g, p)))),
+      client.hGetAll(`${prefix}meta`),
+      Promise.all(days.map((d) => readDropped(client, [bucketKey('day', d)], []))),
+    ]);
     const rows: ReportRow[] = [];
     periods.forEach((period, i) => {
       const byNetwork = new Map<string, Counters>();
       for (const [field, value] of Object.entries(hashes[i] ?? {})) {
+        if (field.startsWith('#')) continue; // the bucket's own bookkeeping: `#networks`, `#dropped`
         const bar = field.indexOf('|');
         const net = field.slice(0, bar);
         let c = byNetwork.get(net);
@@ -219,7 +298,8 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
       }
       for (const [net, c] of byNetwork) rows.push(rowOf(period, net === '' ? null : Number(net), c, dmps));
     });
-    return { rows: sortRows(rows), droppedCalls: Number(meta?.dropped ?? 0) };
+    const overCap = capped.reduce((n: number, v) => n + (Number(v) || 0), 0);
+    return { rows: sortRows(rows), droppedCalls: Number(meta?.dropped ?? 0) + overCap };
   }
 
   return {

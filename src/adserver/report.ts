@@ -9,6 +9,7 @@ import type { DmpConfig } from './dmp.js';
 import { csvRow } from '../core/csv.js';
 import type { AdCall } from './ad-call.js';
 import { providerIdsOf } from './providers.js';
+import { given, OptionsError, positiveOption } from './options.js';
 
 /** Calls with and without a value. */
 export interface WithWithout {
@@ -156,9 +157,15 @@ export function periodsOf(d: Date): { day: string; hour: string } {
  * @example const report = createReport(); report.add(call); res.end(report.toCSV());
  */
 export function createReport(options: ReportOptions = {}): Report {
-  const maxNetworks = options.maxNetworksPerDay ?? 10_000;
+  const maxNetworks = positiveOption(options.maxNetworksPerDay ?? 10_000, 'maxNetworksPerDay', true);
   const periods = { day: new Map<string, Map<number | null, Counters>>(), hour: new Map<string, Map<number | null, Counters>>() };
-  const keep = { day: options.maxDays ?? 90, hour: options.maxHours ?? 168 };
+  const keep = {
+    day: positiveOption(options.maxDays ?? 90, 'maxDays', true),
+    hour: positiveOption(options.maxHours ?? 168, 'maxHours', true),
+  };
+  if (options.dmps !== undefined && !Array.isArray(options.dmps)) {
+    throw new OptionsError('dmps', `must be an array from parseDmpConfig (got ${given(options.dmps)})`);
+  }
   const dmps = options.dmps ?? [];
   let droppedCalls = 0;
 

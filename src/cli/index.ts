@@ -23,4 +23,6 @@ registerSimulateCommand(program);
 registerDealsCommands(program);
 registerTagsCommands(program);
 
-void runCli(program, process.argv);
+// Bare `eidkit` shows the help on stdout and succeeds, as `gh` does (commander alone would exit 1 on stderr).
+const argv = process.argv.length <= 2 ? [...process.argv, '--help'] : process.argv;
+void runCli(program, argv);

@@ -7,6 +7,7 @@
 import { createInterface } from 'node:readline/promises';
 import { CommanderError, type Command } from 'commander';
 import { EXIT } from './exit-codes.js';
+import { terminalSafe } from './format.js';
 
 /** Exit status when stdout was closed by its reader (128 + SIGPIPE, what a shell reports for `yes | head -1`). */
 export const EXIT_CLOSED_PIPE = 141;
@@ -117,13 +118,33 @@ export function stderr(): Output {
   return (stderrOutput ??= new Output(process.stderr));
 }
 
-/** Writes data to stdout, honouring backpressure (see {@link Output.write}). */
+/**
+ * Writes data to stdout exactly as given (JSON, CSV), honouring backpressure (see {@link Output.write}). Text for
+ * people goes through {@link outText}.
+ */
 export function out(text: string): Promise<void> {
   return stdout().write(text);
 }
 
-/** Writes text to stderr as is; never throws (a closed stderr loses the message, not the command). */
+/**
+ * Writes human-readable text to stdout: every control character but the line breaks is shown escaped
+ * ({@link terminalSafe}), so nothing in it can act on the terminal. Build it from fields already escaped
+ * (`fieldText`, `formatTable`, `formatRecord`) so a line break inside a value cannot forge a line either.
+ */
+export function outText(text: string): Promise<void> {
+  return out(terminalSafe(text, { keepNewlines: true }));
+}
+
+/**
+ * Writes human-readable text to stderr, escaped as {@link outText} does; never throws (a closed stderr loses the
+ * message, not the command).
+ */
 export function toStderr(text: string): void {
+  toStderrRaw(terminalSafe(text, { keepNewlines: true }));
+}
+
+/** Writes to stderr as is: only for the CLI's own control sequences (a progress line redrawn with `\r`). */
+export function toStderrRaw(text: string): void {
   const err = stderr();
   if (!err.closed) void err.write(text).catch(() => undefined);
 }
@@ -158,11 +179,14 @@ export function outJson(value: unknown): Promise<void> {
   return out(JSON.stringify(value, null, 2) + '\n');
 }
 
-/** The text the CLI prints for an error: the message once, then its detail lines. */
+/**
+ * The text the CLI prints for an error: the message once, then its detail lines. Messages may quote what a server
+ * or a file said, so each is one terminal-safe line (a line break inside shows as `\x0a`).
+ */
 export function errorText(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  let text = `eidkit: ${message}\n`;
-  if (err instanceof CliError) text += err.details.map((d) => `  ${d}\n`).join('');
+  let text = `eidkit: ${terminalSafe(message)}\n`;
+  if (err instanceof CliError) text += err.details.map((d) => `  ${terminalSafe(d)}\n`).join('');
   return text;
 }
 

@@ -47,8 +47,12 @@ export interface EidLimits {
   maxEids?: number;
   /** Most UIDs kept per EID. Default 100. */
   maxUids?: number;
-  /** Longest `id` / `source` accepted, in characters. Default 4096. */
+  /** Longest `id`, `source`, `inserter` or `matcher` accepted, in characters. Default 4096. */
   maxIdLength?: number;
+  /** Longest `ext` (eid or uid) accepted, in characters of its JSON. Default 16,384. Not checked by the tag. */
+  maxExtLength?: number;
+  /** Most levels of objects and arrays in one `ext` (a flat ext is 1). Default 32. Not checked by the tag. */
+  maxExtDepth?: number;
 }
 
 /** True for a non-null, non-array object: the shape JSON objects (EIDs, UIDs, `ext`) must have. */
@@ -64,13 +68,68 @@ declare const __SAS_TAG__: unknown;
 const TAG = typeof __SAS_TAG__ !== 'undefined';
 const FAST = !TAG;
 
-/** A JSON-safe deep copy of a plain object (rejects cycles, functions, getters that throw). */
-function copyExt(v: unknown): Record<string, unknown> | undefined {
+/** Largest OpenRTB integer: decoders of bid requests read integers as 32-bit signed (docs/ad-server.md "Caps"). */
+export const MAX_INT32 = 2_147_483_647;
+
+/** True for an integer that a 32-bit signed OpenRTB integer field can carry. */
+export const isInt32 = (v: unknown): v is number =>
+  Number.isInteger(v) && (v as number) >= -MAX_INT32 - 1 && (v as number) <= MAX_INT32;
+
+/**
+ * An upper bound of `JSON.stringify(v).length` for JSON data (a string's characters may each become a 6-character
+ * escape, a number is at most 24 characters), or -1 when `v` nests more than `depth` levels of objects and arrays.
+ * One pass that stops at the depth, so a cheap check keeps most ext objects from being serialized to be measured.
+ */
+export function jsonSizeBound(v: unknown, depth: number): number {
+  if (typeof v === 'string') return 6 * v.length + 2;
+  if (typeof v !== 'object' || v === null) return 24;
+  if (depth === 0) return -1;
+  let size = 2;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const n = jsonSizeBound(v[i], depth - 1);
+      if (n < 0) return -1;
+      size += n + 1;
+    }
+    return size;
+  }
+  for (const k in v) {
+    const n = jsonSizeBound((v as Record<string, unknown>)[k], depth - 1);
+    if (n < 0) return -1;
+    size += 6 * k.length + 4 + n;
+  }
+  return size;
+}
+
+/**
+ * A JSON-safe deep copy of a plain object (rejects cycles, functions, getters that throw), or the reason it is
+ * not kept. On the Node side an ext over `maxExtLength` characters of JSON or `maxExtDepth` levels is refused too:
+ * it would be forwarded to every partner.
+ */
+/** What {@link copyExt} copies instead of an ext nested deeper than `maxExtDepth` (Node side only). */
+const TOO_DEEP = {};
+
+function copyExt(v: unknown, limits: Required<EidLimits>): Record<string, unknown> | string {
+  const plain = TAG ? 'must be an object' : 'must be a plain JSON object';
   try {
-    const copy = isObject(v) ? (FAST && copyFlat(v)) || (JSON.parse(JSON.stringify(v)) as unknown) : 0;
-    return isObject(copy) ? copy : undefined;
+    // On the Node side the depth is checked first, on the value as given: JSON.stringify of an ext nested thousands
+    // deep recurses until the stack overflows, milliseconds of CPU spent before the copy could be measured.
+    const copy = isObject(v)
+      ? (FAST && copyFlat(v)) ||
+        (!TAG && jsonSizeBound(v, limits.maxExtDepth) < 0 ? TOO_DEEP : (JSON.parse(JSON.stringify(v)) as unknown))
+      : 0;
+    if (!TAG && copy === TOO_DEEP) return `is nested deeper than ${limits.maxExtDepth} levels`;
+    if (!isObject(copy)) return plain;
+    if (!TAG) {
+      const bound = jsonSizeBound(copy, limits.maxExtDepth);
+      if (bound < 0) return `is nested deeper than ${limits.maxExtDepth} levels`;
+      if (bound > limits.maxExtLength && JSON.stringify(copy).length > limits.maxExtLength) {
+        return `is longer than ${limits.maxExtLength} characters of JSON`;
+      }
+    }
+    return copy;
   } catch {
-    return undefined;
+    return plain;
   }
 }
 
@@ -92,9 +151,9 @@ function copyFlat(v: Record<string, unknown>): Record<string, unknown> | undefin
   return out;
 }
 
-/** AdCOM atype: 1, 2, 3 or vendor-specific ≥ 500. */
+/** AdCOM atype: 1, 2, 3 or vendor-specific ≥ 500 (up to the largest OpenRTB integer). */
 export const isValidAtype = (v: unknown): v is number =>
-  Number.isInteger(v) && (((v as number) > 0 && (v as number) < 4) || (v as number) >= 500);
+  isInt32(v) && ((v > 0 && v < 4) || v >= 500);
 
 /**
  * Records one issue and returns undefined, so `return bad(…)` drops the entry. A `field` goes on the path and
@@ -138,17 +197,23 @@ function validateUid(raw: unknown, path: string, limits: Required<EidLimits>, is
   if (problem) return bad(issues, path, 'id', problem);
   const uid: Uid = { id: id as string };
   // AdCOM lists atype 1, 2, 3 and >= 500, but providers document others (4 and 5 for device ids) and Prebid passes
-  // them through: an integer goes on as it came, and no atype ever costs the id (issue 11). The ad server notes
-  // the unusual ones; the tag, which only forwards, stays quiet to save bytes.
+  // them through: an OpenRTB integer goes on as it came, and no atype ever costs the id. The ad server notes the
+  // unusual ones; the tag, which only forwards, stays quiet to save bytes.
   if (atype !== undefined) {
     if (!Number.isInteger(atype)) bad(issues, path, 'atype', TAG ? 'not an integer' : 'must be an integer; atype dropped, uid kept');
-    else {
+    else if (!TAG && !isInt32(atype)) {
+      bad(issues, path, 'atype', `${atype} is outside OpenRTB's 32-bit integers; atype dropped, uid kept`);
+    } else {
       uid.atype = atype as number;
       if (!TAG && !isValidAtype(atype)) bad(issues, path, 'atype', `${atype} is not 1, 2, 3 or >= 500 (AdCOM); kept as sent`);
     }
   }
   // An invalid ext drops the whole uid: what the provider meant by it cannot be known.
-  if (ext !== undefined && !(uid.ext = copyExt(ext))) return bad(issues, path, 'ext', TAG ? 'must be an object' : 'must be a plain JSON object');
+  if (ext !== undefined) {
+    const copy = copyExt(ext, limits);
+    if (typeof copy === 'string') return bad(issues, path, 'ext', copy);
+    uid.ext = copy;
+  }
   return uid;
 }
 
@@ -163,16 +228,21 @@ function validateOne(raw: unknown, path: string, limits: Required<EidLimits>, is
   if (!kept.length) return bad(issues, path, '', TAG ? 'no valid uid' : `eid "${source}" has no valid uid and is dropped`);
   const eid: Eid = { source: (source as string).trim(), uids: kept };
   // Provenance (OpenRTB 2.6 §3.2.27) is kept exactly as sent; an unusable field is dropped, the ad server says so.
-  if (typeof inserter === 'string' && inserter) eid.inserter = inserter;
-  else if (!TAG && inserter !== undefined) bad(issues, path, 'inserter', 'must be a non-empty string; inserter dropped');
-  if (typeof matcher === 'string' && matcher) eid.matcher = matcher;
-  else if (!TAG && matcher !== undefined) bad(issues, path, 'matcher', 'must be a non-empty string; matcher dropped');
-  if (Number.isInteger(mm) && (mm as number) >= 0) eid.mm = mm as number;
-  else if (!TAG && mm !== undefined) bad(issues, path, 'mm', 'must be an integer >= 0; mm dropped');
+  const inserterProblem = badString(inserter, limits.maxIdLength);
+  if (!inserterProblem) eid.inserter = inserter as string;
+  else if (!TAG && inserter !== undefined) bad(issues, path, 'inserter', inserterProblem + '; inserter dropped');
+  const matcherProblem = badString(matcher, limits.maxIdLength);
+  if (!matcherProblem) eid.matcher = matcher as string;
+  else if (!TAG && matcher !== undefined) bad(issues, path, 'matcher', matcherProblem + '; matcher dropped');
+  if (Number.isInteger(mm) && (mm as number) >= 0 && (TAG || (mm as number) <= MAX_INT32)) eid.mm = mm as number;
+  else if (!TAG && mm !== undefined) {
+    const over = Number.isInteger(mm) && (mm as number) > 0;
+    bad(issues, path, 'mm', over ? `${mm} is above OpenRTB's 32-bit integers; mm dropped` : 'must be an integer >= 0; mm dropped');
+  }
   if (ext !== undefined) {
-    const copy = copyExt(ext);
-    if (copy) eid.ext = copy;
-    else bad(issues, path, 'ext', TAG ? 'must be an object' : 'must be a plain JSON object; ext dropped');
+    const copy = copyExt(ext, limits);
+    if (typeof copy !== 'string') eid.ext = copy;
+    else bad(issues, path, 'ext', TAG ? copy : copy + '; ext dropped');
   }
   return eid;
 }
@@ -183,7 +253,11 @@ function validateOne(raw: unknown, path: string, limits: Required<EidLimits>, is
  * @example validateEids([{ source: 'id5-sync.com', uids: [{ id: 'ID5*abc', atype: 1 }] }]).value
  */
 export function validateEids(input: unknown, limits: EidLimits = {}): Result<Eid[]> {
-  const lim: Required<EidLimits> = { maxEids: 1000, maxUids: 100, maxIdLength: 4096, ...limits };
+  const lim = { maxEids: 1000, maxUids: 100, maxIdLength: 4096, ...limits } as Required<EidLimits>;
+  if (!TAG) {
+    lim.maxExtLength ??= 16_384;
+    lim.maxExtDepth ??= 32;
+  }
   const issues: Issue[] = [];
   let kept: Eid[] = [];
   try {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { EXIT } from '../cli/exit-codes.js';
-import { CliError, OutputClosedError, out, outJson, say, toStderr } from '../cli/output.js';
+import { CliError, OutputClosedError, out, outJson, outText, say, toStderrRaw } from '../cli/output.js';
 import { formatRecord, formatTable } from '../cli/format.js';
 import { csvRow } from '../core/csv.js';
 import {
@@ -18,6 +18,7 @@ import {
   type PreparedRequest,
 } from './client/index.js';
 import { ConfigError } from './client/config.js';
+import { fileErrorText } from '../core/file-error.js';
 
 /** --json, --csv and --columns. */
 export interface OutputFlags {
@@ -74,6 +75,17 @@ export function intArg(name: string, min = 0): (value: string) => number {
   };
 }
 
+/** An ISO 8601 date or date-time option parser (`2025-01-01`, `2025-01-01T12:00:00Z`), checked before any request. */
+export function isoDateArg(name: string): (value: string) => string {
+  const ISO = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+  return (value: string) => {
+    if (!ISO.test(value) || Number.isNaN(Date.parse(value))) {
+      throw new CliError(`${name} must be an ISO 8601 date or date-time such as 2025-01-31 or 2025-01-31T08:00:00Z, got ${JSON.stringify(value)}`, EXIT.USAGE);
+    }
+    return value;
+  };
+}
+
 /** A comma-separated id list option parser. */
 export function idList(name: string): (value: string) => number[] {
   return (value: string) => {
@@ -98,7 +110,7 @@ export function readJsonInput(opts: { file?: string; data?: string; set?: string
     try {
       text = opts.data ?? readFileSync(opts.file === '-' ? 0 : opts.file!, 'utf8');
     } catch (err) {
-      throw new CliError(`cannot read ${opts.file}: ${(err as NodeJS.ErrnoException).code ?? err}`, EXIT.USAGE);
+      throw new CliError(`cannot read ${opts.file}: ${fileErrorText(err)}`, EXIT.USAGE);
     }
     try {
       value = JSON.parse(text);
@@ -136,13 +148,13 @@ export async function printDryRun(req: PreparedRequest | null, json: boolean | u
   let text = `${req.method} ${req.url}\n`;
   for (const [k, v] of Object.entries(req.headers)) text += `${k}: ${v}\n`;
   if (req.body !== undefined) text += `\n${JSON.stringify(req.body, null, 2)}\n`;
-  await out(text);
+  await outText(text);
   say('dry run: the request is valid and was not sent');
 }
 
 /** Prints a deal after a write (JSON or key/value lines) and a message on stderr. */
 export async function printWritten(deal: Record<string, unknown>, json: boolean | undefined, message: string): Promise<void> {
-  await (json ? outJson(deal) : out(formatRecord(deal)));
+  await (json ? outJson(deal) : outText(formatRecord(deal)));
   say(message);
 }
 
@@ -154,11 +166,16 @@ export async function printRecord(record: Record<string, unknown>, flags: Output
     const cols = columns ?? Object.keys(record);
     return out(csvRow(cols) + csvRow(cols.map((c) => record[c])));
   }
-  return out(formatRecord(record, columns));
+  return outText(formatRecord(record, columns));
 }
 
 /** Streams rows to stdout as a table, CSV or a JSON array, waiting for the reader when it is slower. */
-export async function printRows(rows: AsyncIterable<Record<string, unknown>>, flags: OutputFlags, defaults: string[]): Promise<number> {
+export async function printRows(
+  rows: AsyncIterable<Record<string, unknown>>,
+  flags: OutputFlags,
+  defaults: string[],
+  what = 'items',
+): Promise<number> {
   const columns = columnsOf(flags) ?? defaults;
   let n = 0;
   if (flags.json) {
@@ -177,7 +194,12 @@ export async function printRows(rows: AsyncIterable<Record<string, unknown>>, fl
   }
   const all: Array<Record<string, unknown>> = [];
   for await (const row of rows) all.push(row);
-  await out(formatTable(all, columns));
+  // A table of nothing would be a lone header row: say so on stderr instead, as `gh` does (stdout stays empty).
+  if (all.length === 0) {
+    say(`no ${what} match`);
+    return 0;
+  }
+  await outText(formatTable(all, columns));
   return all.length;
 }
 
@@ -189,6 +211,6 @@ export function progressReporter(what: string, forced: boolean | undefined): ((p
     if (total !== undefined && total <= 100 && !forced) return; // one page is not a long listing
     const line = `fetched ${fetched}${total !== undefined ? ` of ${total}` : ''} ${what}`;
     if (!tty) return say(line);
-    toStderr(`\r${line}\x1b[K${total !== undefined && fetched >= total ? '\n' : ''}`);
+    toStderrRaw(`\r${line}\x1b[K${total !== undefined && fetched >= total ? '\n' : ''}`);
   };
 }

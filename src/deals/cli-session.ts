@@ -19,7 +19,7 @@ export interface ConnectionFlags {
   cache?: boolean;
   baseUrl?: string;
   authUrl?: string;
-  timeout?: string;
+  timeout?: number;
   verbose?: boolean;
 }
 
@@ -34,7 +34,7 @@ export function connectionOptions(cmd: Command): Command {
     .option('--no-cache', 'neither read nor write the token cache')
     .option('--base-url <url>', `service base URL (or $${CONFIG_ENV.baseUrl})`)
     .option('--auth-url <url>', `identity provider URL (or $${CONFIG_ENV.authUrl})`)
-    .option('--timeout <ms>', 'per-request timeout in milliseconds', '30000')
+    .option('--timeout <ms>', 'per-request timeout in milliseconds', intArg('--timeout', 1), 30_000)
     .option('-v, --verbose', 'log every request to stderr (secrets are never logged)');
 }
 
@@ -43,14 +43,12 @@ interface Session {
   close(): Promise<void>;
 }
 
-/** Demo deals the in-process simulator starts with, so `list`, `get 1` and `update 1` show something. */
-const SIMULATOR_SEED_DEALS = 25;
 
 /** A client on a simulator started in this process, logged in as one of its demo users (`--as`). */
 async function simulatorSession(flags: ConnectionFlags, base: Partial<DealApiClientOptions>): Promise<Session> {
-  const { createDealApiSimulator, IN_PROCESS_ORIGIN } = await import('../simulator/index.js');
+  const { createDealApiSimulator, DEMO_SEED_DEALS, IN_PROCESS_ORIGIN } = await import('../simulator/index.js');
   const dataFile = flags.simulatorData ?? process.env.EIDKIT_SIMULATOR_DATA;
-  const simulator = createDealApiSimulator({ seed: { deals: SIMULATOR_SEED_DEALS }, ...(dataFile ? { dataFile } : {}) });
+  const simulator = createDealApiSimulator({ seed: { deals: DEMO_SEED_DEALS }, ...(dataFile ? { dataFile } : {}) });
   const wanted = flags.as ?? 'company';
   const users = simulator.users;
   const user =
@@ -70,7 +68,7 @@ async function simulatorSession(flags: ConnectionFlags, base: Partial<DealApiCli
 }
 
 async function openSession(flags: ConnectionFlags): Promise<Session> {
-  const timeoutMs = intArg('--timeout', 1)(String(flags.timeout ?? '30000'));
+  const timeoutMs = flags.timeout ?? 30_000;
   // -v: requests are logged from the client's hooks (logRequests); the logger adds token refreshes and retries.
   const logger = flags.verbose ? { info: say, warn: say } : { warn: (m: string) => say(`warning: ${m}`) };
   const base: Partial<DealApiClientOptions> = { timeoutMs, logger };
@@ -79,7 +77,12 @@ async function openSession(flags: ConnectionFlags): Promise<Session> {
   const baseUrl = flags.baseUrl ?? config.baseUrl;
   const authUrl = flags.authUrl ?? config.authUrl;
   if (!baseUrl || !authUrl) {
-    throw new ConfigError(`no service configured: set ${CONFIG_ENV.baseUrl} and ${CONFIG_ENV.authUrl} (and the credentials), use a config file, or try --simulator`);
+    // Name only what is missing: a message asking for a setting the user already made sends them looking elsewhere.
+    const unset = [!baseUrl && `${CONFIG_ENV.baseUrl} (or --base-url)`, !authUrl && `${CONFIG_ENV.authUrl} (or --auth-url)`].filter(Boolean);
+    const none = !baseUrl && !authUrl;
+    throw new ConfigError(
+      `${none ? 'no service configured' : 'service half configured'}: set ${unset.join(' and ')}${none ? ' (and the credentials)' : ''}, use a config file, or try --simulator`,
+    );
   }
   const { clientId, clientSecret, username, password } = config.credentials;
   const grant = config.grant ?? 'password-realm';

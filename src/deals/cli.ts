@@ -5,14 +5,14 @@
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { EXIT } from '../cli/exit-codes.js';
-import { CliError, confirm, examples, interactive, out, outJson, say } from '../cli/output.js';
+import { CliError, confirm, examples, interactive, out, outJson, outText, say } from '../cli/output.js';
 import { closestName } from '../cli/suggest.js';
-import { formatTable } from '../cli/format.js';
+import { fieldText, formatTable, terminalSafe } from '../cli/format.js';
 import { csvRow } from '../core/csv.js';
 import { LOOKUP_RESOURCES } from './rules/index.js';
 import { defaultTokenPath } from './client/config.js';
 import type { DealListFilters } from './client/index.js';
-import { action, idList, intArg, outputOptions, printDryRun, printRecord, printRows, printWritten, progressReporter, readJsonInput, type OutputFlags } from './cli-io.js';
+import { action, idList, intArg, isoDateArg, outputOptions, printDryRun, printRecord, printRows, printWritten, progressReporter, readJsonInput, type OutputFlags } from './cli-io.js';
 import { connectionOptions, withSession, type ConnectionFlags } from './cli-session.js';
 import { registerPlanCommands } from './plan/cli.js';
 
@@ -26,7 +26,7 @@ type Flags = ConnectionFlags & OutputFlags & Record<string, any>;
 
 /** Adds `deals …`, `lookups` and `login` to the program. */
 export function registerDealsCommands(program: Command): void {
-  const deals = program.command('deals').description('manage deals on the deal API (spec: deal-api.md)');
+  const deals = program.command('deals').description('manage deals on the deal API (docs/deals.md)');
   registerPlanCommands(deals);
 
   outputOptions(connectionOptions(examples(deals.command('list'), 'eidkit deals list --simulator', 'eidkit deals list --no-archived --sort-by name --asc --csv > deals.csv', 'eidkit deals list --since 2025-01-01 --json | jq \'.[].name\'')))
@@ -35,7 +35,7 @@ export function registerDealsCommands(program: Command): void {
     .option('--no-archived', 'only deals that are not archived')
     .option('--soon-expired', 'only deals expiring soon')
     .option('--parent', 'only parent deals')
-    .option('--since <datetime>', 'created or modified after (ISO 8601, UTC)')
+    .option('--since <datetime>', 'created or modified after (ISO 8601 date or date-time, UTC)', isoDateArg('--since'))
     .option('--sort-by <field>', 'sort field')
     .addOption(new Option('--asc', 'ascending').conflicts('desc'))
     .option('--desc', 'descending')
@@ -65,7 +65,7 @@ export function registerDealsCommands(program: Command): void {
             offset: flags.offset,
           };
           const list = client.deals.list({ ...filters, concurrency: flags.concurrency, limit: flags.limit, onProgress: progressReporter('deals', flags.progress) });
-          await printRows(list as AsyncIterable<unknown> as AsyncIterable<Record<string, unknown>>, flags, DEAL_COLUMNS);
+          await printRows(list as AsyncIterable<unknown> as AsyncIterable<Record<string, unknown>>, flags, DEAL_COLUMNS, 'deals');
         });
       }),
     );
@@ -103,7 +103,7 @@ export function registerDealsCommands(program: Command): void {
         await withSession(flags, async (client) => {
           if (flags.dryRun) return printDryRun(await client.deals.dryRun.create(deal as any, { copyOf: flags.copyOf }), flags.json);
           const created = await client.deals.create(deal as any, { copyOf: flags.copyOf });
-          await (flags.json ? outJson({ id: created.id, location: created.location, historyId: created.historyId }) : out(`${created.id}\n`));
+          await (flags.json ? outJson({ id: created.id, location: created.location, historyId: created.historyId ?? null, recovered: created.recovered }) : outText(`${fieldText(created.id)}\n`));
           say(`created deal ${created.id} (${created.location}${created.historyId ? `, history ${created.historyId}` : ''})`);
         });
       }),
@@ -146,16 +146,20 @@ export function registerDealsCommands(program: Command): void {
   }
 
   writeOptions(examples(deals.command('delete'), 'eidkit deals delete 100001 --simulator', 'eidkit deals delete 100001 --yes   # no question, e.g. in a script'))
-    .description('delete a deal (asks first on a terminal; --yes does not ask)')
+    .description('delete a deal (asks first on a terminal; without a terminal, refuses unless --yes)')
     .argument('<id>', 'the service-side deal id')
-    .option('-y, --yes', 'do not ask for confirmation')
+    .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
     .action(
       action(async (id: string, flags: Flags) => {
         await withSession(flags, async (client) => {
           if (flags.dryRun) return printDryRun(await client.deals.dryRun.delete(id), flags.json);
-          if (!flags.yes && interactive()) {
+          if (!flags.yes) {
+            // Like `gh repo delete`: a deletion nobody can confirm is refused, never done silently.
+            if (!interactive()) {
+              throw new CliError(`deals delete ${id} needs --yes when it cannot ask (stdin or stderr is not a terminal); nothing was deleted`, EXIT.USAGE);
+            }
             const deal = await client.deals.get(id);
-            if (!(await confirm(`delete deal ${deal.id} ${JSON.stringify(deal.name)}?`))) throw new CliError(`deal ${deal.id} was not deleted`, EXIT.ERROR);
+            if (!(await confirm(terminalSafe(`delete deal ${deal.id} ${JSON.stringify(deal.name)}?`)))) throw new CliError(`deal ${deal.id} was not deleted`, EXIT.ERROR);
           }
           await client.deals.delete(id);
           say(`deleted deal ${id}`);
@@ -172,7 +176,7 @@ export function registerDealsCommands(program: Command): void {
           if (flags.json) await outJson(counts);
           else {
             const rows = flatten(counts).map(([status, count]) => ({ status, count }));
-            await out(flags.csv ? csvRow(['status', 'count']) + rows.map((r) => csvRow([r.status, r.count])).join('') : formatTable(rows, ['status', 'count']));
+            await (flags.csv ? out(csvRow(['status', 'count']) + rows.map((r) => csvRow([r.status, r.count])).join('')) : outText(formatTable(rows, ['status', 'count'])));
           }
         });
       }),
@@ -210,7 +214,7 @@ export function registerDealsCommands(program: Command): void {
         await withSession(flags, async (client) => {
           const ids = flags.ids ? String(flags.ids).split(',').map((s) => s.trim()).filter(Boolean) : undefined;
           const list = client.lookups.list<Record<string, unknown>>(resource, { ids, search: flags.search, limit: flags.limit, offset: flags.offset });
-          await printRows(list, flags, LOOKUP_COLUMNS);
+          await printRows(list, flags, LOOKUP_COLUMNS, resource);
         });
       }),
     );

@@ -2,9 +2,14 @@
  * `eidkit tags build`: the static files an operator puts on a CDN or object store. For every configured network
  * and for `default` (what a network that is not configured should get: the core alone):
  *
- *     tag/<network_id>/sas.js        sas.js.gz        sas.js.br
- *     tag/<network_id>/sas.debug.js  sas.debug.js.gz  sas.debug.js.br
- *     manifest.json                  network, modules, bytes raw / gzip / brotli, SRI hash, tag version
+ *     tag/<network_id>/sas.js                  sas.js.gz        sas.js.br
+ *     tag/<network_id>/sas.debug.js            sas.debug.js.gz  sas.debug.js.br
+ *     tag/<network_id>/sas.<version>.js        (and .gz, .br; the same for sas.debug.js): immutable copies
+ *     manifest.json                            network, modules, bytes raw / gzip / brotli, SRI hash, tag version
+ *
+ * The versioned files are named after their content and never change: they are the only URLs a page may pin with
+ * Subresource Integrity, since `sas.js` changes whenever the operator switches a module (docs/operator.md,
+ * "Subresource Integrity"). Versions of earlier builds are kept, so pages pinned to them keep loading.
  *
  * A file whose bytes did not change is not rewritten (its mtime stays, so a sync to the CDN uploads nothing);
  * files of networks no longer configured are removed.
@@ -13,7 +18,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { enabledModules, type ModuleName, type NetworksConfig } from './config.js';
 import { composeModules, loadTagFiles, type TagFiles } from './compose.js';
-import { createEncoder } from './encode.js';
+import { createEncoder, versionedFileName } from './encode.js';
 
 /** The folder name of the script for networks that are not configured. */
 export const DEFAULT_NETWORK = 'default';
@@ -25,11 +30,13 @@ export const TAG_FILES = ['sas.js', 'sas.debug.js'] as const;
 export interface ManifestEntry {
   /** Network id, or `default`. */
   network: string;
-  /** Path under the output folder, e.g. `tag/4321/sas.js`. */
+  /** Path under the output folder, e.g. `tag/4321/sas.js`: the URL publishers paste, whose content may change. */
   file: string;
+  /** The immutable copy, e.g. `tag/4321/sas.1f2e3d4c5b6a7980.js`: the only URL to pin with `integrity`. */
+  versionedFile: string;
   modules: ModuleName[];
   bytes: { raw: number; gzip: number; brotli: number };
-  /** For `<script integrity=...>`: SHA-384 of the raw file. */
+  /** For `<script integrity=...>` on {@link versionedFile}: SHA-384 of the raw file. */
   integrity: string;
 }
 
@@ -89,9 +96,12 @@ export async function buildTags({ config, outDir, files = loadTagFiles(), onProg
       const debug = name === 'sas.debug.js';
       const e = encode(composeModules(modules, { files, debug }), debug);
       const file = `tag/${network}/${name}`;
-      const path = join(outDir, file);
-      writes.push(writeIfChanged(path, e.raw), writeIfChanged(path + '.gz', e.gzip), writeIfChanged(path + '.br', e.br));
-      entries.push({ network, file, modules, bytes: { raw: e.raw.length, gzip: e.gzip.length, brotli: e.br.length }, integrity: e.integrity });
+      const versionedFile = `tag/${network}/${versionedFileName(name, e.version)}`;
+      for (const path of [join(outDir, file), join(outDir, versionedFile)]) {
+        writes.push(writeIfChanged(path, e.raw), writeIfChanged(path + '.gz', e.gzip), writeIfChanged(path + '.br', e.br));
+      }
+      const bytes = { raw: e.raw.length, gzip: e.gzip.length, brotli: e.br.length };
+      entries.push({ network, file, versionedFile, modules, bytes, integrity: e.integrity });
     }
     for (const w of await Promise.all(writes)) w ? written++ : unchanged++;
     onProgress?.(n + 1, ids.length);

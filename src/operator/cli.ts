@@ -7,7 +7,8 @@ import { resolve } from 'node:path';
 import { loadNetworksConfig } from './config.js';
 import { buildTags } from './build.js';
 import { createTagApp, TAG_CACHE_CONTROL } from './serve.js';
-import { out } from '../cli/output.js';
+import { outText, say } from '../cli/output.js';
+import { terminalSafe } from '../cli/format.js';
 
 const port = (raw: string): number => {
   if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new InvalidArgumentError('--port must be an integer 0-65535');
@@ -44,7 +45,7 @@ export function registerTagsCommands(program: Command): void {
       const started = performance.now();
       const r = await buildTags({ config, outDir: resolve(opts.out), onProgress: progress('networks') });
       const secs = ((performance.now() - started) / 1000).toFixed(2);
-      await out(
+      await outText(
         `built ${r.networks} networks (${r.networks - 1} configured + default) in ${secs} s: ` +
           `${r.written} files written, ${r.unchanged} unchanged${r.removed ? `, ${r.removed} networks removed` : ''}; manifest ${resolve(opts.out, 'manifest.json')}\n`,
       );
@@ -70,9 +71,9 @@ export function registerTagsCommands(program: Command): void {
         try {
           config = loadNetworksConfig(file);
           const n = Object.keys(config.networks).length;
-          process.stderr.write(`eidkit tags: reloaded ${file} (${n} network${n === 1 ? '' : 's'})\n`);
+          say(`eidkit tags: reloaded ${file} (${n} network${n === 1 ? '' : 's'})`);
         } catch (e) {
-          process.stderr.write(`eidkit tags: ${file} not reloaded, still serving the previous configuration: ${e instanceof Error ? e.message : String(e)}\n`);
+          say(`eidkit tags: ${file} not reloaded, still serving the previous configuration: ${terminalSafe(e instanceof Error ? e.message : String(e))}`);
         }
       };
       // The signals are handled from the start: a reload sent as soon as the pid is printed must not end the process.
@@ -103,7 +104,7 @@ export function registerTagsCommands(program: Command): void {
       if (stopping) server.close(() => stopped()); // stopped while it was starting
       else {
         const { address, port: p } = server.address() as AddressInfo;
-        await out(`eidkit tags: serving http://${address.includes(':') ? `[${address}]` : address}:${p}/tag/<network_id>/sas.js (pid ${process.pid}: kill -HUP ${process.pid} reloads ${opts.networks})\n`);
+        await outText(`eidkit tags: serving http://${address.includes(':') ? `[${address}]` : address}:${p}/tag/<network_id>/sas.js (pid ${process.pid}: kill -HUP ${process.pid} reloads ${opts.networks})\n`);
       }
       await done;
     });

@@ -18,6 +18,7 @@
 import { formatPath } from '../core/path.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { fileErrorText } from '../core/file-error.js';
 
 /** Every provider module the tag ships (src/tag/modules/<name>.ts, built to dist/modules/<name>.js), in tag order. */
 export const MODULES = ['identityLink', 'idLinking', 'criteo', 'uid2', 'prebid'] as const;
@@ -96,7 +97,7 @@ export function loadNetworksConfig(file: string): NetworksConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new NetworksConfigError([{ path: '(file)', message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? e}` }], file, { cause: e });
+    throw new NetworksConfigError([{ path: '(file)', message: `cannot read: ${fileErrorText(e)}` }], file, { cause: e });
   }
   let json: unknown;
   try {

@@ -15,6 +15,13 @@ export interface EncodedScript {
   integrity: string;
   /** Strong ETag of the raw bytes (quoted); the compressed bodies add `-gz` / `-br` inside the quotes. */
   etag: string;
+  /** 16 hex digits of the same hash: the version in the script's immutable file name (`sas.<version>.js`). */
+  version: string;
+}
+
+/** The immutable, content-addressed name of a script file: `sas.js` → `sas.<version>.js`. */
+export function versionedFileName(name: string, version: string): string {
+  return name.replace(/\.js$/, `.${version}.js`);
 }
 
 /**
@@ -37,6 +44,7 @@ export function encodeScript(text: string, quality = 11): EncodedScript {
     integrity: 'sha384-' + digest.toString('base64'),
     // 16 bytes of the same hash are plenty to tell versions apart and keep the header short.
     etag: `"${digest.subarray(0, 16).toString('base64url')}"`,
+    version: digest.subarray(0, 8).toString('hex'),
   };
 }
 

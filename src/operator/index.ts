@@ -8,9 +8,9 @@ export { MODULES, NETWORK_ID, NetworksConfigError, enabledModules, loadNetworksC
 export type { ConfigIssue, ModuleName, NetworksConfig } from './config.js';
 export { composeModules, composeTag, defaultDistDir, loadTagFiles } from './compose.js';
 export type { ComposeOptions, TagFiles } from './compose.js';
-export { encodeScript } from './encode.js';
+export { encodeScript, versionedFileName } from './encode.js';
 export type { EncodedScript } from './encode.js';
 export { buildTags, DEFAULT_NETWORK, TAG_FILES } from './build.js';
 export type { BuildOptions, BuildResult, Manifest, ManifestEntry } from './build.js';
-export { createTagApp, negotiateEncoding, TAG_CACHE_CONTROL } from './serve.js';
+export { createTagApp, negotiateEncoding, TAG_CACHE_CONTROL, VERSIONED_CACHE_CONTROL } from './serve.js';
 export type { TagAppOptions } from './serve.js';

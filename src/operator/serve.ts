@@ -10,18 +10,30 @@
  * - Brotli or gzip by `Accept-Encoding` (precompressed once per distinct script), `Vary: Accept-Encoding`.
  * - `Access-Control-Allow-Origin: *`: the script carries no user data, and pages may load it with `crossorigin`
  *   for Subresource Integrity.
- * - A network that is not configured gets the core alone; any other path (traversal, overlong, other files) → 404.
+ * - A network that is not configured gets the core alone; an id with leading zeros is the network without them;
+ *   any other path (traversal, overlong, other files) → 404.
+ * - `sas.<version>.js` / `sas.debug.<version>.js`: the immutable copy of a script by content (the manifest's
+ *   `versionedFile`), `Cache-Control: public, max-age=31536000, immutable`, for pages that pin it with Subresource
+ *   Integrity; it keeps answering the same bytes after the configuration changes. An unknown version → 404.
  */
 import { Hono, type Context } from 'hono';
-import { enabledModules, type NetworksConfig } from './config.js';
+import { enabledModules, MODULES, type ModuleName, type NetworksConfig } from './config.js';
 import { composeModules, loadTagFiles, type TagFiles } from './compose.js';
 import { createEncoder, type EncodedScript } from './encode.js';
 
 /** The `Cache-Control` of served tags (see the file comment for why). */
 export const TAG_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=86400';
 
-/** Longest request path answered: `/tag/` + a 12-digit id + `/sas.debug.js` fits with room to spare. */
+/** The `Cache-Control` of versioned (content-addressed) scripts: they never change. */
+export const VERSIONED_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+
+/** Longest request path answered: `/tag/` + a 12-digit id + `/sas.debug.<16 hex>.js` fits with room to spare. */
 const MAX_PATH = 64;
+
+/** Every module list a configuration can enable, in tag order (2^5 lists: the versions a server can have served). */
+function everyModuleList(): ModuleName[][] {
+  return Array.from({ length: 2 ** MODULES.length }, (_, bits) => MODULES.filter((_, i) => bits & (1 << i)));
+}
 
 /** Options of {@link createTagApp}. */
 export interface TagAppOptions {
@@ -73,15 +85,37 @@ export function createTagApp({ config, files = loadTagFiles(), cacheControl = TA
     return e;
   };
 
-  const send = (c: Context, debug: boolean) => {
+  // version → module list, over every list the built files allow (computed on the first versioned request:
+  // 64 compositions, so the map is bounded whatever the requests ask for).
+  let versions: Map<string, { modules: ModuleName[]; debug: boolean }> | undefined;
+  const byVersion = (version: string, debug: boolean) => {
+    if (!versions) {
+      versions = new Map();
+      for (const modules of everyModuleList()) {
+        for (const d of [false, true]) versions.set(encode(composeModules(modules, { files, debug: d }), d).version, { modules, debug: d });
+      }
+    }
+    const found = versions.get(version);
+    if (!found || found.debug !== debug) return undefined;
+    return encode(composeModules(found.modules, { files, debug }), debug);
+  };
+
+  const send = (c: Context, debug: boolean, version?: string) => {
+    const versioned = version !== undefined;
     const network = c.req.param('network') ?? '';
-    const e = scriptFor(network, debug);
+    // Checked here, not in the route pattern: hono joins the patterns of all routes into one expression, where an
+    // alternation such as `\d{1,12}|default` lost its anchors and took the first 12 digits of a 13-digit id.
+    if (!/^(?:\d{1,12}|default)$/.test(network)) return c.text('not found', 404);
+    // `04321` is network 4321: the tag reads the id in its own path as a number, so its ad calls say 4321, and it
+    // must run 4321's modules (docs/operator.md). The bytes and ETag are those of `/tag/4321/sas.js`.
+    const e = versioned ? byVersion(version, debug) : scriptFor(network === 'default' ? network : String(Number(network)), debug);
+    if (!e) return c.text('not found', 404);
     const enc = negotiateEncoding(c.req.header('accept-encoding'));
     const etags = [e.etag, e.etag.replace(/"$/, '-br"'), e.etag.replace(/"$/, '-gz"')];
     const etag = enc === 'br' ? etags[1] : enc === 'gzip' ? etags[2] : etags[0];
     const headers: Record<string, string> = {
       ETag: etag,
-      'Cache-Control': cacheControl,
+      'Cache-Control': versioned ? VERSIONED_CACHE_CONTROL : cacheControl,
       Vary: 'Accept-Encoding',
       'Access-Control-Allow-Origin': '*',
       'X-Content-Type-Options': 'nosniff',
@@ -103,8 +137,11 @@ export function createTagApp({ config, files = loadTagFiles(), cacheControl = TA
     if (path.length > MAX_PATH || /(^|\/)\.\.?(\/|$)|%2e|%2f|\\/i.test(new URL(c.req.url).pathname)) return c.text('not found', 404);
     await next();
   });
-  app.on(['GET', 'HEAD'], '/tag/:network{\\d{1,12}|default}/sas.js', (c) => send(c, false));
-  app.on(['GET', 'HEAD'], '/tag/:network{\\d{1,12}|default}/sas.debug.js', (c) => send(c, true));
+  app.on(['GET', 'HEAD'], '/tag/:network/sas.js', (c) => send(c, false));
+  app.on(['GET', 'HEAD'], '/tag/:network/sas.debug.js', (c) => send(c, true));
+  const versionOf = (c: Context) => c.req.param('file')!.slice(-19, -3);
+  app.on(['GET', 'HEAD'], '/tag/:network/:file{sas\\.[0-9a-f]{16}\\.js}', (c) => send(c, false, versionOf(c)));
+  app.on(['GET', 'HEAD'], '/tag/:network/:file{sas\\.debug\\.[0-9a-f]{16}\\.js}', (c) => send(c, true, versionOf(c)));
   app.notFound((c) => c.text('not found', 404));
   // Never a crash, never a stack trace to the client.
   app.onError((err, c) => {

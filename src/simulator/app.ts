@@ -1,8 +1,8 @@
 /**
  * The simulator's HTTP app (hono): the body limit, the OpenAPI document, then the routes in order (auth, the user
- * token check, deals, lookups), served under /current and /, with the JSON 404 and 500. Spec:
- * ../shared/spec/deal-api.md §4, §5, §7, §8. Status codes and error bodies are documented in docs/simulator.md
- * ("Behaviour, status codes and error bodies").
+ * token check, deals, lookups), served under /current and /, with the JSON 404 and 500. Status codes and error
+ * bodies are documented in docs/simulator.md ("Behaviour, status codes and error bodies"), and the answers these
+ * layers give every route in routes/operation.ts (SHARED_RESPONSES), which the OpenAPI document is built from.
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -11,6 +11,8 @@ import type { ApiEnv, AppContext } from './routes/context.js';
 import { registerDealListRoutes } from './routes/deal-list.js';
 import { registerDealRoutes } from './routes/deals.js';
 import { registerLookupRoutes } from './routes/lookups.js';
+import { GET_DOCUMENT } from './routes/auth-operations.js';
+import { route } from './routes/operation.js';
 
 export type { AppContext } from './routes/context.js';
 
@@ -28,7 +30,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
     },
   }));
 
-  api.get('/openapi.json', (c) => c.json(ctx.openapi() as object));
+  route(api, GET_DOCUMENT, (c) => c.json(ctx.openapi(new URL(c.req.url).origin) as object));
 
   // Order matters: the token routes come before the user-token check, /deals/countBreakdown before /deals/:id,
   // and the lookups' /:resource last.

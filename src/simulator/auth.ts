@@ -1,6 +1,7 @@
 /**
- * The simulator's authentication (spec 5): Auth0-style `POST /oauth/token`, `GET /authorize`, opaque expiring
- * tokens, and the limit of 10 attempts per 5 minutes per user.
+ * The simulator's authentication: Auth0-style `POST /oauth/token`, `GET /authorize`, opaque expiring tokens, and
+ * the limit of 10 failed attempts per 5 minutes per client id and per source address (docs/simulator.md,
+ * "Authentication limit").
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { SimulatorUser } from './users.js';
@@ -31,18 +32,121 @@ export function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(ha, hb);
 }
 
-/** Tokens, users and the attempt limiter of one simulator. */
+/** The limits of {@link AttemptLimiter}. */
+export interface AttemptLimits {
+  /** Failed attempts a key may make per window. */
+  attempts: number;
+  /** Window length in ms (sliding: a failure counts until `windowMs` after it). */
+  windowMs: number;
+  /** Most keys remembered; beyond it the keys whose last failure is oldest are forgotten first. */
+  maxKeys: number;
+}
+
+/**
+ * Failed attempts per key in a sliding window, in bounded memory: at most `attempts` timestamps per key and
+ * `maxKeys` keys. The map is kept in order of last failure, so expired keys are dropped from its front in amortised
+ * constant time, and when live keys exceed the cap the least recently failing go first.
+ */
+export class AttemptLimiter {
+  readonly #failures = new Map<string, number[]>();
+
+  constructor(
+    private readonly now: () => number,
+    readonly limits: AttemptLimits,
+  ) {}
+
+  /** Keys remembered now (at most `maxKeys`). */
+  get size(): number {
+    return this.#failures.size;
+  }
+
+  /** Seconds until `key` may try again, or null when it may try now. */
+  waitSeconds(key: string): number | null {
+    const recent = this.#recent(key);
+    if (recent.length < this.limits.attempts) return null;
+    return Math.max(1, Math.ceil((recent[0]! + this.limits.windowMs - this.now()) / 1000));
+  }
+
+  /** Counts one failed attempt of `key`. */
+  fail(key: string): void {
+    const recent = this.#recent(key);
+    recent.push(this.now());
+    if (recent.length > this.limits.attempts) recent.shift();
+    this.#failures.delete(key); // re-inserted last: the map stays in order of last failure
+    this.#failures.set(key, recent);
+    this.#sweep();
+  }
+
+  /** The failures of `key` still in the window (the key is forgotten when none is). */
+  #recent(key: string): number[] {
+    const list = this.#failures.get(key);
+    if (!list) return [];
+    const since = this.now() - this.limits.windowMs;
+    while (list.length && list[0]! <= since) list.shift();
+    if (!list.length) this.#failures.delete(key);
+    return list;
+  }
+
+  /** Drops the keys whose last failure left the window, then the oldest ones over the cap. */
+  #sweep(): void {
+    const since = this.now() - this.limits.windowMs;
+    for (const [key, list] of this.#failures) {
+      if (list[list.length - 1]! > since && this.#failures.size <= this.limits.maxKeys) break;
+      this.#failures.delete(key);
+    }
+  }
+}
+
+/**
+ * The key an address is counted under: an IPv4 address as is (also when IPv4-mapped), an IPv6 address by its /64
+ * prefix (one host usually holds a whole /64, so counting single addresses would give it 2^64 counters), and
+ * `in-process` for calls through `simulator.fetch`.
+ */
+export function addressKey(address: string | undefined): string {
+  if (!address) return 'in-process';
+  const v4 = /^(?:::ffff:)?(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (v4) return v4[1]!;
+  const [head = '', tail] = address.split('%')[0]!.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const zeros = Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0');
+  const groups = tail === undefined ? left : [...left, ...zeros, ...right];
+  return `${groups.slice(0, 4).map((g) => (parseInt(g, 16) || 0).toString(16)).join(':')}::/64`;
+}
+
+/** The limits of one simulator's authentication. */
+export interface AuthLimits {
+  /** Failed token requests per window, per client id and per source address (default 10). */
+  attempts: number;
+  /** Window length in ms (default 5 minutes). */
+  windowMs: number;
+  /** Source addresses remembered at most (default 10,000). */
+  maxTrackedAddresses: number;
+  /** Token lifetime in seconds. */
+  tokenTtlSeconds: number;
+  /** Lifetime of client-credentials tokens in seconds. */
+  clientCredentialsTtlSeconds: number;
+}
+
+/** Tokens, users and the attempt limiters of one simulator. */
 export class AuthService {
   private readonly tokens = new Map<string, TokenRecord>();
-  private readonly attempts = new Map<string, number[]>();
   private readonly byName = new Map<string, SimulatorUser>();
+  /** Failures per known client id: bounded by the users list, whoever sends them and from wherever. */
+  private readonly byClient: AttemptLimiter;
+  /** Failures per source address (IPv6 by /64): what a caller cannot choose freely, whatever names it claims. */
+  readonly byAddress: AttemptLimiter;
 
   constructor(
     readonly users: readonly SimulatorUser[],
     private readonly now: () => number,
-    readonly limits: { attempts: number; windowMs: number; tokenTtlSeconds: number; clientCredentialsTtlSeconds: number },
+    readonly limits: AuthLimits,
   ) {
     for (const u of users) this.byName.set(u.username.toLowerCase(), u);
+    const { attempts, windowMs } = limits;
+    const clients = new Set(users.map((u) => u.clientId)).size;
+    this.byClient = new AttemptLimiter(now, { attempts, windowMs, maxKeys: clients });
+    this.byAddress = new AttemptLimiter(now, { attempts, windowMs, maxKeys: limits.maxTrackedAddresses });
   }
 
   /** Finds a user by username, case-insensitively. */
@@ -58,20 +162,25 @@ export class AuthService {
   /** True when the secret belongs to the client id. */
   clientSecretMatches(clientId: string, secret: string): boolean {
     const u = this.users.find((x) => x.clientId === clientId);
-    return !!u && sameSecret(u.clientSecret, secret);
+    // An unknown client costs the same comparison as a known one.
+    return sameSecret(u?.clientSecret ?? '\0unknown', secret) && !!u;
   }
 
-  /** Counts one attempt for `key`; returns the seconds to wait when the limit (10 per 5 minutes) is exceeded. */
-  countAttempt(key: string): number | null {
-    const now = this.now();
-    const recent = (this.attempts.get(key) ?? []).filter((t) => t > now - this.limits.windowMs);
-    if (recent.length >= this.limits.attempts) {
-      this.attempts.set(key, recent);
-      return Math.max(1, Math.ceil((recent[0] + this.limits.windowMs - now) / 1000));
-    }
-    recent.push(now);
-    this.attempts.set(key, recent);
-    return null;
+  /**
+   * Seconds to wait before a token request for `clientId` from `address` may be checked, or null: the longer wait
+   * of the client id's and the address's limits. A limited caller is refused before any secret is compared, so
+   * even a right guess learns nothing.
+   */
+  attemptWait(clientId: string, address: string): number | null {
+    const byClient = this.knowsClient(clientId) ? this.byClient.waitSeconds(clientId) : null;
+    const worst = Math.max(this.byAddress.waitSeconds(address) ?? 0, byClient ?? 0);
+    return worst > 0 ? worst : null;
+  }
+
+  /** Counts a failed token request against the address, and against the client id when it is a known one. */
+  attemptFailed(clientId: string, address: string): void {
+    this.byAddress.fail(address);
+    if (this.knowsClient(clientId)) this.byClient.fail(clientId);
   }
 
   /** Issues a token of the given kind for a user. */

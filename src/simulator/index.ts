@@ -15,15 +15,19 @@ import { createApp } from './app.js';
 import { makeDealId, toRead } from './deal-view.js';
 import { AuthService, DEFAULT_AUDIENCE, PASSWORD_REALM_GRANT, REALM } from './auth.js';
 import { buildOpenApi } from './openapi.js';
+import { appendExchanges, exchangeRecorder, type SimulatorExchange } from './record.js';
 import { createReferenceData, type ReferenceData } from './reference.js';
 import { generateDeals, prng } from './seed.js';
 import { SimulatorStore } from './store.js';
 import { DEMO_USERS, parseUsers, type SimulatorUser } from './users.js';
 import type { DealRead } from '../deals/rules/index.js';
 
+/** Demo deals a simulator started from the CLI begins with (`simulate` and `--simulator`), so lists show something. */
+export const DEMO_SEED_DEALS = 25;
 export { DEMO_USERS, loadUsersFile, parseUsers, SimulatorUserSchema, type SimulatorUser } from './users.js';
 export { PASSWORD_REALM_GRANT, REALM, DEFAULT_AUDIENCE } from './auth.js';
 export type { ReferenceData } from './reference.js';
+export type { SimulatorExchange } from './record.js';
 
 /** A kind of injected fault: a 503, a dropped connection (before or after processing), or a 429 with Retry-After: 1. */
 export type FaultKind = '503' | 'drop' | '429';
@@ -67,8 +71,11 @@ export interface DealApiSimulatorOptions {
   faults?: FaultOptions;
   /** Daily quotas per company; default 15 creations and 500 updates (spec 8). */
   quotas?: { creationsPerDay?: number; updatesPerDay?: number };
-  /** Auth attempt limit; default 10 per 5 minutes per user (spec 5). */
-  authLimit?: { attempts?: number; windowMs?: number };
+  /**
+   * Auth attempt limit: failed token requests per window, per client id and per source address (default 10 per
+   * 5 minutes), and how many source addresses are remembered (default 10,000).
+   */
+  authLimit?: { attempts?: number; windowMs?: number; maxTrackedAddresses?: number };
   /** Token lifetime in seconds; default 36000 (spec 5). Client-credentials tokens live 600 s. */
   tokenTtlSeconds?: number;
   /** Largest accepted request body in bytes; default 1 MiB (larger: 413). */
@@ -77,6 +84,12 @@ export interface DealApiSimulatorOptions {
   seed?: { deals: number; companyId?: number; seed?: number };
   /** Called after every request. */
   onRequest?: (entry: RequestLogEntry) => void;
+  /**
+   * Called with each answered request and its response, headers and bodies included, credentials scrubbed (for
+   * contract checks against the OpenAPI document). Also set by the `EIDKIT_SIMULATOR_RECORD=<file>` environment
+   * variable, which appends every exchange of every simulator in the process to that file as JSON lines.
+   */
+  onExchange?: (exchange: SimulatorExchange) => void;
 }
 
 /** A running HTTP listener. */
@@ -136,10 +149,12 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
   const auth = new AuthService(users, now, {
     attempts: options.authLimit?.attempts ?? 10,
     windowMs: options.authLimit?.windowMs ?? 5 * 60_000,
+    maxTrackedAddresses: options.authLimit?.maxTrackedAddresses ?? 10_000,
     tokenTtlSeconds: options.tokenTtlSeconds ?? 36_000,
     clientCredentialsTtlSeconds: 600,
   });
-  let openapi: Record<string, unknown> | undefined;
+  // One document per origin asked from (in-process, loopback, a proxy's Host), a handful at most.
+  const documents = new Map<string, Record<string, unknown>>();
   const app = createApp({
     store,
     auth,
@@ -148,13 +163,26 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
     audience,
     quotas: { creationsPerDay: options.quotas?.creationsPerDay ?? 15, updatesPerDay: options.quotas?.updatesPerDay ?? 500 },
     maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
-    openapi: () => (openapi ??= buildOpenApi(audience)),
+    openapi: (origin) => {
+      let doc = documents.get(origin);
+      if (!doc) {
+        if (documents.size >= 16) documents.clear();
+        doc = buildOpenApi(audience, origin);
+        documents.set(origin, doc);
+      }
+      return doc;
+    },
   });
 
   const faultRate = options.faults?.rate ?? 0;
   const faultKinds = options.faults?.kinds?.length ? options.faults.kinds : (['503', 'drop', '429'] as FaultKind[]);
   const random = prng(options.faults?.seed ?? Math.floor(Math.random() * 2 ** 32));
   const requests: RequestLogEntry[] = [];
+  const recordFile = process.env.EIDKIT_SIMULATOR_RECORD;
+  const sinks = [options.onExchange, recordFile ? appendExchanges(recordFile) : undefined]
+    .filter((f) => f !== undefined);
+  const onExchange = sinks.length > 0 ? (e: SimulatorExchange) => sinks.forEach((f) => f(e)) : undefined;
+  const recordExchange = exchangeRecorder(users);
   const listeners = new Set<SimulatorListener>();
 
   function record(entry: RequestLogEntry) {
@@ -164,7 +192,15 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
   }
 
   /** One request through latency, faults and the app; throws DroppedConnection when the connection must drop. */
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, remoteAddress?: string): Promise<Response> {
+    const copy = onExchange ? request.clone() : undefined;
+    const res = await answer(request, remoteAddress);
+    if (copy) void recordExchange(copy, res.clone()).then(onExchange, () => undefined);
+    return res;
+  }
+
+  async function answer(request: Request, remoteAddress?: string): Promise<Response> {
+    const env = { remoteAddress };
     const entry: RequestLogEntry = { method: request.method, path: new URL(request.url).pathname, status: 0, at: now() };
     if (options.latencyMs && options.latencyMs > 0) await new Promise((r) => setTimeout(r, options.latencyMs));
     if (faultRate > 0 && random() < faultRate) {
@@ -184,13 +220,13 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
       const after = random() < 0.5;
       entry.fault = after ? 'drop-after' : 'drop-before';
       if (after) {
-        const res = await app.fetch(request);
+        const res = await app.fetch(request, env);
         await res.arrayBuffer().catch(() => undefined);
       }
       record(entry);
       throw new DroppedConnection();
     }
-    const res = await app.fetch(request);
+    const res = await app.fetch(request, env);
     entry.status = res.status;
     record(entry);
     return res;
@@ -248,7 +284,7 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
           {
             fetch: async (request, env) => {
               try {
-                return await handle(request);
+                return await handle(request, (env as { incoming: IncomingMessage }).incoming.socket.remoteAddress);
               } catch (err) {
                 if (!(err instanceof DroppedConnection)) throw err;
                 const { incoming, outgoing } = env as { incoming: IncomingMessage; outgoing: ServerResponse };

@@ -1,188 +1,240 @@
-/** The simulator's OpenAPI 3.1 document, generated from the same zod schemas the rules use. */
+/**
+ * The simulator's OpenAPI 3.1 document, built from the route definitions (routes/*: every operation, status,
+ * header and body) and the zod schemas the rules validate with (JSON Schema by z.toJSONSchema), so it cannot say
+ * something the simulator does not do. Guide: docs/simulator.md ("The OpenAPI document").
+ */
 import { z } from 'zod';
-import { DealReadSchema, DealWriteSchema, LOOKUP_ITEM_SCHEMAS, LOOKUP_RESOURCES, DSP_FORBIDDEN_LOOKUPS } from '../deals/rules/index.js';
-import { PASSWORD_REALM_GRANT, REALM } from './auth.js';
-import { SORT_KEYS, MAX_PAGE_SIZE } from './routes/deal-list.js';
+import {
+  CountBreakdownSchema,
+  DEAL_RULES,
+  DealDateTimeSchema,
+  DealReadSchema,
+  DealWriteSchema,
+  LOOKUP_ITEM_SCHEMAS,
+  LOOKUP_RESOURCES,
+  MANDATORY_DEAL_FIELDS,
+  dealReadOnlyFields,
+} from '../deals/rules/index.js';
+import { GET_DOCUMENT, GET_TOKEN, GET_USER_TOKEN, tokenRequestSchema } from './routes/auth-operations.js';
+import { COUNT_DEALS, LIST_DEALS } from './routes/deal-list.js';
+import {
+  ATTACH_DOMAIN_LIST, CREATE_DEAL, DELETE_DEAL, DETACH_DOMAIN_LIST, GET_DEAL, REPLACE_DEAL,
+} from './routes/deals.js';
+import { LOOKUP_OPERATIONS, pascal } from './routes/lookups.js';
+import {
+  DomainListRefSchema,
+  ErrorSchema,
+  OAuthErrorSchema,
+  RESPONSE_HEADERS,
+  ROUTE_RULES,
+  SHARED_RESPONSES,
+  TokenResponseSchema,
+  UNAUTHORIZED,
+  ValidationErrorSchema,
+  type JsonSchema,
+  type OperationDef,
+  type ResponseBody,
+  type ResponseDef,
+} from './routes/operation.js';
 
-function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+/** Every operation the simulator serves, in the document's order. */
+export const OPERATIONS: readonly OperationDef[] = [
+  GET_TOKEN, GET_USER_TOKEN, GET_DOCUMENT,
+  LIST_DEALS, CREATE_DEAL, COUNT_DEALS, GET_DEAL, REPLACE_DEAL, DELETE_DEAL,
+  ATTACH_DOMAIN_LIST, DETACH_DOMAIN_LIST,
+  ...LOOKUP_OPERATIONS,
+];
+
+/** Headers sent only in some answers of a status (the others are always there). */
+const OPTIONAL_HEADERS = new Set(['Warning', 'Connection']);
+
+/** A deal the document shows as its example (and the contract tests send). */
+export const EXAMPLE_DEAL = {
+  name: 'Spring sale FR',
+  isActive: true,
+  beginDate: '2030-03-01',
+  endDate: '2030-05-31T23:59:59Z',
+  currency: 'EUR',
+  pricingModel: 1,
+  price: 2.5,
+  buyerIds: [101],
+  countryCodes: ['FR'],
+} as const;
+
+function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
   delete out.$schema;
   return out;
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: unknown) => ({ 'application/json': { schema } });
-const errorResponse = (description: string) => ({ description, content: json(ref('Error')) });
 
-/** Builds the OpenAPI 3.1 document describing every route of the simulator. */
-export function buildOpenApi(audience: string): Record<string, unknown> {
-  const lookupSchemas = Object.fromEntries(
-    LOOKUP_RESOURCES.map((r) => [`${r[0].toUpperCase()}${r.slice(1)}Item`, schemaOf(LOOKUP_ITEM_SCHEMAS[r], 'output')]),
+function rulesText(rules: Record<string, string>): string {
+  return Object.entries(rules).map(([id, text]) => `- \`${id}\`: ${text}`).join('\n');
+}
+
+/** A deal body schema with the rules JSON Schema cannot say, listed in `x-rules` and in the description. */
+function withRules(schema: JsonSchema, lead: string, rules: Record<string, string>): JsonSchema {
+  return {
+    ...schema,
+    description:
+      `${lead}\n\nBeyond each field's own shape, a body is refused (400, the rule named in errors[].rule) ` +
+      `when it breaks:\n${rulesText(rules)}`,
+    'x-rules': rules,
+  };
+}
+
+function components(audience: string): Record<string, JsonSchema> {
+  const write = schemaOf(DealWriteSchema, 'input');
+  const writeProps = write.properties as Record<string, JsonSchema>;
+  const readOnly = schemaOf(z.object(dealReadOnlyFields), 'output').properties as Record<string, JsonSchema>;
+  const { 'matches-replaced-deal': matches, ...createRules } = DEAL_RULES;
+  const lookupItems = Object.fromEntries(
+    LOOKUP_RESOURCES.map((r) => [`${pascal(r)}Item`, schemaOf(LOOKUP_ITEM_SCHEMAS[r], 'output')]),
   );
-  const intList = { type: 'string', pattern: '^\\d+(,\\d+)*$', description: 'comma-separated integers' };
-  const q = (name: string, schema: unknown, description?: string) => ({ name, in: 'query', required: false, schema, ...(description ? { description } : {}) });
-  const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'integer' }, description: 'service-side deal id (field id), not dealId' };
-  const common = {
-    '401': errorResponse('missing, invalid or expired user token'),
-    '429': { ...errorResponse('rate limited; see Retry-After'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
+  return {
+    DealWrite: withRules(
+      { ...write, required: [...MANDATORY_DEAL_FIELDS], examples: [EXAMPLE_DEAL] },
+      'A complete deal, as created. Optional fields may be null (their default).',
+      createRules,
+    ),
+    DealCopyOverrides: withRules(
+      { ...write, required: [], 'x-requires-header': 'X-CopyOfDealId', examples: [{ price: 3.5 }] },
+      'Fields laid over the deal X-CopyOfDealId names; any subset, {} included. Only with that header.',
+      createRules,
+    ),
+    DealReplace: withRules(
+      {
+        ...write,
+        required: [...MANDATORY_DEAL_FIELDS],
+        examples: [EXAMPLE_DEAL],
+        properties: {
+          ...writeProps,
+          ...Object.fromEntries(Object.entries(readOnly).map(([k, v]) => [k, { ...v, readOnly: true }])),
+        },
+      },
+      'The whole deal: omitted fields reset to their defaults; read-only fields may be sent back and are ignored.',
+      { ...createRules, 'matches-replaced-deal': matches, ...pick(ROUTE_RULES, 'archived-not-editable') },
+    ),
+    DealRead: schemaOf(DealReadSchema, 'output'),
+    DateTime: {
+      ...schemaOf(DealDateTimeSchema, 'input'),
+      description: 'ISO 8601 date-time; without an offset it is read as UTC; a date alone is midnight UTC',
+    },
+    ...lookupItems,
+    DomainListRef: withRules(
+      schemaOf(DomainListRefSchema, 'input'),
+      'A domain list, by id.',
+      pick(ROUTE_RULES, 'known-domain-list', 'attached-domain-list'),
+    ),
+    TokenRequest: tokenRequestSchema(audience),
+    TokenResponse: schemaOf(TokenResponseSchema, 'output'),
+    CountBreakdown: schemaOf(CountBreakdownSchema, 'output'),
+    Error: schemaOf(ErrorSchema, 'output'),
+    ValidationError: schemaOf(ValidationErrorSchema, 'output'),
+    OAuthError: schemaOf(OAuthErrorSchema, 'output'),
   };
-  const paths: Record<string, unknown> = {
-    '/oauth/token': {
-      post: {
-        summary: 'Token request (spec 5 step 1)',
-        security: [],
-        requestBody: {
-          required: true,
-          content: {
-            'application/x-www-form-urlencoded': {
-              schema: {
-                type: 'object',
-                required: ['grant_type', 'client_id', 'client_secret', 'audience'],
-                properties: {
-                  grant_type: { type: 'string', enum: [PASSWORD_REALM_GRANT, 'client_credentials'] },
-                  realm: { type: 'string', const: REALM },
-                  audience: { type: 'string', const: audience },
-                  username: { type: 'string' },
-                  password: { type: 'string', format: 'password' },
-                  client_id: { type: 'string' },
-                  client_secret: { type: 'string', format: 'password' },
-                },
-              },
-            },
-          },
-        },
-        responses: {
-          '200': { description: 'access token', content: json(ref('TokenResponse')) },
-          '400': { description: 'malformed request', content: json(ref('OAuthError')) },
-          '401': { description: 'unknown client or bad secret', content: json(ref('OAuthError')) },
-          '403': { description: 'wrong username or password, or unknown audience', content: json(ref('OAuthError')) },
-          '429': { description: 'more than 10 attempts in 5 minutes', content: json(ref('OAuthError')) },
-        },
-      },
-    },
-    '/authorize': {
-      get: {
-        summary: 'User token request (spec 5 step 2), with the access token as Bearer',
-        responses: { '200': { description: 'the user token alone', content: { 'text/plain': { schema: { type: 'string' } } } }, '401': errorResponse('bad access token') },
-      },
-    },
-    '/deals': {
-      get: {
-        summary: 'List the caller company’s deals (spec 4.2)',
-        parameters: [
-          q('createdOrModifiedSince', { type: 'string', format: 'date-time' }),
-          q('isArchived', { type: 'boolean' }),
-          q('isSoonExpired', { type: 'boolean' }, 'expiring within 7 days'),
-          q('isParentDeal', { type: 'boolean' }),
-          q('sortBy', { type: 'string', enum: [...SORT_KEYS] }),
-          q('sortAsc', { type: 'boolean' }),
-          q('metricsBeginDate', { type: 'string', format: 'date-time' }),
-          q('metricsEndDate', { type: 'string', format: 'date-time' }),
-          ...['buyerIds', 'dspIds', 'partnerIds', 'formatIds', 'platformIds'].map((n) => q(n, intList)),
-          q('limit', { type: 'integer', minimum: 1 }, `values above ${MAX_PAGE_SIZE} are clamped to ${MAX_PAGE_SIZE}`),
-          q('offset', { type: 'integer', minimum: 0 }),
-        ],
-        responses: {
-          '200': {
-            description: 'one page of deals',
-            headers: { 'X-Pagination-Total-Count': { schema: { type: 'integer' } }, Link: { schema: { type: 'string' }, description: 'RFC 5988: first, prev, next, last' } },
-            content: json({ type: 'array', items: ref('DealRead') }),
-          },
-          '400': errorResponse('invalid query parameter'),
-          ...common,
-        },
-      },
-      post: {
-        summary: 'Create a deal (spec 4); 15 per company per UTC day',
-        parameters: [{ name: 'X-CopyOfDealId', in: 'header', required: false, schema: { type: 'integer' }, description: 'create as a copy of this deal; body fields override' }],
-        requestBody: { required: true, content: json(ref('DealWrite')) },
-        responses: {
-          '201': {
-            description: 'created',
-            headers: { Location: { schema: { type: 'string' } }, 'X-HistoryId': { schema: { type: 'integer' } } },
-            content: json(ref('DealRead')),
-          },
-          '400': errorResponse('validation failed or broken JSON'),
-          '403': errorResponse('DSP callers cannot set domainListId'),
-          '413': errorResponse('body too large'),
-          ...common,
-        },
-      },
-    },
-    '/deals/countBreakdown': {
-      get: { summary: 'Counts of the caller company’s deals by status', responses: { '200': { description: 'counts', content: json(ref('CountBreakdown')) }, ...common } },
-    },
-    '/deals/{id}': {
-      parameters: [idParam],
-      get: { summary: 'Read a deal', responses: { '200': { description: 'the deal', content: json(ref('DealRead')) }, '404': errorResponse('no such deal'), ...common } },
-      put: {
-        summary: 'Replace a deal (spec 4.3): omitted fields reset to defaults; 500 per company per UTC day',
-        requestBody: { required: true, content: json(ref('DealWrite')) },
-        responses: { '200': { description: 'the updated deal', content: json(ref('DealRead')) }, '400': errorResponse('validation failed'), '404': errorResponse('no such deal'), ...common },
-      },
-      delete: { summary: 'Delete a deal', responses: { '204': { description: 'deleted' }, '404': errorResponse('no such deal'), ...common } },
-    },
-    '/deals/{id}/domainlists': {
-      parameters: [idParam],
-      post: {
-        summary: 'Attach a domain list (refused to DSP callers)',
-        requestBody: { required: true, content: json({ type: 'object', required: ['domainListId'], additionalProperties: false, properties: { domainListId: { type: 'integer' } } }) },
-        responses: { '204': { description: 'attached' }, '400': errorResponse('bad domainListId'), '403': errorResponse('DSP caller'), '404': errorResponse('no such deal'), ...common },
-      },
-      delete: {
-        summary: 'Detach the domain list (refused to DSP callers); an optional body {domainListId} must name the attached list',
-        responses: { '204': { description: 'detached' }, '403': errorResponse('DSP caller'), '404': errorResponse('no such deal'), ...common },
-      },
-    },
+}
+
+function pick<T extends Record<string, string>, K extends keyof T>(rules: T, ...keys: K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, rules[k]])) as Pick<T, K>;
+}
+
+function content(body: ResponseBody): Record<string, unknown> {
+  if (body === 'text') return { 'text/plain': { schema: { type: 'string', minLength: 1 } } };
+  if (body === 'json') return { 'application/json': { schema: { type: 'object' } } };
+  const schema = 'ref' in body
+    ? ref(body.ref)
+    : 'arrayOf' in body
+      ? { type: 'array', items: ref(body.arrayOf) }
+      : { anyOf: body.anyOf.map(ref) };
+  return { 'application/json': { schema } };
+}
+
+function response(def: ResponseDef): Record<string, unknown> {
+  const headers = Object.fromEntries(
+    (def.headers ?? []).map((h) => [h, { ...RESPONSE_HEADERS[h], required: !OPTIONAL_HEADERS.has(h) }]),
+  );
+  return {
+    description: def.description,
+    ...(def.headers?.length ? { headers } : {}),
+    ...(def.body ? { content: content(def.body) } : {}),
   };
-  for (const r of LOOKUP_RESOURCES) {
-    paths[`/${r}`] = {
-      get: {
-        summary: `Lookup: ${r} (name matched case-insensitively)${DSP_FORBIDDEN_LOOKUPS.includes(r) ? '; refused to DSP callers' : ''}`,
-        parameters: [q('ids', intList), q('extendedSearch', { type: 'string' }), q('limit', { type: 'integer', minimum: 0 }), q('offset', { type: 'integer', minimum: 0 })],
-        responses: {
-          '200': { description: 'items', content: json({ type: 'array', items: ref(`${r[0].toUpperCase()}${r.slice(1)}Item`) }) },
-          ...(DSP_FORBIDDEN_LOOKUPS.includes(r) ? { '403': errorResponse('DSP caller') } : {}),
-          ...common,
-        },
-      },
-    };
-  }
+}
+
+/** A text body holding JSON that `schema` describes. */
+function jsonAsText(schema: JsonSchema): JsonSchema {
+  return { type: 'string', contentMediaType: 'application/json', contentSchema: schema };
+}
+
+function operation(op: OperationDef): Record<string, unknown> {
+  const responses: Record<number, ResponseDef> = { ...SHARED_RESPONSES };
+  if (op.auth !== 'none') responses[401] = UNAUTHORIZED;
+  Object.assign(responses, op.responses);
+  const body = op.body;
+  const requestBody = body && {
+    required: body.required,
+    description: body.description,
+    content: Object.fromEntries([
+      ...(body.mediaTypes ?? ['application/json']).map((type) => [type, { schema: body.schema }]),
+      // The deal routes read any body as JSON; say so for text/plain, the other type clients send by mistake.
+      ...(body.mediaTypes ? [] : [['text/plain', { schema: jsonAsText(body.schema) }]]),
+    ]),
+  };
+  return {
+    operationId: op.operationId,
+    tags: [op.tag],
+    summary: op.summary,
+    description: op.description,
+    ...(op.auth === 'none' ? { security: [] } : op.auth === 'access' ? { security: [{ accessToken: [] }] } : {}),
+    ...(op.parameters?.length ? { parameters: op.parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses: Object.fromEntries(
+      Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)).map(([s, d]) => [s, response(d)]),
+    ),
+  };
+}
+
+const TAGS = [
+  { name: 'auth', description: 'The two-step login: an access token, then the user token every other call needs.' },
+  { name: 'deals', description: 'The caller company’s deals: list, count, read, create or copy, replace, delete.' },
+  { name: 'domain lists', description: 'Attach or detach a deal’s domain list (not for DSP callers).' },
+  { name: 'lookups', description: 'Reference data the deals refer to, by id.' },
+  { name: 'meta', description: 'This document.' },
+];
+
+/**
+ * Builds the OpenAPI 3.1 document of the simulator: every operation of OPERATIONS, the schemas of the deal rules,
+ * and `origin` (e.g. `http://127.0.0.1:4010`) as the server, with `/current` as the second one.
+ */
+export function buildOpenApi(audience: string, origin = 'http://127.0.0.1:4010'): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operation(op);
   return {
     openapi: '3.1.0',
-    info: { title: 'Deal management API (eidkit simulator)', version: '1.0.0', description: 'Local simulator of the deal management API. Spec: deal-api.md.' },
-    servers: [{ url: '/' }],
-    security: [{ bearer: [] }],
+    info: {
+      title: 'Deal management API (eidkit simulator)',
+      version: '1.0.0',
+      description:
+        'The local simulator of the deal management API (docs/simulator.md in eidkit). Generated from the rules the ' +
+        'simulator and the eidkit client validate with. Every path is also served under /current; lookup names are ' +
+        'read in any letter case.',
+      contact: { name: 'eidkit' },
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [
+      { url: origin, description: 'this simulator' },
+      { url: `${origin}/current`, description: 'the same API under /current, as the deal API’s base URL has it' },
+    ],
+    tags: TAGS,
+    security: [{ userToken: [] }],
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'the user token from GET /authorize' } },
-      schemas: {
-        DealWrite: schemaOf(DealWriteSchema, 'input'),
-        DealRead: schemaOf(DealReadSchema, 'output'),
-        ...lookupSchemas,
-        Error: {
-          type: 'object',
-          required: ['message'],
-          properties: {
-            message: { type: 'string' },
-            code: { type: 'string' },
-            errors: { type: 'array', items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } } },
-          },
-        },
-        OAuthError: { type: 'object', required: ['error'], properties: { error: { type: 'string' }, error_description: { type: 'string' } } },
-        TokenResponse: {
-          type: 'object',
-          required: ['access_token', 'expires_in', 'token_type'],
-          properties: { access_token: { type: 'string' }, expires_in: { type: 'integer' }, token_type: { type: 'string', const: 'Bearer' } },
-        },
-        CountBreakdown: {
-          type: 'object',
-          properties: {
-            total: { type: 'integer' }, active: { type: 'integer' }, paused: { type: 'integer' }, archived: { type: 'integer' }, expiringSoon: { type: 'integer' },
-            byType: { type: 'object', properties: { PrivateAuction: { type: 'integer' }, DirectDeal: { type: 'integer' }, GuaranteedDeal: { type: 'integer' } } },
-          },
-        },
+      securitySchemes: {
+        userToken: { type: 'http', scheme: 'bearer', description: 'the user token from GET /authorize' },
+        accessToken: { type: 'http', scheme: 'bearer', description: 'the access token from POST /oauth/token' },
       },
+      schemas: components(audience),
     },
   };
 }

@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { fileErrorText } from '../core/file-error.js';
 
 /** One user the simulator accepts. */
 export const SimulatorUserSchema = z.strictObject({
@@ -67,7 +68,7 @@ export function loadUsersFile(path: string): SimulatorUser[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read users file ${path}: ${(err as NodeJS.ErrnoException).code ?? 'read error'}`);
+    throw new Error(`cannot read users file ${path}: ${fileErrorText(err)}`);
   }
   let raw: unknown;
   try {

@@ -170,7 +170,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
         // Snapshot now: the page may change its options object while extensions are consulted.
         const snapshot = copyKeys(opts, {});
         const base = domain;
-        if (!CALL_PATHS.hasOwnProperty(type as string)) throw Error(DEBUG_BUILD ? 'unknown call type; use std, video, generic or onecall' : 'unknown call type');
+        if (!CALL_PATHS.hasOwnProperty(type as string)) throw Error(`unknown call type: ${type as string}` + (DEBUG_BUILD ? '; use std, video, generic or onecall' : ''));
         if (!base) throw Error(DEBUG_BUILD ? 'no ad server domain: call sas.setup({ domain }) first' : 'no domain set');
         const res = await new Promise<Response>((resolve) =>
           collect(extensions, host, type, typeof t === 'number' && t >= 0 ? Math.min(t, MAX_TIMEOUT) : DEFAULT_TIMEOUT, (c) =>
@@ -197,7 +197,17 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
         r.error = String(e && (e as Error).message);
       }
       const result: CallResult = { ok: false, status: 0, url: '', eids: [], ...r };
-      if (!result.ok) warn('call failed:', result.error || result.status);
+      if (!result.ok) {
+        warn('call failed:', result.error || result.status);
+        // A fetch that fails without a status is most often refused by the browser, not by the network.
+        if (DEBUG_BUILD && !result.status && result.url) {
+          warn(
+            'no answer could be read: likely causes are CORS (the ad server must answer this page origin, not *, with ' +
+              'Access-Control-Allow-Credentials: true), mixed content (an http: ad server on an https: page), or the ' +
+              'ad server being unreachable',
+          );
+        }
+      }
       return result;
     }
 

@@ -176,19 +176,28 @@ describe('createConsentDecoder', () => {
     expect(d.refusal(out, 131)?.code).toBe('usp');
   });
 
-  test('a TC string claiming a huge vendor id is decoded and applied, but not cached (its view would be large)', () => {
+  test('a TC string naming a vendor id within the cap is decoded, applied and cached; past the cap it is unreadable', () => {
     const d = createConsentDecoder();
-    // A vendor list with one vendor id far beyond the real list's, so @iabtcf/core encodes it.
-    const m = new TCModel(new GVL({ ...vendorList, vendors: { ...vendorList.vendors, 60000: { ...vendorList.vendors[131], id: 60_000 } } }));
-    m.cmpId = 10;
-    m.cmpVersion = 1;
-    m.isServiceSpecific = true;
-    m.purposeConsents.set([2]);
-    m.vendorConsents.set([131, 60_000]);
-    const consent = { gdpr: 1 as const, gdprConsent: TCString.encode(m) };
-    const out = d.decode(consent);
-    expect(d.refusal(out, 60_000)).toBeUndefined();
-    expect(d.refusal(out, 59_999)?.code).toBe('gdpr');
-    expect(d.decode(consent).tcf).not.toBe(out.tcf);
+    // A vendor list with vendor ids far beyond the real list's, so @iabtcf/core encodes them.
+    const extra = (id: number) => ({ ...vendorList.vendors[131], id });
+    const withVendor = (id: number) => {
+      const m = new TCModel(new GVL({ ...vendorList, vendors: { ...vendorList.vendors, [id]: extra(id) } }));
+      m.cmpId = 10;
+      m.cmpVersion = 1;
+      m.isServiceSpecific = true;
+      m.purposeConsents.set([2]);
+      m.vendorConsents.set([131, id]);
+      return { gdpr: 1 as const, gdprConsent: TCString.encode(m) };
+    };
+    const within = withVendor(10_000);
+    const out = d.decode(within);
+    expect(d.refusal(out, 10_000)).toBeUndefined();
+    expect(d.refusal(out, 9_999)?.code).toBe('gdpr');
+    expect(d.decode(within).tcf).toBe(out.tcf);
+    const past = d.decode(withVendor(60_000));
+    expect(d.refusal(past, 131)).toEqual({
+      code: 'gdpr',
+      message: 'GDPR applies: the TC string could not be used (segment 1, vendorConsents.maxId: vendor id 60,000, over the cap of 10,000)',
+    });
   });
 });

@@ -53,15 +53,20 @@ const callArb = fc.tuple(fc.array(eidArb, { maxLength: 6 }), consentArb).map(([r
   issues: [],
 }));
 
+/** An id as written somewhere else: same letters, any case (partner ids match case-insensitively). */
+const anyCase = (id: string) => fc.constantFrom(id, id.toUpperCase(), id[0].toUpperCase() + id.slice(1));
+
+// A rule names any of the four fields, at least one (not necessarily the source), and partners in any case.
 const ruleArb: fc.Arbitrary<PermissionRule> = fc
   .record({
-    source: fc.constantFrom(...SOURCES),
+    source: opt(fc.constantFrom(...SOURCES)),
     inserter: opt(fc.constantFrom(...INSERTERS)),
     matcher: opt(fc.constantFrom(...MATCHERS)),
     mm: opt(fc.integer({ min: 0, max: 5 })),
-    partners: fc.oneof(fc.constant('*' as const), fc.subarray(PARTNERS)),
+    partners: fc.oneof(fc.constant('*' as const), fc.subarray(PARTNERS).chain((ids) => fc.tuple(...ids.map(anyCase)))),
   })
-  .map(strip);
+  .map(strip)
+  .filter((r) => r.source !== undefined || r.inserter !== undefined || r.matcher !== undefined || r.mm !== undefined);
 
 const policyArb = fc
   .record({
@@ -82,7 +87,7 @@ const policyArb = fc
 const partnerArb: fc.Arbitrary<DemandPartner> = fc.constantFrom(...PARTNERS).chain((id) =>
   fc
     .record({
-      id: fc.constant(id),
+      id: anyCase(id),
       openrtb: opt(fc.constantFrom('2.5' as const, '2.6' as const, 'both' as const)),
       gvlVendorId: opt(fc.constantFrom(...VENDORS, 999)),
       kind: fc.constant(id === 'dmp' ? ('dmp' as const) : undefined),
@@ -102,8 +107,10 @@ describe('forwarding policy properties', () => {
   test('no partner ever receives an eid explainForwarding says is removed, and it receives every eid it says is kept', () => {
     let policies = 0;
     let removed = 0;
+    // Partner ids unique up to case: a policy refuses two partners that differ only by case.
+    const partnersArb = fc.uniqueArray(partnerArb, { selector: (p) => p.id.toLowerCase(), minLength: 1, maxLength: 4 });
     fc.assert(
-      fc.property(callArb, policyArb, fc.uniqueArray(partnerArb, { selector: (p) => p.id, minLength: 1, maxLength: 4 }), (call, policy, partners) => {
+      fc.property(callArb, policyArb, partnersArb, (call, policy, partners) => {
         fc.pre(policy !== undefined);
         policies++;
         const explanation = explainForwarding(call, partners, policy);
@@ -121,6 +128,45 @@ describe('forwarding policy properties', () => {
     );
     expect(policies).toBeGreaterThan(200); // most random policies are valid, so the property is really exercised
     expect(removed).toBeGreaterThan(100); // and removals really happen
+  });
+
+  test('each eid goes where the most specific rule matching it says, by a model of the rules from their docs', () => {
+    // The model: a rule matches an eid that has every field the rule names (source, inserter, matcher
+    // case-insensitively, mm exactly); the matching rule naming the most fields decides (a valid policy has one);
+    // partners match case-insensitively; no matching rule: every partner.
+    const same = (a: string | undefined, b: string | undefined) =>
+      a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
+    const matches = (r: PermissionRule, e: OrtbEid) =>
+      (r.source === undefined || same(r.source, e.source)) &&
+      (r.inserter === undefined || same(r.inserter, e.inserter)) &&
+      (r.matcher === undefined || same(r.matcher, e.matcher)) &&
+      (r.mm === undefined || r.mm === e.mm);
+    const named = (r: PermissionRule) => [r.source, r.inserter, r.matcher, r.mm].filter((v) => v !== undefined).length;
+    const idArb = fc.constantFrom(...PARTNERS).chain(anyCase);
+    let decided = 0;
+    fc.assert(
+      fc.property(callArb, fc.array(ruleArb, { maxLength: 6 }), idArb, (call, permissions, id) => {
+        let policy: ForwardingPolicy;
+        try {
+          policy = createForwardingPolicy({ permissions, consent: { enforce: false } });
+        } catch (e) {
+          if (e instanceof ForwardingPolicyError) return fc.pre(false);
+          throw e;
+        }
+        const expected = call.eids.filter((e) => {
+          const top = Math.max(0, ...permissions.filter((r) => matches(r, e)).map(named));
+          const deciding = permissions.filter((r) => matches(r, e) && named(r) === top);
+          expect(deciding.length).toBeLessThanOrEqual(1); // ties were refused
+          if (!deciding.length) return true;
+          decided++;
+          const [r] = deciding;
+          return r.partners === '*' || r.partners.some((p) => p.toLowerCase() === id.toLowerCase());
+        });
+        expect(policy.eidsFor(call, { id })).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
+    expect(decided).toBeGreaterThan(100); // rules really decide, so the model is really compared
   });
 
   test('with an empty policy and full consent, every eid reaches every DSP unmodified: what was sent before any policy', () => {

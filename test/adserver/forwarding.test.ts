@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { buildBidRequest, createForwardingPolicy, explainForwarding, ForwardingPolicyError, parseAdCall } from '../../src/adserver/index.js';
 import type { AdCall, DemandPartner, PermissionRule } from '../../src/adserver/index.js';
 import type { Eid } from '../../src/core/index.js';
-import { EUID, ID5, UID2, UNKNOWN, b64url, callWith } from './fixtures.js';
+import { EUID, ID5, RAMP, UID2, UNKNOWN, b64url, callWith } from './fixtures.js';
 
 const kept = (call: AdCall, partner: DemandPartner, policy = createForwardingPolicy()) => policy.eidsFor(call, partner);
 const idsOf = (eids: readonly Eid[]) => eids.map((e) => e.uids[0].id);
@@ -27,22 +27,35 @@ describe('permission rules', () => {
     for (const id of ['dsp-a', 'anyone']) expect(kept(call, { id }, policy)).toEqual([ID5]);
   });
 
-  // For every combination of the optional fields (inserter, matcher, mm) an eid can share with the rules, the
+  // For every combination of the four fields (source, inserter, matcher, mm) an eid can share with the rules, the
   // rule naming exactly that combination is the most specific match and decides.
-  const FIELDS = ['inserter', 'matcher', 'mm'] as const;
-  const VALUES = { inserter: 'pub.example', matcher: 'uidapi.com', mm: 3 };
-  const OTHER = { inserter: 'ssp.example', matcher: 'other.example', mm: 1 };
-  const subsets = [0, 1, 2, 3, 4, 5, 6, 7].map((bits) => FIELDS.filter((_, i) => bits & (1 << i)));
-  const nameOf = (fields: readonly string[]) => `p-${fields.join('+') || 'source'}`;
-  const everyRule: PermissionRule[] = subsets.map((fields) => ({ source: 'uidapi.com', ...Object.fromEntries(fields.map((f) => [f, VALUES[f]])), partners: [nameOf(fields)] }));
+  const FIELDS = ['source', 'inserter', 'matcher', 'mm'] as const;
+  const VALUES = { source: 'uidapi.com', inserter: 'pub.example', matcher: 'uidapi.com', mm: 3 };
+  const OTHER = { source: 'other.example', inserter: 'ssp.example', matcher: 'other.example', mm: 1 };
+  const subsets = Array.from({ length: 15 }, (_, i) => FIELDS.filter((_, f) => (i + 1) & (1 << f)));
+  const nameOf = (fields: readonly string[]) => `p-${fields.join('+')}`;
+  const everyRule = subsets.map((fields): PermissionRule => {
+    return { ...Object.fromEntries(fields.map((f) => [f, VALUES[f]])), partners: [nameOf(fields)] };
+  });
+  /** An eid with the rules' values for `fields` and other values for the rest. */
+  const eidMatching = (fields: readonly string[]): Eid => {
+    const values = FIELDS.map((f) => [f, fields.includes(f) ? VALUES[f] : OTHER[f]]);
+    return { uids: [{ id: 'u' }], ...Object.fromEntries(values) } as Eid;
+  };
 
   test.each(subsets.map((s) => [nameOf(s), s] as const))('the most specific matching rule decides: an eid matching %s', (name, fields) => {
     const policy = createForwardingPolicy({ permissions: everyRule });
-    const eid = uid('u', Object.fromEntries(FIELDS.map((f) => [f, (fields as readonly string[]).includes(f) ? VALUES[f] : OTHER[f]])));
+    const eid = eidMatching(fields);
     const call = callWith({ eids: [eid] });
     for (const s of subsets) expect(kept(call, { id: nameOf(s) }, policy)).toEqual(nameOf(s) === name ? [eid] : []);
     const why = explainForwarding(call, [{ id: name }], policy).partners[0].kept[0].reason;
     expect(why).toEqual({ code: 'rule', rule: subsets.findIndex((s) => nameOf(s) === name), message: expect.stringContaining(`allows ${name}`) });
+  });
+
+  test('an eid that has none of the fields a rule names is not decided by it: every partner receives it', () => {
+    const policy = createForwardingPolicy({ permissions: everyRule });
+    const eid = eidMatching([]);
+    expect(kept(callWith({ eids: [eid] }), { id: 'anyone' }, policy)).toEqual([eid]);
   });
 
   test('inserter and matcher match case-insensitively, mm exactly; an eid without the field does not match', () => {
@@ -73,6 +86,88 @@ describe('permission rules', () => {
     expect(kept(call, { id: 'a' }, policy)).toHaveLength(0);
   });
 
+  test('a rule may name only the matcher, inserter or mm: it decides the eids that have it, of any source', () => {
+    const matched = { ...UID2, matcher: 'liveintent.com' };
+    const inserted = { ...ID5, inserter: 'SSP.example' };
+    const inferred = { ...EUID, mm: 5 };
+    const others = [ID5, UID2, { ...RAMP, matcher: 'liveramp.com', inserter: 'pub.example', mm: 3 }];
+    const call = callWith({ eids: [matched, inserted, inferred, ...others] });
+    const only = (rule: PermissionRule, id: string) =>
+      kept(call, { id }, createForwardingPolicy({ permissions: [rule] }));
+    // Other parties' ids (another matcher or inserter, none, another mm) go to everyone, as without the rule.
+    expect(only({ matcher: 'LiveIntent.com', partners: ['dsp-a'] }, 'dsp-b')).toEqual([inserted, inferred, ...others]);
+    expect(only({ matcher: 'LiveIntent.com', partners: ['dsp-a'] }, 'dsp-a')).toEqual(call.eids);
+    expect(only({ inserter: 'ssp.example', partners: [] }, 'dsp-a')).toEqual([matched, inferred, ...others]);
+    expect(only({ mm: 5, partners: ['dsp-b'] }, 'dsp-a')).toEqual([matched, inserted, ...others]);
+    const policy = createForwardingPolicy({ permissions: [{ matcher: 'LiveIntent.com', partners: ['dsp-a'] }] });
+    const why = explainForwarding(call, [{ id: 'dsp-c' }], policy).partners[0].removed[0].reason;
+    const message = 'permissions[0] (matcher liveintent.com) allows only dsp-a';
+    expect(why).toEqual({ code: 'rule', rule: 0, message });
+  });
+
+  test('specificity is the number of fields a rule names, whichever they are; the source is not special', () => {
+    const policy = createForwardingPolicy({
+      permissions: [
+        { source: 'uidapi.com', partners: ['by-source'] },
+        { matcher: 'liveintent.com', mm: 3, partners: ['by-matcher-and-mm'] },
+        { source: 'uidapi.com', matcher: 'liveintent.com', partners: ['by-source-and-matcher'] },
+        { source: 'uidapi.com', mm: 3, partners: ['by-source-and-mm'] },
+        { matcher: 'liveintent.com', partners: ['by-matcher'] },
+        { mm: 3, partners: ['by-mm'] },
+        { source: 'uidapi.com', matcher: 'liveintent.com', mm: 3, partners: ['by-three'] },
+      ],
+    });
+    const decider = (eid: Eid) =>
+      explainForwarding(callWith({ eids: [eid] }), [{ id: 'nobody' }], policy).partners[0].removed[0]?.reason.rule;
+    expect(decider({ ...UID2, matcher: 'liveintent.com', mm: 3 })).toBe(6); // three fields beat two
+    expect(decider({ ...ID5, matcher: 'liveintent.com', mm: 3 })).toBe(1); // two without the source beat one
+    expect(decider({ ...UID2, matcher: 'liveintent.com' })).toBe(2);
+    expect(decider({ ...UID2, mm: 3 })).toBe(3);
+    expect(decider({ ...ID5, matcher: 'liveintent.com' })).toBe(4);
+    expect(decider({ ...ID5, mm: 3 })).toBe(5);
+    expect(decider(UID2)).toBe(0);
+  });
+
+  test('a rule by source and a rule by matcher tie for an eid with both, unless a rule naming both settles it', () => {
+    const tie = [
+      { source: 'adserver.org', partners: ['dsp-a'] },
+      { matcher: 'liveintent.com', partners: ['dsp-b'] },
+    ];
+    expect(() => createForwardingPolicy({ permissions: tie })).toThrow(
+      'permissions[0] and permissions[1] tie: both are the most specific rule for an eid with source adserver.org, ' +
+        'matcher liveintent.com; add a more specific rule',
+    );
+    const both = { source: 'adserver.org', matcher: 'liveintent.com', partners: ['dsp-b'] };
+    const settled = createForwardingPolicy({ permissions: [...tie, both] });
+    const tdid = { source: 'adserver.org', uids: [{ id: 't' }], matcher: 'liveintent.com' };
+    expect(kept(callWith({ eids: [tdid] }), { id: 'dsp-b' }, settled)).toEqual([tdid]);
+    expect(kept(callWith({ eids: [tdid] }), { id: 'dsp-a' }, settled)).toEqual([]);
+    // mm 0 is a value like any other: { mm: 0 } and { inserter } tie for an eid with both.
+    const zero = [{ mm: 0, partners: '*' as const }, { inserter: 'ssp.example', partners: [] }];
+    expect(() => createForwardingPolicy({ permissions: zero })).toThrow(
+      /permissions\[0\] and permissions\[1\] tie: .* an eid with inserter ssp\.example, mm 0;/,
+    );
+    // Rules naming different values of one field never tie.
+    const apart = [{ matcher: 'a.example', partners: [] }, { matcher: 'b.example', partners: '*' as const }];
+    expect(() => createForwardingPolicy({ permissions: apart })).not.toThrow();
+  });
+
+  test('a broken policy lists its first 20 ties, not every one, and a large valid one compiles quickly', () => {
+    const same = Array.from({ length: 2_000 }, () => ({ source: 'x.example', partners: ['a'] }));
+    try {
+      createForwardingPolicy({ permissions: same });
+      expect.unreachable();
+    } catch (e) {
+      expect((e as ForwardingPolicyError).problems).toHaveLength(21);
+      expect((e as ForwardingPolicyError).problems[20]).toBe('more than 20 ties: the others are not listed');
+    }
+    // 10,000 rules on one source: compared pair by pair that was 50 million comparisons.
+    const many = Array.from({ length: 9_999 }, (_, i) => ({ source: 'x.ex', inserter: `i${i}.ex`, partners: ['a'] }));
+    const start = performance.now();
+    createForwardingPolicy({ permissions: [...many, { source: 'x.ex', partners: '*' }] });
+    expect(performance.now() - start).toBeLessThan(5_000);
+  });
+
   test('a bad rule is refused when the policy is created, the error naming the rule and field', () => {
     const bad = (permissions: unknown) => () => createForwardingPolicy({ permissions } as never);
     expect(bad([{ source: '', partners: '*' }])).toThrow(/permissions\[0\]\.source: must be a non-empty string/);
@@ -81,11 +176,56 @@ describe('permission rules', () => {
     expect(bad([{ source: 'a.example', mm: 1.5, partners: '*' }])).toThrow(/permissions\[0\]\.mm: must be an integer/);
     expect(bad([{ source: 'a.example', partner: ['x'], partners: '*' }])).toThrow(/permissions\[0\]: .*"partner"/);
     expect(() => createForwardingPolicy({ partners: [{ id: 'dsp-a' }], permissions: [{ source: 'a.example', partners: ['dsp-b'] }] })).toThrow(/permissions\[0\]\.partners: unknown partner "dsp-b"/);
+    expect(bad([{ partners: '*' }])).toThrow(/permissions\[0\]: names none of source, inserter, matcher, mm/);
+    const emptyInserter = [{ source: 'a.example', partners: [] }, { mm: 3, inserter: '', partners: [] }];
+    expect(bad(emptyInserter)).toThrow(/permissions\[1\]\.inserter: must be a non-empty string/);
+    expect(bad([{ matcher: 7, partners: [] }])).toThrow(/permissions\[0\]\.matcher/);
     try {
       bad([{ source: 1, partners: '*' }, { source: 'b', partners: 1 }])();
     } catch (e) {
       expect((e as ForwardingPolicyError).problems).toHaveLength(2);
     }
+  });
+});
+
+describe('partner ids in permissions', () => {
+  // As Prebid Server matches bidder names: "BIDDERA" allows bidderA.
+  const policy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['BIDDERA'] }] });
+  const call = callWith({ eids: [ID5, UID2] });
+
+  test('a partner named in a rule matches case-insensitively, in bid requests and in explanations', () => {
+    for (const id of ['bidderA', 'biddera', 'BIDDERA']) {
+      expect(kept(call, { id }, policy), id).toEqual([ID5, UID2]);
+      expect(buildBidRequest(call, { id }, { policy }).user?.eids, id).toEqual([ID5, UID2]);
+      expect(explainForwarding(call, [{ id }], policy).partners[0].removed, id).toEqual([]);
+    }
+    expect(kept(call, { id: 'bidderB' }, policy)).toEqual([UID2]);
+    const why = explainForwarding(call, [{ id: 'bidderB' }], policy).partners[0].removed[0].reason;
+    expect(why.message).toBe('permissions[0] (source id5-sync.com) allows only BIDDERA');
+  });
+
+  test('case-insensitively too for a DMP and past 28 named partners (the paths without partner bits)', () => {
+    const dmp: DemandPartner = { id: 'DMP-One', kind: 'dmp', preferredProvider: 'id5-sync.com' };
+    const dmpPolicy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['dmp-one'] }] });
+    expect(kept(call, dmp, dmpPolicy)).toEqual([ID5]);
+    expect(kept(call, { ...dmp, id: 'dmp-two' }, dmpPolicy)).toEqual([]);
+    const crowd = Array.from({ length: 30 }, (_, i) => `Partner-${i}`);
+    const wide = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: crowd }] });
+    expect(kept(call, { id: 'PARTNER-29' }, wide)).toEqual([ID5, UID2]);
+    expect(kept(call, { id: 'partner-30' }, wide)).toEqual([UID2]);
+  });
+
+  test('a policy is checked against the partner list case-insensitively; partners equal up to case are refused', () => {
+    const partners = [{ id: 'bidderA' }, { id: 'dsp-b' }];
+    const naming = (ids: string[]) => () =>
+      createForwardingPolicy({ partners, permissions: [{ source: 'id5-sync.com', partners: ids }] });
+    expect(naming(['BIDDERA', 'DSP-B'])).not.toThrow();
+    expect(naming(['bidderC'])).toThrow(
+      /permissions\[0\]\.partners: unknown partner "bidderC"/,
+    );
+    expect(() => createForwardingPolicy({ partners: [...partners, { id: 'BidderA' }] })).toThrow(
+      /partners\[2\]\.id: "BidderA" is partners\[0\]\.id up to case \(ids are case-insensitive\)/,
+    );
   });
 });
 

@@ -323,7 +323,7 @@ describe('malformed input never fails the call', () => {
     const call = parseAdCall({ url: '/genericpost', method: 'POST', body });
     expect(() => JSON.stringify(call)).not.toThrow();
     expect(call.eids).toEqual([{ source: 'id5-sync.com', uids: [{ id: 'y', ext: JSON.parse(deep(3)) }] }]);
-    expect(call.issues).toContainEqual({ path: 'eids[0].uids[0].ext', message: 'ext must be a plain JSON object' });
+    expect(call.issues).toContainEqual({ path: 'eids[0].uids[0].ext', message: 'ext is nested deeper than 16 levels' });
   });
 
   test('a body whose getters throw yields issues, not an exception', () => {
@@ -399,8 +399,12 @@ describe('isCanonicalEids (the no-copy fast path)', () => {
   const uid = fc
     .record({
       id: fc.oneof({ weight: 12, arbitrary: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'A') }, { weight: 1, arbitrary: fc.constantFrom('', 'x'.repeat(40), 7) }),
-      atype: field([1, 2, 3, 500, 571187], [4, 1.5, null, '1']),
-      ext: field([{}, { linkType: 2 }, { n: -0 }, { deep: { x: [1] } }], [null, [], 'x']),
+      atype: field([1, 2, 3, 500, 571187], [4, 1.5, null, '1', 2 ** 31, 1e308, -(2 ** 31) - 1]),
+      // Around the ext caps of `limits` below (40 characters of JSON, 3 levels): the bound, then core, decide.
+      ext: field(
+        [{}, { linkType: 2 }, { n: -0 }, { deep: { x: [1] } }, { s: 'x'.repeat(30) }],
+        [null, [], 'x', { deep: { x: [[1]] } }, { s: 'x'.repeat(40) }, { n: 1e21 }],
+      ),
       extra: field([], [true]),
     })
     .map((u) => Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)));
@@ -408,14 +412,14 @@ describe('isCanonicalEids (the no-copy fast path)', () => {
     .record({
       source: fc.oneof({ weight: 12, arbitrary: fc.constantFrom('id5-sync.com', 'uidapi.com', 'euid.eu', 'example.org', 'criteo.com', 'pubcid.org', 'yahoo.com') }, { weight: 1, arbitrary: fc.constantFrom('ID5-SYNC.com', ' uidapi.com', 'x.org ', '', 'x'.repeat(40)) }),
       uids: fc.oneof({ weight: 12, arbitrary: fc.array(uid, { minLength: 1, maxLength: 3 }) }, { weight: 1, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(uid, { minLength: 4, maxLength: 4 }) }),
-      inserter: field(['ins.example'], ['', 5]),
-      matcher: field(['m.example'], [null]),
-      mm: field([0, 3, 5, 600], [-1, 1.5]),
+      inserter: field(['ins.example'], ['', 5, 'i'.repeat(31)]),
+      matcher: field(['m.example'], [null, 'm'.repeat(31)]),
+      mm: field([0, 3, 5, 600, 2 ** 31 - 1], [-1, 1.5, 2 ** 31, 1e21]),
       ext: field([{ a: 1 }], [null, []]),
       other: field([], ['dropped by core']),
     })
     .map((e) => Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined)));
-  const limits = { ...DEFAULT_LIMITS, maxEids: 4, maxUids: 3, maxIdLength: 30 };
+  const limits = { ...DEFAULT_LIMITS, maxEids: 4, maxUids: 3, maxIdLength: 30, maxExtLength: 40, maxExtDepth: 3 };
   // JSON text is what the wire carries: compare what would be forwarded.
   const wire = (v: unknown) => JSON.parse(JSON.stringify(v));
 

@@ -138,6 +138,31 @@ describe('a burst through the default options', () => {
   }, 60_000);
 });
 
+describe('the Redis report network cap across a fleet', () => {
+  test('two processes add 10,000 calls of distinct networks each: one network cap for both, the rest dropped', async () => {
+    const start = Date.now();
+    const options = { maxNetworksPerDay: 1_000, prefix: 'fleetcap:' };
+    const [a, b] = await runFleet([
+      { kind: 'report', url: redis.url, offset: 0, count: 10_000, start, distinct: true, options },
+      { kind: 'report', url: redis.url, offset: 10_000, count: 10_000, start, distinct: true, options },
+    ]);
+    expect(a.metrics.cappedCalls + b.metrics.cappedCalls).toBe(19_000);
+    const client = await connectRedis(redis.url);
+    const reader = createRedisReport(client, { ...options, now: () => start });
+    const day = await reader.toJSON();
+    expect(day.rows).toHaveLength(1_000);
+    expect(day.rows.reduce((n, r) => n + r.calls, 0)).toBe(1_000);
+    expect(day.droppedCalls).toBe(19_000);
+    const hour = await reader.toJSON({ granularity: 'hour' });
+    expect(hour.rows).toHaveLength(1_000);
+    expect(hour.droppedCalls).toBe(19_000);
+    // 1,000 networks × 3 counters (calls, noeids, eff:none) + `#networks` + `#dropped`.
+    expect(await client.hLen(`fleetcap:d:${new Date(start).toISOString().slice(0, 10)}`)).toBe(3_002);
+    await reader.close();
+    await client.close();
+  }, 60_000);
+});
+
 describe('the demo', () => {
   test('with REDIS_URL, two demo servers share one cap and one report through Redis', async () => {
     // @ts-expect-error plain ESM demo

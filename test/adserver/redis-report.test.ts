@@ -18,22 +18,33 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const commandCalls = async () => {
+/** Commands the server ran, by name (those run inside a script included), without `info` and `config`. */
+const commandStats = async (): Promise<Record<string, number>> => {
   const stats = await client.info('commandstats');
-  return [...stats.matchAll(/cmdstat_(\w+):calls=(\d+)/g)].reduce((n, m) => (m[1] === 'info' || m[1] === 'config' ? n : n + Number(m[2])), 0);
+  const out: Record<string, number> = {};
+  for (const m of stats.matchAll(/cmdstat_(\w+):calls=(\d+)/g)) {
+    if (m[1] !== 'info' && m[1] !== 'config') out[m[1]] = Number(m[2]);
+  }
+  return out;
 };
 
 describe('the Redis report', () => {
   test('adding calls sends nothing; a flush sends their counts in one pipeline of a fixed size', async () => {
+    const warm = createRedisReport(client, { prefix: 'p1warm:', flushMs: 60_000 });
+    warm.add(callWith({}));
+    await warm.close(); // loads the flush script, so the counts below have no NOSCRIPT retry
     const report = createRedisReport(client, { prefix: 'p1:', flushMs: 60_000 });
     await client.configResetStat();
     const at = new Date();
     for (let i = 0; i < 1000; i++) report.add(callWith({ pid: 'p', eids: i % 2 ? [ID5] : [UID2] }), at);
-    expect(await commandCalls()).toBe(0);
+    expect(await commandStats()).toEqual({});
     await report.flush();
-    // 2 buckets (day, hour) × 5 counters (calls, p:2, p:4, pid, eff:pid) + expiry and index per bucket + 2 index trims.
-    expect(report.metrics().commands).toBe(2 * 5 + 2 * 2 + 2);
-    expect(await commandCalls()).toBe(report.metrics().commands);
+    // Per bucket (day, hour): one script (the network cap, 5 counters, the expiry) and the index; 2 index trims.
+    expect(report.metrics().commands).toBe(2 * 2 + 2);
+    const stats = await commandStats();
+    expect(stats.evalsha + stats.zadd + stats.zremrangebyscore).toBe(report.metrics().commands);
+    // Inside each script: 5 HINCRBYs of the counters, the new network counted, the expiry.
+    expect([stats.hincrby, stats.hset, stats.pexpireat]).toEqual([2 * 5, 2, 2]);
     expect((await report.toJSON()).rows[0]).toMatchObject({ calls: 1000, extendedIds: [{ providerId: 2, calls: 500 }, { providerId: 4, calls: 500 }] });
     await report.close();
   });
@@ -52,9 +63,9 @@ describe('the Redis report', () => {
     await Promise.all([report.close(), reader.close()]);
   });
 
-  test('buckets expire retentionDays after their period ends, and reads skip what is past retention', async () => {
+  test('day buckets expire retentionDays after their day, hour buckets maxHours after their hour; reads skip the past', async () => {
     const now = Date.now();
-    const report = createRedisReport(client, { prefix: 'p2:', retentionDays: 2, now: () => now });
+    const report = createRedisReport(client, { prefix: 'p2:', retentionDays: 2, maxHours: 30, now: () => now });
     const today = new Date(now);
     report.add(callWith({}), today);
     report.add(callWith({}), new Date(now - 5 * DAY)); // already past retention: its bucket expires at once
@@ -62,8 +73,11 @@ describe('the Redis report', () => {
     const day = today.toISOString().slice(0, 10);
     const expireAt = await client.pExpireTime(`p2:d:${day}`);
     expect(expireAt).toBe(Date.parse(`${day}T00:00:00Z`) + DAY + 2 * DAY);
-    expect(await client.pExpireTime(`p2:h:${today.toISOString().slice(0, 13)}`)).toBe(Date.parse(today.toISOString().slice(0, 13) + ':00:00Z') + 3_600_000 + 2 * DAY);
+    // An hour bucket is kept maxHours after its hour ends, as the in-memory report keeps maxHours hours.
+    const hour = today.toISOString().slice(0, 13);
+    expect(await client.pExpireTime(`p2:h:${hour}`)).toBe(Date.parse(hour + ':00:00Z') + 3_600_000 + 30 * 3_600_000);
     expect((await report.toJSON()).rows.map((r) => r.date)).toEqual([day]);
+    expect((await report.toJSON({ granularity: 'hour' })).rows.map((r) => r.date)).toEqual([day]);
     await report.close();
   });
 
@@ -100,5 +114,44 @@ describe('the Redis report', () => {
       await c.close().catch(() => {});
       await down.stop();
     }
+  });
+
+  test("20,000 calls of distinct networks keep the day's network cap, count the rest as dropped, and read fast", async () => {
+    const report = createRedisReport(client, { prefix: 'pcap:', flushMs: 60_000, maxNetworksPerDay: 1_000 });
+    const at = new Date();
+    for (let i = 0; i < 20_000; i++) {
+      report.add(callWith({ networkId: i + 1 }), at);
+      if (i % 5_000 === 4_999) await report.flush();
+    }
+    await report.flush();
+    expect(report.metrics()).toMatchObject({ droppedCalls: 0, cappedCalls: 19_000 });
+    const day = at.toISOString().slice(0, 10);
+    // 1,000 networks × 3 counters (calls, noeids, eff:none), `#networks` and `#dropped`; the hour: no `#dropped`.
+    expect(await client.hLen(`pcap:d:${day}`)).toBe(3_002);
+    expect(await client.hLen(`pcap:h:${at.toISOString().slice(0, 13)}`)).toBe(3_001);
+    const started = performance.now();
+    const json = await report.toJSON();
+    const readMs = performance.now() - started;
+    expect(json.rows.map((r) => r.networkId)).toEqual(Array.from({ length: 1_000 }, (_, i) => i + 1));
+    expect(json.droppedCalls).toBe(19_000);
+    expect((await report.toJSON({ granularity: 'hour' })).droppedCalls).toBe(19_000);
+    // Uncapped, the same calls stored 60,000 fields a day and its read took 436 ms.
+    expect(readMs).toBeLessThan(250);
+    await report.close();
+  });
+
+  test('networks a full day already counts keep being counted; maxNetworksPerDay is checked when created', async () => {
+    const report = createRedisReport(client, { prefix: 'pcap2:', flushMs: 60_000, maxNetworksPerDay: 2 });
+    const at = new Date();
+    for (const networkId of [1, 2, 3, 1, 3, 2]) report.add(callWith({ networkId }), at);
+    await report.flush();
+    expect((await report.toJSON()).rows.map((r) => [r.networkId, r.calls])).toEqual([
+      [1, 2],
+      [2, 2],
+    ]);
+    expect((await report.toJSON()).droppedCalls).toBe(2);
+    await report.close();
+    const bad = () => createRedisReport(client, { maxNetworksPerDay: 0 });
+    expect(bad).toThrow('maxNetworksPerDay must be a whole number > 0 (got 0)');
   });
 });

@@ -38,6 +38,41 @@ describe('eidkit for a new user', () => {
     expect(examples).toContain(`$ eidkit ${words.join(' ')}`);
   });
 
+  test('bare eidkit prints the help on stdout and exits 0, as gh does', async () => {
+    const r = await eidkit([]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: eidkit \[options\] \[command\]/);
+    expect(r.stdout).toContain('deals');
+    expect(r.stderr).toBe('');
+  });
+
+  test('plan, apply and schema help show examples too', async () => {
+    for (const command of ['plan', 'apply', 'schema']) {
+      const r = await eidkit(['deals', command, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout.slice(r.stdout.indexOf('\nExamples:\n'))).toContain(`$ eidkit deals ${command}`);
+    }
+  });
+
+  test('help shows numeric defaults unquoted and each default once', async () => {
+    const list = await eidkit(['deals', 'list', '--help']);
+    expect(list.stdout.replace(/\s+/g, ' ')).toContain('per-request timeout in milliseconds (default: 30000)');
+    const simulate = await eidkit(['simulate', '--help']);
+    const flat = simulate.stdout.replace(/\s+/g, ' ');
+    expect(flat).toContain('address to bind (default: "127.0.0.1")');
+    expect(flat).not.toMatch(/by default\) \(default/);
+    expect(flat).toMatch(/--seed-deals <n> .*\(default: 25\)/);
+  });
+
+  test('a listing that matches nothing says "no deals match" on stderr and prints no header row', async () => {
+    const r = await eidkit(['deals', 'list', '--simulator', '--since', '2999-01-01T00:00:00Z']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('no deals match\n');
+    const json = await eidkit(['deals', 'list', '--simulator', '--since', '2999-01-01T00:00:00Z', '--json']);
+    expect(json.stdout).toBe('[]\n');
+  });
+
   test('lookups dsp suggests dsps: a usage error, exit 2', async () => {
     const r = await eidkit(['lookups', 'dsp', '--simulator']);
     expect(r.code).toBe(2);
@@ -95,7 +130,7 @@ describe('eidkit for a new user', () => {
       expect(printed).toMatch(/^# or as dsp@eidkit\.test \(dsp\): export EIDKIT_CLIENT_ID=\S+ EIDKIT_CLIENT_SECRET=\S+ EIDKIT_USERNAME=\S+ EIDKIT_PASSWORD=\S+$/m);
       const r = await eidkit(['deals', 'count', '--no-cache', '--json'], env);
       expect(r.stderr).toBe('');
-      expect(JSON.parse(r.stdout).total).toBe(0);
+      expect(JSON.parse(r.stdout).total).toBe(25);
     } finally {
       sim.kill('SIGTERM');
     }

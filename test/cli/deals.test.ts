@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createDealApiSimulator } from '../../src/simulator/index.js';
 import { eidkit, home as dir, simulatorEnv } from './helpers.js';
+
+// Some tests spawn the binary a dozen times; a loaded machine needs room.
+vi.setConfig({ testTimeout: 90_000 });
 
 const DEAL = { name: 'CLI deal', isActive: true, beginDate: null, endDate: null, currency: 'EUR', pricingModel: 1, price: 2.5, minCompanyVendorCost: 0.1, buyerIds: [101], countryCodes: ['FR'] };
 
@@ -40,7 +43,7 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
     expect(lookups.stdout).toBe('id,name,isArchived\r\n4,Amazon DSP,false\r\n');
   });
 
-  test('create, update, pause, resume, domainlist and delete work with --simulator-data across commands', async () => {
+  test('create, update, pause, resume, domainlist and delete work with --simulator-data across commands; delete without a terminal needs --yes', async () => {
     const data = join(dir, 'sim.json');
     const env = { EIDKIT_SIMULATOR_DATA: data };
     const created = await eidkit(['deals', 'create', '--simulator', '--file', '-'], env, JSON.stringify(DEAL));
@@ -56,7 +59,11 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
     expect((await eidkit(['deals', 'domainlist', 'attach', id, '2', '--simulator'], env)).code).toBe(0);
     expect(JSON.parse((await eidkit(['deals', 'get', id, '--simulator', '--json'], env)).stdout).domainListId).toBe(2);
     expect((await eidkit(['deals', 'domainlist', 'detach', id, '2', '--simulator'], env)).code).toBe(0);
-    const del = await eidkit(['deals', 'delete', id, '--simulator'], env);
+    const refused = await eidkit(['deals', 'delete', id, '--simulator'], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/needs --yes when it cannot ask .*nothing was deleted/);
+    expect((await eidkit(['deals', 'get', id, '--simulator'], env)).code).toBe(0);
+    const del = await eidkit(['deals', 'delete', id, '--simulator', '--yes'], env);
     expect(del.code).toBe(0);
     const gone = await eidkit(['deals', 'get', id, '--simulator'], env);
     expect(gone.code).toBe(5);
@@ -67,6 +74,9 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
   test('create --copy-of copies the deal, with --data changing fields of the copy or alone as it is', async () => {
     const data = join(dir, 'copy.json');
     const env = { EIDKIT_SIMULATOR_DATA: data };
+    const json = await eidkit(['deals', 'create', '--simulator', '--copy-of', '100001', '--json'], env);
+    expect(Object.keys(JSON.parse(json.stdout))).toEqual(['id', 'location', 'historyId', 'recovered']);
+    expect(JSON.parse(json.stdout).recovered).toBe(false);
     const renamed = await eidkit(['deals', 'create', '--simulator', '--copy-of', '100001', '--data', '{"name":"Copy of spring"}'], env);
     expect(renamed.stderr).toMatch(/^created deal \d+/);
     expect(renamed.code).toBe(0);
@@ -204,6 +214,31 @@ describe('eidkit against a simulator over HTTP with real credentials', () => {
   test('a network failure exits 6', async () => {
     const r = await eidkit(['deals', 'list', '--no-cache', '--timeout', '2000'], { ...env(), EIDKIT_BASE_URL: 'http://127.0.0.1:59998/current/', EIDKIT_AUTH_URL: 'http://127.0.0.1:59998/' });
     expect(r.code).toBe(6);
-    expect(r.stderr).toMatch(/ECONNREFUSED/);
+    expect(r.stderr).toMatch(/connection refused by 127\.0\.0\.1:59998 \(ECONNREFUSED\)/);
+  });
+
+  test('a half-made configuration names only the setting that is missing', async () => {
+    const { EIDKIT_AUTH_URL: _a, ...noAuth } = env();
+    const r = await eidkit(['deals', 'count', '--no-cache'], noAuth);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/set EIDKIT_AUTH_URL \(or --auth-url\)/);
+    expect(r.stderr).not.toMatch(/EIDKIT_BASE_URL/);
+  });
+
+  test('--since that is not an ISO date is refused before any request (exit 2), naming what was given', async () => {
+    const before = sim.requests.length;
+    const r = await eidkit(['deals', 'list', '--no-cache', '--since', 'yesterday'], env());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--since must be an ISO 8601 date or date-time .*got "yesterday"/);
+    expect(sim.requests.length).toBe(before);
+  });
+
+  test('a missing file is named in words, not as ENOENT', async () => {
+    const r = await eidkit(['deals', 'create', '--simulator', '--file', join(dir, 'nope.json')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot read .*nope\.json: no such file/);
+    const plan = await eidkit(['deals', 'plan', '--simulator', '-f', join(dir, 'nope.yaml')]);
+    expect(plan.stderr).toMatch(/cannot read .*nope\.yaml: no such file/);
+    expect(plan.stderr + r.stderr).not.toMatch(/ENOENT/);
   });
 });

@@ -1,11 +1,8 @@
-// Consent where the tag really runs (issue 12), in real Chromium: the consent platform lives in the top page on
+// Consent where the tag really runs, in Chromium, Firefox and WebKit: the consent platform lives in the top page on
 // one loopback origin (127.0.0.1), the tag runs in an iframe from a second one (localhost, another port) and
 // reaches the platform through its locator frame and the IAB postMessage protocol. Real CMPs from npm:
 // @iabtcf/cmpapi behind the official @iabtcf/stub, and @iabgpp/cmpapi (EU TCF section only) behind a GPP stub.
-import { test as base, expect, chromium, type Frame, type Page } from '@playwright/test';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { expect, test, type EngineFrame, type EnginePage } from './support/engines/fixture';
 import { startTestServer, publisherPage, type TestServer } from './support/server';
 import { gppCmp, gppStub, tcfCmp, tcfStub } from './support/cmps';
 import { composeTag, loadNetworksConfig } from '../../dist/node/operator/index.js';
@@ -13,22 +10,11 @@ import { composeTag, loadNetworksConfig } from '../../dist/node/operator/index.j
 import { idLinkingAnswer } from '../../demo/modules/routes.mjs';
 import { createHash } from 'node:crypto';
 
-/**
- * Each test gets a fresh regular (not incognito) Chromium profile that allows third-party storage, as Chrome does
- * by default: Playwright's incognito-like contexts deny a cross-site frame any storage, so "nothing stored in the
- * frame's origin" could not fail there. The consent-given test shows the frame can store in this setup.
- */
-const test = base.extend<{ page: Page }>({
-  page: async ({}, use, testInfo) => {
-    const dir = mkdtempSync(join(tmpdir(), 'eidkit-profile-'));
-    mkdirSync(join(dir, 'Default'));
-    writeFileSync(join(dir, 'Default', 'Preferences'), JSON.stringify({ profile: { cookie_controls_mode: 0, block_third_party_cookies: false } }));
-    const context = await chromium.launchPersistentContext(dir, { ...testInfo.project.use.launchOptions, headless: true });
-    await use(context.pages()[0] ?? (await context.newPage()));
-    await context.close();
-    rmSync(dir, { recursive: true, force: true });
-  },
-});
+// Chromium: a regular profile that allows third-party storage, as Chrome does by default (Playwright's incognito-like
+// contexts deny a cross-site frame any storage, so "nothing stored in the frame's origin" could not fail there).
+// Firefox and WebKit run with their defaults, which partition a cross-site frame's storage by top-level site: the
+// consent-given test shows the frame can store in every engine.
+test.use({ thirdPartyStorage: true });
 
 const EMAIL = 'e2e.user@example.com';
 let top: TestServer;
@@ -80,20 +66,17 @@ function topPage(name: string, { platform, choice, cmpDelayMs = 0 }: { platform:
 }
 
 /** Opens the top page and returns the tag's frame once the tag is ready. */
-async function open(page: Page, url: string): Promise<Frame> {
-  const errors: Error[] = [];
-  page.on('pageerror', (e) => errors.push(e));
+async function open(page: EnginePage, url: string): Promise<EngineFrame> {
   await page.goto(url);
-  const frame = page.frames().find((f) => f.url().startsWith(ads.altUrl)) ?? (await page.waitForEvent('frameattached'));
+  const frame = await page.frame((u) => u.startsWith(ads.altUrl));
   await frame.waitForFunction(() => typeof (window as any).sas?.call === 'function');
-  (page as any).errors = errors;
   return frame;
 }
 
 /** One GET ad call from the frame: its parameters, decoded eids and how long the tag took to send it. */
-async function displayCall(frame: Frame) {
+async function displayCall(frame: EngineFrame) {
   const t0 = Date.now();
-  const r = await frame.evaluate(() => (window as any).sas.call('std', { siteId: 1, pageId: 2, formatId: 3 }));
+  const r: { url: string } = await frame.evaluate(() => (window as any).sas.call('std', { siteId: 1, pageId: 2, formatId: 3 }));
   const ms = Date.now() - t0;
   const url = new URL(r.url);
   const eids = url.searchParams.get('eids');
@@ -101,16 +84,16 @@ async function displayCall(frame: Frame) {
   return { params: url.searchParams, eids: decoded, ms };
 }
 
-const topTcString = (page: Page) =>
+const topTcString = (page: EnginePage) =>
   page.evaluate(() => new Promise<string>((resolve) => (window as any).__tcfapi('getTCData', 2, (d: any) => resolve(d.tcString))));
-const topGppEuSection = (page: Page) =>
+const topGppEuSection = (page: EnginePage) =>
   page.evaluate(() => new Promise<string>((resolve) => (window as any).__gpp('ping', (d: any) => resolve(d.gppString.split('~')[d.sectionList.indexOf(2) + 1]))));
-const frameStorage = (frame: Frame) => frame.evaluate(() => ({ local: Object.keys(localStorage), cookie: document.cookie }));
+const frameStorage = (frame: EngineFrame) => frame.evaluate(() => ({ local: Object.keys(localStorage), cookie: document.cookie }));
 const hem = createHash('sha256').update(EMAIL).digest('hex');
 
-test('TCF consent in the top page: the framed tag sends module eids and the top page\'s TC string', async ({ page }) => {
+test('TCF consent in the top page: the framed tag sends module eids and the top page\'s TC string', async ({ web: page }) => {
   const frame = await open(page, topPage('tcf-consent', { platform: 'tcf', choice: 'consent' }));
-  expect(new URL(frame.url()).origin).not.toBe(new URL(page.url()).origin);
+  expect(new URL(await frame.url()).origin).not.toBe(new URL(await page.url()).origin);
   const { params, eids } = await displayCall(frame);
   expect(params.get('gdpr')).toBe('1');
   expect(params.get('gdpr_consent')).toBe(await topTcString(page));
@@ -118,10 +101,10 @@ test('TCF consent in the top page: the framed tag sends module eids and the top 
   expect(eids.find((e) => e.source === 'hemsha256')!.uids[0].id).toBe(hem);
   // The frame's origin can store here: the modules kept their ids (the refusal tests' "nothing stored" can fail).
   expect((await frameStorage(frame)).local).toEqual(expect.arrayContaining(['_sas_hem', '_sas_idl']));
-  expect((page as any).errors).toEqual([]);
+  expect(await page.errors()).toEqual([]);
 });
 
-test('TCF consent refused in the top page: nothing stored in the frame\'s origin, no module eid', async ({ page }) => {
+test('TCF consent refused in the top page: nothing stored in the frame\'s origin, no module eid', async ({ web: page }) => {
   const before = ads.requests.length;
   const frame = await open(page, topPage('tcf-refuse', { platform: 'tcf', choice: 'refuse' }));
   const { params, eids } = await displayCall(frame);
@@ -130,10 +113,10 @@ test('TCF consent refused in the top page: nothing stored in the frame\'s origin
   expect(eids).toEqual([]);
   expect(await frameStorage(frame)).toEqual({ local: [], cookie: '' });
   expect(ads.requests.slice(before).some((r) => r.path.startsWith('/idlink/'))).toBe(false);
-  expect((page as any).errors).toEqual([]);
+  expect(await page.errors()).toEqual([]);
 });
 
-test('a GPP-only CMP with the EU TCF section: consent gives module eids and the section as gdpr_consent', async ({ page }) => {
+test('a GPP-only CMP with the EU TCF section: consent gives module eids and the section as gdpr_consent', async ({ web: page }) => {
   const frame = await open(page, topPage('gpp-consent', { platform: 'gpp', choice: 'consent' }));
   expect(await page.evaluate(() => typeof (window as any).__tcfapi)).toBe('undefined');
   const { params, eids } = await displayCall(frame);
@@ -142,10 +125,10 @@ test('a GPP-only CMP with the EU TCF section: consent gives module eids and the 
   expect(params.get('gdpr_consent')).toBe(await topGppEuSection(page));
   expect(params.get('gpp')).toContain(params.get('gdpr_consent'));
   expect(eids.map((e) => e.source)).toEqual(expect.arrayContaining(['hemsha256', 'id5-sync.com']));
-  expect((page as any).errors).toEqual([]);
+  expect(await page.errors()).toEqual([]);
 });
 
-test('a GPP-only CMP with the EU TCF section: refusal stores nothing and sends no eid', async ({ page }) => {
+test('a GPP-only CMP with the EU TCF section: refusal stores nothing and sends no eid', async ({ web: page }) => {
   const frame = await open(page, topPage('gpp-refuse', { platform: 'gpp', choice: 'refuse' }));
   const { params, eids } = await displayCall(frame);
   expect(params.get('gdpr')).toBe('1');
@@ -154,7 +137,7 @@ test('a GPP-only CMP with the EU TCF section: refusal stores nothing and sends n
   expect(await frameStorage(frame)).toEqual({ local: [], cookie: '' });
 });
 
-test('a CMP loaded 2 s after the tag: the first call goes at the bound without module ids, a later one carries them', async ({ page }) => {
+test('a CMP loaded 2 s after the tag: the first call goes at the bound without module ids, a later one carries them', async ({ web: page }) => {
   const frame = await open(page, topPage('tcf-late', { platform: 'tcf', choice: 'consent', cmpDelayMs: 2000 }));
   expect(await page.evaluate(() => typeof (window as any).demoCmp)).toBe('undefined');
   const first = await displayCall(frame);

@@ -1,14 +1,17 @@
-// End-to-end tests of the provider modules and consent (issue 5) in real Chromium, on demo/modules/page.html,
-// against the built dist/ files served by a local server that records every request the tag makes.
-import { test, expect, type Page, type Request } from '@playwright/test';
+// End-to-end tests of the provider modules and consent in Chromium, Firefox and WebKit, on demo/modules/page.html,
+// against the built dist/ files served by a local server, behind a proxy that records every request the page makes.
+import { expect, test, type EnginePage } from './support/engines/fixture';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { composeTag, loadNetworksConfig } from '../../dist/node/operator/index.js';
 // @ts-expect-error: plain JS demo helpers
 import { handleModuleRoute } from '../../demo/modules/routes.mjs';
 import { createHash } from 'node:crypto';
+import { startTestServer, type RecordedRequest, type TestServer } from './support/server';
 
 let server: Server;
+/** The recording proxy in front of `server`; pages load from its origin. */
+let proxy: TestServer;
 let origin = '';
 const networks = loadNetworksConfig(new URL('../../demo/networks.json', import.meta.url).pathname);
 test.beforeAll(async () => {
@@ -29,44 +32,61 @@ test.beforeAll(async () => {
     }
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const upstream = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  proxy = await startTestServer({ upstream });
+  origin = proxy.url;
+  // The modules page with a consent platform that never answers, in place before any page script.
+  const silentCmp = '<script>window.__tcfapi = function () {};</script>';
+  proxy.route('/modules/silent-cmp.html', async () => {
+    const html = await (await fetch(`${upstream}/modules/page.html`)).text();
+    // (The proxy puts its probe before it, right after <head>.)
+    return { type: 'text/html; charset=utf-8', body: html.replace(/<head[^>]*>/i, (head) => head + silentCmp) };
+  });
 });
-test.afterAll(() => server.close());
-
-/** Every request the page makes (any host), with its body. */
-function record(page: Page) {
-  const all: Request[] = [];
-  page.on('request', (r) => all.push(r));
-  return all;
-}
+test.afterAll(async () => {
+  await proxy.close();
+  server.close();
+});
+test.beforeEach(() => proxy.clear());
 
 const decodeEids = (b64: string) => JSON.parse(Buffer.from(b64.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'));
 
+/** Clicks `button` and resolves with the first request to `path` made after the click. */
+async function requestAfterClick(page: EnginePage, button: string, path: string): Promise<RecordedRequest> {
+  const before = proxy.requests.length;
+  await page.click(button);
+  return proxy.waitFor((r) => r.path === path && proxy.requests.indexOf(r) >= before, 10_000);
+}
+
 /** Clicks the GET display call button and returns that call's query parameters and decoded eids. */
-async function displayCall(page: Page) {
-  const req = page.waitForRequest((r) => new URL(r.url()).pathname === '/ac');
-  await page.click('#call-std');
-  const url = new URL((await req).url());
-  const eids = url.searchParams.get('eids');
-  return { params: url.searchParams, eids: eids ? (decodeEids(eids) as Array<{ source: string; uids: Array<{ id: string; ext?: unknown }> }>) : [] };
+async function displayCall(page: EnginePage) {
+  const req = await requestAfterClick(page, '#call-std', '/ac');
+  const params = new URLSearchParams(req.search);
+  const eids = params.get('eids');
+  return { params, eids: eids ? (decodeEids(eids) as Array<{ source: string; uids: Array<{ id: string; ext?: unknown }> }>) : [] };
 }
 
-async function storage(page: Page) {
-  const cookies = await page.context().cookies();
-  const local = await page.evaluate(() => Object.fromEntries(Object.entries(localStorage)));
-  return { cookies: cookies.map((c) => c.name), local };
+/** The cookie names and localStorage of the page's origin (the tag's storage is readable by scripts). */
+async function storage(page: EnginePage) {
+  return page.evaluate(() => ({
+    cookies: document.cookie ? document.cookie.split('; ').map((c) => c.slice(0, c.indexOf('='))) : [],
+    local: Object.fromEntries(Object.entries(localStorage)),
+  }));
 }
 
-async function ready(page: Page, path: string) {
-  const errors: Error[] = [];
-  page.on('pageerror', (e) => errors.push(e));
+async function ready(page: EnginePage, path: string) {
   await page.goto(origin + path);
   await page.waitForFunction(() => typeof (window as any).sas?.call === 'function' && typeof (window as any).sas?.getEids === 'function');
-  return errors;
 }
 
-test('with TCF consent from a real CMP the module eids arrive on the ad call with the consent signals', async ({ page }) => {
-  const errors = await ready(page, '/modules/page.html?cmp=consent&criteo=1&uid2=1&email=' + encodeURIComponent('e2e.user@example.com'));
+/** Types an email into the form the page adds after load. */
+async function typeEmail(page: EnginePage, email: string) {
+  await page.click('#add-form');
+  await page.fill('#email', email);
+}
+
+test('with TCF consent from a real CMP the module eids arrive on the ad call with the consent signals', async ({ web: page }) => {
+  await ready(page, '/modules/page.html?cmp=consent&criteo=1&uid2=1&email=' + encodeURIComponent('e2e.user@example.com'));
   const { params, eids } = await displayCall(page);
   expect(params.get('gdpr')).toBe('1');
   expect(params.get('gdpr_consent')).toMatch(/^C/);
@@ -78,15 +98,12 @@ test('with TCF consent from a real CMP the module eids arrive on the ad call wit
   expect(hem.uids[0].id).toBe(createHash('sha256').update('e2e.user@example.com').digest('hex'));
   const id5 = eids.find((e) => e.source === 'id5-sync.com')!;
   expect(id5.uids[0].ext).toEqual({ linkType: 1, abTestingControlGroup: false });
-  expect(errors).toEqual([]);
+  expect(await page.errors()).toEqual([]);
 });
 
-test('with consent refused nothing is stored and no module eid is sent', async ({ page }) => {
-  const all = record(page);
-  const errors = await ready(page, '/modules/page.html?cmp=refuse&criteo=1&uid2=1&email=' + encodeURIComponent('e2e.user@example.com'));
-  await page.click('#add-form');
-  await page.fill('#email', 'typed.user@example.com');
-  await page.locator('#email').blur();
+test('with consent refused nothing is stored and no module eid is sent', async ({ web: page }) => {
+  await ready(page, '/modules/page.html?cmp=refuse&criteo=1&uid2=1&email=' + encodeURIComponent('e2e.user@example.com'));
+  await typeEmail(page, 'typed.user@example.com');
   const { params, eids } = await displayCall(page);
   expect(params.get('gdpr')).toBe('1');
   expect(params.get('gdpr_consent')).toMatch(/^C/);
@@ -96,22 +113,22 @@ test('with consent refused nothing is stored and no module eid is sent', async (
   // The only cookie is the one the page itself set as a stand-in for the provider's script.
   expect(s.cookies.filter((c) => c !== 'cto_bidid')).toEqual([]);
   expect(s.local).toEqual({});
-  expect(all.some((r) => r.url().includes('/idlink/'))).toBe(false);
-  expect(errors).toEqual([]);
+  expect(proxy.requests.some((r) => r.path.includes('/idlink/'))).toBe(false);
+  expect(await page.errors()).toEqual([]);
 });
 
-test("a real Prebid.js (userId + SharedID) hands its eids to the ad call unchanged", async ({ page }) => {
-  const errors = await ready(page, '/modules/page.html?prebid=1');
+test("a real Prebid.js (userId + SharedID) hands its eids to the ad call unchanged", async ({ web: page }) => {
+  await ready(page, '/modules/page.html?prebid=1');
   await page.waitForFunction(() => (window as any).pbjs?.libLoaded === true);
   const { eids } = await displayCall(page);
   const fromPrebid = await page.evaluate(() => (window as any).pbjs.getUserIdsAsEids());
   expect(fromPrebid.length).toBeGreaterThan(0);
   expect(fromPrebid[0].source).toBe('pubcid.org');
   for (const e of fromPrebid) expect(eids).toContainEqual(e);
-  expect(errors).toEqual([]);
+  expect(await page.errors()).toEqual([]);
 });
 
-test('the manual form sas.setEids(pbjs.getUserIdsAsEids()) sends the same eids', async ({ page }) => {
+test('the manual form sas.setEids(pbjs.getUserIdsAsEids()) sends the same eids', async ({ web: page }) => {
   await ready(page, '/modules/page.html?prebid=1&nw=1234');
   await page.waitForFunction(() => (window as any).pbjs?.libLoaded === true);
   await page.waitForFunction(() => (window as any).pbjs.getUserIdsAsEids().length > 0);
@@ -120,26 +137,23 @@ test('the manual form sas.setEids(pbjs.getUserIdsAsEids()) sends the same eids',
   expect(eids).toEqual(await page.evaluate(() => (window as any).pbjs.getUserIdsAsEids()));
 });
 
-test('an email typed into a form added after load is hashed and sent, and never leaves the browser raw', async ({ page }) => {
+test('an email typed into a form added after load is hashed and sent, and never leaves the browser raw', async ({ web: page }) => {
   const email = 'Jane.Doe+promo@Example.com';
-  const all = record(page);
   await ready(page, '/modules/page.html');
-  await page.click('#add-form');
-  await page.fill('#email', email);
-  await page.locator('#email').blur();
+  await typeEmail(page, email);
   await page.waitForFunction(() => !!localStorage.getItem('_sas_hem'));
   const { eids } = await displayCall(page);
   const hash = createHash('sha256').update('jane.doe+promo@example.com').digest('hex');
   // Module eids carry provenance: the page (an IP host is its own registrable domain) inserted them, authenticated (mm 3).
   expect(eids).toContainEqual({ source: 'hemsha256', uids: [{ id: hash, atype: 3 }], inserter: '127.0.0.1', mm: 3 });
   // A POST call too, so bodies are checked as well as URLs.
-  const post = page.waitForRequest((r) => new URL(r.url()).pathname === '/genericpost');
-  await page.click('#call-generic');
-  expect(JSON.parse((await post).postData()!).eids).toContainEqual({ source: 'hemsha256', uids: [{ id: hash, atype: 3 }], inserter: '127.0.0.1', mm: 3 });
+  const post = await requestAfterClick(page, '#call-generic', '/genericpost');
+  expect((post.json as { eids: unknown }).eids).toContainEqual({ source: 'hemsha256', uids: [{ id: hash, atype: 3 }], inserter: '127.0.0.1', mm: 3 });
   const forms = [email, email.toLowerCase(), encodeURIComponent(email), encodeURIComponent(email.toLowerCase()), 'jane.doe%2Bpromo', 'jane.doe+promo@'];
-  for (const r of all) {
-    const text = r.url() + '\n' + (r.postData() ?? '') + '\n' + JSON.stringify(await r.allHeaders());
-    for (const f of forms) expect(text.toLowerCase(), r.url()).not.toContain(f.toLowerCase());
+  expect(proxy.requests.length).toBeGreaterThan(0);
+  for (const r of proxy.requests) {
+    const text = `${r.path}?${r.search}\n${r.body}\n${JSON.stringify(r.headers)}`;
+    for (const f of forms) expect(text.toLowerCase(), r.path).not.toContain(f.toLowerCase());
   }
   expect(JSON.stringify(await storage(page)).toLowerCase()).not.toContain('jane');
 });
@@ -148,12 +162,9 @@ for (const [how, path] of [
   ['by the operator', '/modules/page.html?nw=1234&criteo=1&uid2=1&email=a.b%40example.com'],
   ['by its window flag', '/modules/page.html?flag=identityLink&email=a.b%40example.com'],
 ] as const) {
-  test(`a module disabled ${how} sends nothing and touches no storage`, async ({ page }) => {
-    const all = record(page);
-    await ready(page, path);
-    await page.click('#add-form');
-    await page.fill('#email', 'c.d@example.com');
-    await page.locator('#email').blur();
+  test(`a module disabled ${how} sends nothing and touches no storage`, async ({ web: page }) => {
+      await ready(page, path);
+    await typeEmail(page, 'c.d@example.com');
     const { eids } = await displayCall(page);
     expect(eids.map((e) => e.source)).not.toContain('hemsha256');
     const s = await storage(page);
@@ -163,7 +174,7 @@ for (const [how, path] of [
       // No module at all on this network: no eids, no storage, no provider request, no add-on code.
       expect(eids).toEqual([]);
       expect(s.local).toEqual({});
-      expect(all.some((r) => r.url().includes('/idlink/'))).toBe(false);
+      expect(proxy.requests.some((r) => r.path.includes('/idlink/'))).toBe(false);
       // The network is served the built core byte for byte: not even an operator-switch line.
       expect(await page.evaluate(() => (window as any).__sasop)).toBeUndefined();
     } else {
@@ -173,9 +184,9 @@ for (const [how, path] of [
   });
 }
 
-test('a silent CMP never holds the ad call past the bound, and no eids go without a legal basis', async ({ page }) => {
-  await page.addInitScript(() => { (window as any).__tcfapi = () => undefined; });
-  await ready(page, '/modules/page.html?email=a.b%40example.com');
+test('a silent CMP never holds the ad call past the bound, and no eids go without a legal basis', async ({ web: page }) => {
+  await ready(page, '/modules/silent-cmp.html?email=a.b%40example.com');
+  expect(await page.evaluate(() => typeof (window as any).__tcfapi)).toBe('function');
   const t0 = Date.now();
   const { params, eids } = await displayCall(page);
   expect(Date.now() - t0).toBeLessThan(1500);
@@ -185,45 +196,47 @@ test('a silent CMP never holds the ad call past the bound, and no eids go withou
 });
 
 test.describe('the page shows what the tag read and sent', () => {
-  const stateOf = (page: Page, name: string) => page.locator(`#module-${name} td`).nth(1);
+  /** Polls the state column of a module's row. */
+  const stateOf = (page: EnginePage, name: string) => expect.poll(async () => (await page.text(`#module-${name} td:nth-child(2)`))?.trim());
+  const textOf = (page: EnginePage, selector: string) => expect.poll(() => page.text(selector));
 
-  test('consent given: the consent read, each module\'s state and the eids of the last call are on the page', async ({ page }, testInfo) => {
+  test('consent given: the consent read, each module\'s state and the eids of the last call are on the page', async ({ web: page }, testInfo) => {
     await ready(page, '/modules/page.html?cmp=consent&criteo=1&email=' + encodeURIComponent('e2e.user@example.com'));
     await page.evaluate(() => { (window as any).sas_disable_uid2 = true; });
     await displayCall(page);
-    await expect(page.locator('#consent')).toContainText('gdpr1');
-    await expect(page.locator('#consent')).toContainText(/gdpr_consentC\S+/);
-    await expect(stateOf(page, 'identityLink')).toHaveText('sent');
-    await expect(stateOf(page, 'idLinking')).toHaveText('sent');
-    await expect(stateOf(page, 'criteo')).toHaveText('sent');
-    await expect(stateOf(page, 'uid2')).toHaveText('off by flag');
-    await expect(stateOf(page, 'prebid')).toHaveText('no id');
-    await expect(page.locator('#eids')).toContainText('"source": "hemsha256"');
-    await expect(page.locator('#eids')).toContainText('"source": "id5-sync.com"');
-    await page.screenshot({ path: testInfo.outputPath('modules-consent.png'), fullPage: true });
+    await textOf(page, '#consent').toContain('gdpr1');
+    await textOf(page, '#consent').toMatch(/gdpr_consentC\S+/);
+    await stateOf(page, 'identityLink').toBe('sent');
+    await stateOf(page, 'idLinking').toBe('sent');
+    await stateOf(page, 'criteo').toBe('sent');
+    await stateOf(page, 'uid2').toBe('off by flag');
+    await stateOf(page, 'prebid').toBe('no id');
+    await textOf(page, '#eids').toContain('"source": "hemsha256"');
+    await textOf(page, '#eids').toContain('"source": "id5-sync.com"');
+    await page.screenshot(testInfo.outputPath('modules-consent.png'));
   });
 
-  test('consent refused: every enabled module shows no consent and the call carried no eids', async ({ page }, testInfo) => {
+  test('consent refused: every enabled module shows no consent and the call carried no eids', async ({ web: page }, testInfo) => {
     await ready(page, '/modules/page.html?cmp=refuse&email=' + encodeURIComponent('e2e.user@example.com'));
     await displayCall(page);
-    await expect(page.locator('#consent')).toContainText('gdpr1');
-    for (const name of ['identityLink', 'idLinking', 'criteo', 'uid2', 'prebid']) await expect(stateOf(page, name)).toHaveText('no consent');
-    await expect(page.locator('#eids')).toHaveText('none');
-    await page.screenshot({ path: testInfo.outputPath('modules-refused.png'), fullPage: true });
+    await textOf(page, '#consent').toContain('gdpr1');
+    for (const name of ['identityLink', 'idLinking', 'criteo', 'uid2', 'prebid']) await stateOf(page, name).toBe('no consent');
+    await textOf(page, '#eids').toBe('none');
+    await page.screenshot(testInfo.outputPath('modules-refused.png'));
   });
 
-  test('a module allowed by consent whose ids may not go on the call shows found, and one not enabled shows off by operator', async ({ page }) => {
+  test('a module allowed by consent whose ids may not go on the call shows found, and one not enabled shows off by operator', async ({ web: page }) => {
     await ready(page, '/modules/page.html?cmp=ui&email=' + encodeURIComponent('e2e.user@example.com'));
     // The user allows storage (purpose 1) and the identity-link vendor, but not the ad service (vendor 45).
     await page.evaluate(() => (window as any).demoCmp.consent([1, 2], [131, 97]));
     await displayCall(page);
-    await expect(stateOf(page, 'identityLink')).toHaveText('found');
-    await expect(page.locator('#module-identityLink')).toContainText('hemsha256 (not on the call)');
-    await expect(page.locator('#eids')).toHaveText('none');
+    await stateOf(page, 'identityLink').toBe('found');
+    await textOf(page, '#module-identityLink').toContain('hemsha256 (not on the call)');
+    await textOf(page, '#eids').toBe('none');
 
     await ready(page, '/modules/page.html?nw=2345');
     await displayCall(page);
-    await expect(stateOf(page, 'identityLink')).toHaveText('off by operator');
-    await expect(page.locator('#consent')).toContainText('no consent signal');
+    await stateOf(page, 'identityLink').toBe('off by operator');
+    await textOf(page, '#consent').toContain('no consent signal');
   });
 });

@@ -1,7 +1,7 @@
-// The receiving side end to end: the real built tag in Chromium sends ad calls to the demo server, which runs
-// them through eidkit/adserver; /report.json must count exactly those calls, per provider, uid and pid, and the
-// live report page must show them with the forwarded bid requests.
-import { expect, test, type Page } from '@playwright/test';
+// The receiving side end to end: the real built tag in Chromium, Firefox and WebKit sends ad calls to the demo
+// server, which runs them through eidkit/adserver; /report.json must count exactly those calls, per provider, uid
+// and pid, and the live report page must show them with the forwarded bid requests.
+import { expect, test, type EnginePage } from './support/engines/fixture';
 import { useFreshDemo } from './support/demo.js';
 
 interface Row {
@@ -19,7 +19,14 @@ interface ReportJson {
   lastCalls: Array<{ endpoint: string; eids: Array<{ source: string; providerId: number }>; bidRequests: Array<{ partner: { id: string }; request: { user?: { eids?: unknown[]; ext?: { eids?: unknown[] } } } }> }>;
 }
 
-const demo = useFreshDemo(); // a fresh server per test: the report starts empty
+/** A bare publisher page: the documented snippet, the real tag from the demo server, nothing set up yet. */
+const PAGE = `<!doctype html><html><head><meta charset="utf-8">
+<script>window.sas = window.sas || {}; sas.cmd = sas.cmd || [];</script>
+<script async src="/tag/1234/sas.js"></script></head><body>e2e publisher page</body></html>`;
+
+// A fresh server per test (the report starts empty); only the page's HTML is supplied here, on the demo's origin:
+// the tag and every ad call go to the real demo server.
+const demo = useFreshDemo({ '/e2e-publisher-page': PAGE });
 
 const EIDS = [
   { source: 'id5-sync.com', uids: [{ id: 'ID5*e2e', atype: 1, ext: { linkType: 2 } }] },
@@ -29,17 +36,9 @@ const EIDS = [
   { source: 'partner.example', uids: [{ id: 'unknown-e2e' }] },
 ];
 
-/** A bare publisher page: the documented snippet, the real tag from the demo server, nothing set up yet. */
-const PAGE = `<!doctype html><html><head><meta charset="utf-8">
-<script>window.sas = window.sas || {}; sas.cmd = sas.cmd || [];</script>
-<script async src="/tag/1234/sas.js"></script></head><body>e2e publisher page</body></html>`;
-
 /** Loads the page on the demo server's origin and sends `types` one after the other via sas.call. */
-async function sendCalls(page: Page, setup: Record<string, unknown>, eids: unknown, types: string[]) {
-  // Only the page's HTML is supplied here; the tag and every ad call go to the real demo server.
-  const url = new URL('e2e-publisher-page', demo().url).href;
-  await page.route(url, (route) => route.fulfill({ contentType: 'text/html', body: PAGE }));
-  await page.goto(url);
+async function sendCalls(page: EnginePage, setup: Record<string, unknown>, eids: unknown, types: string[]) {
+  await page.goto(new URL('e2e-publisher-page', demo().url).href);
   return page.evaluate(
     ({ setup, eids, types }) =>
       new Promise<Array<{ ok: boolean; status: number }>>((resolve) => {
@@ -63,7 +62,7 @@ async function report(): Promise<ReportJson> {
   return (await fetch(new URL('report.json', demo().url))).json() as Promise<ReportJson>;
 }
 
-test('report.json counts every call the tag made, with the right providers, uid and pid', async ({ page }) => {
+test('report.json counts every call the tag made, with the right providers, uid and pid', async ({ web: page }) => {
   const results = await sendCalls(page, { uid: 'publisher-user-42' }, EIDS, ['std', 'video', 'generic', 'onecall']);
   expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
 
@@ -91,7 +90,7 @@ test('report.json counts every call the tag made, with the right providers, uid 
   expect(forwarded['dmp-uid2']?.eids).toEqual([EIDS[1]]);
 });
 
-test('calls without uid or eids are counted as such, per network', async ({ page }) => {
+test('calls without uid or eids are counted as such, per network', async ({ web: page }) => {
   await sendCalls(page, {}, [], ['std', 'generic']);
   await sendCalls(page, { networkid: 4321 }, [EIDS[0]], ['std']);
   const { rows } = await report();
@@ -100,44 +99,43 @@ test('calls without uid or eids are counted as such, per network', async ({ page
   expect(byNetwork['4321']).toMatchObject({ calls: 1, extendedIds: [{ providerId: 2, providerName: 'ID5', calls: 1 }], hasUserPid: { with: 1, without: 0 } });
 });
 
-test('the live report page shows the dimensions table, the chart and the last calls with their bid requests', async ({ page }) => {
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
+test('the live report page shows the dimensions table, the chart and the last calls with their bid requests', async ({ web: page }) => {
   await sendCalls(page, { uid: 'u-1' }, EIDS.slice(0, 2), ['std']);
   await page.goto(new URL('report', demo().url).href);
-  const row = page.locator('#dimensions tbody tr[data-network="1234"]');
-  await expect(row).toContainText('ID5 (2): 1');
-  await expect(row).toContainText('Unified ID 2.0 (4): 1');
+  const row = '#dimensions tbody tr[data-network="1234"]';
+  await expect.poll(() => page.text(row)).toContain('ID5 (2): 1');
+  expect(await page.text(row)).toContain('Unified ID 2.0 (4): 1');
   // ID5, UID2, with uid, all calls (the only call had no pid yet: an empty bar is not drawn).
-  await expect(page.locator('#chart rect.bar')).toHaveCount(4);
-  await expect(page.locator('#calls .call')).toHaveCount(1);
-  await expect(page.locator('#calls .call').first()).toContainText('id5-sync.com');
-  await page.locator('#calls details').first().locator('summary').click();
-  await expect(page.locator('#calls details pre').first()).toContainText('"eids"');
+  await expect.poll(() => page.count('#chart rect.bar')).toBe(4);
+  await expect.poll(() => page.count('#calls .call')).toBe(1);
+  expect(await page.text('#calls .call')).toContain('id5-sync.com');
+  await page.click('#calls details summary');
+  await expect.poll(() => page.text('#calls details pre')).toContain('"eids"');
   // Per partner, what it receives and what the policy removed, with the reason.
-  await expect(page.locator('#calls .call').first().locator('tr[data-partner="dsp-ortb26"]')).toContainText('none');
-  await expect(page.locator('#calls .call').first().locator('tr[data-partner="dmp-uid2"]')).toContainText("id5-sync.com: a DMP receives only its preferred provider's eids (Unified ID 2.0)");
+  expect(await page.text('#calls .call tr[data-partner="dsp-ortb26"]')).toContain('none');
+  expect(await page.text('#calls .call tr[data-partner="dmp-uid2"]')).toContain("id5-sync.com: a DMP receives only its preferred provider's eids (Unified ID 2.0)");
 
   // The sample call carries a reference envelope: the page shows the ids it held.
   await page.click('#sample');
-  await expect(page.locator('#calls .call')).toHaveCount(2);
-  await expect(page.locator('#calls .call').first()).toContainText('From the envelope: liveramp.com, uidapi.com, euid.eu, epsilon.com, yahoo.com');
+  await expect.poll(() => page.count('#calls .call')).toBe(2);
+  expect(await page.text('#calls .call')).toContain('From the envelope: liveramp.com, uidapi.com, euid.eu, epsilon.com, yahoo.com');
   // The sealed envelope goes to no partner; the ids opened from it (inserter eidkit.demo) go to every DSP.
-  const dsp = page.locator('#calls .call').first().locator('tr[data-partner="dsp-ortb26"]');
-  await expect(dsp).toContainText('liveramp.com: permissions[2] (source liveramp.com) allows no partner');
-  await expect(dsp.locator('td').nth(1)).toContainText('liveramp.com (inserter eidkit.demo)');
-  expect(errors).toEqual([]);
+  const dsp = '#calls .call tr[data-partner="dsp-ortb26"]';
+  expect(await page.text(dsp)).toContain('liveramp.com: permissions[2] (source liveramp.com) allows no partner');
+  expect(await page.text(`${dsp} td:nth-child(2)`)).toContain('liveramp.com (inserter eidkit.demo)');
+  expect(await page.errors()).toEqual([]);
 });
 
-test('the chart keeps provider bars together before the uid / pid bars, charts "no eids", and has a legend', async ({ page }) => {
+test('the chart keeps provider bars together before the uid / pid bars, charts "no eids", and has a legend', async ({ web: page }) => {
   // Network 1234 first, with ID5; then network 4321 with UID2 (a provider first seen in a later row), and one
   // call without eids.
   await sendCalls(page, { uid: 'u-1' }, [EIDS[0]], ['std']);
   await sendCalls(page, { networkid: 4321 }, [EIDS[1]], ['std']);
   await sendCalls(page, { networkid: 4321 }, [], ['std']);
   await page.goto(new URL('report', demo().url).href);
-  await expect(page.locator('#chart rect.bar')).toHaveCount(6);
-  const labels = await page.locator('#chart rect.bar').evaluateAll((rects) => rects.map((r) => r.getAttribute('data-label')));
+  await expect.poll(() => page.count('#chart rect.bar')).toBe(6);
+  const labels = await page.evaluate(() => [...document.querySelectorAll('#chart rect.bar')].map((r) => r.getAttribute('data-label')));
   expect(labels).toEqual(['ID5 (2)', 'Unified ID 2.0 (4)', 'no eids', 'with uid', 'with pid', 'all ad calls']);
-  await expect(page.locator('#chart .legend')).toHaveText(["calls carrying the provider's eids", 'calls without eids', 'calls with a uid / pid, and all calls']);
+  const legend = await page.evaluate(() => [...document.querySelectorAll('#chart .legend')].map((e) => e.textContent));
+  expect(legend).toEqual(["calls carrying the provider's eids", 'calls without eids', 'calls with a uid / pid, and all calls']);
 });

@@ -1,21 +1,12 @@
-// End-to-end: the BUILT dist/sas.js, served at /tag/1234/sas.js, in real Chromium, against a local server that
-// records every request (issue #2 acceptance).
-import { expect, test, type Page } from '@playwright/test';
+// End-to-end: the BUILT dist/sas.js, served at /tag/1234/sas.js, in Chromium, Firefox and WebKit, against a local
+// server that records every request.
+import { expect, test, type EnginePage } from './support/engines/fixture';
 import { publisherPage, useTestServer } from './support/server';
 
 const server = useTestServer();
 
-/** Collects uncaught page errors (exceptions and unhandled rejections) and console lines. */
-function watch(page: Page) {
-  const errors: string[] = [];
-  const consoleLines: string[] = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => consoleLines.push(m.text()));
-  return { errors, consoleLines };
-}
-
 /** Loads a publisher page whose queued commands run `commands` after `sas.setup({ domain })`. */
-async function open(page: Page, commands: string, opts: { path?: string; head?: string; query?: string } = {}) {
+async function open(page: EnginePage, commands: string, opts: { path?: string; head?: string; query?: string } = {}) {
   const path = opts.path ?? `/p${Math.random().toString(36).slice(2)}`;
   server().page(path, publisherPage({ head: opts.head, commands: `sas.setup({ domain: location.origin });\n${commands}` }));
   await page.goto(server().url + path + (opts.query ?? ''));
@@ -28,8 +19,7 @@ const EIDS = [
   { source: 'example.org', uids: [{ id: 'ünïcödé ✓' }] },
 ];
 
-test('runs commands queued before load in order, then a push after load at once', async ({ page }) => {
-  const { errors } = watch(page);
+test('runs commands queued before load in order, then a push after load at once', async ({ web: page }) => {
   server().page(
     '/order',
     publisherPage({
@@ -46,23 +36,21 @@ test('runs commands queued before load in order, then a push after load at once'
     return { sync: w.order.slice(), count };
   });
   expect(after).toEqual({ sync: [1, 2, 3, 4], count: 4 });
-  expect(errors).toEqual([]);
+  expect(await page.errors()).toEqual([]);
 });
 
-test('a throwing command does not stop the next one and raises no pageerror', async ({ page }) => {
-  const { errors } = watch(page);
+test('a throwing command does not stop the next one and raises no pageerror', async ({ web: page }) => {
   await open(
     page,
     `sas.call('std', { siteId: 1, pageId: 2, formatId: 3 });`,
     { head: `<script>sas.cmd.push(function () { throw new Error('publisher bug') }); sas.cmd.push(async function () { throw new Error('async bug') }); sas.cmd.push(42);</script>` },
   );
   await server().waitForAdCalls(1);
-  await page.waitForTimeout(100);
-  expect(errors).toEqual([]);
+  await new Promise((r) => setTimeout(r, 100));
+  expect(await page.errors()).toEqual([]);
 });
 
-test('GET std and video calls carry eids that decode to sas.getEids()', async ({ page }) => {
-  const { errors } = watch(page);
+test('GET std and video calls carry eids that decode to sas.getEids()', async ({ web: page }) => {
   await open(
     page,
     `sas.setup({ uid: 'publisher-7' });
@@ -81,17 +69,20 @@ test('GET std and video calls carry eids that decode to sas.getEids()', async ({
     expect(c.eids).toEqual(expected);
   }
   expect(calls.map((c) => c.query.fmtid)).toEqual(['33', '44']);
-  expect(errors).toEqual([]);
+  expect(await page.errors()).toEqual([]);
 });
 
-test('generic and onecall POST bodies carry the same eids array', async ({ page }) => {
+test('generic and onecall POST bodies carry the same eids array', async ({ web: page }) => {
   await open(
     page,
     `sas.setEids(${JSON.stringify(EIDS)});
      sas.call('generic', { siteId: 1, pageId: 2, formatId: 3, target: { sport: 'ski' } });
      sas.call('onecall', { siteId: 1, pageId: 2, formats: [{ id: 3, tagId: 'top' }, { id: 4, tagId: 'side' }] });`,
   );
-  const [generic, onecall] = await server().waitForAdCalls(2);
+  // The two calls race: pick each by kind, not by arrival order.
+  const calls = await server().waitForAdCalls(2);
+  const generic = calls.find((c) => c.kind === 'generic')!;
+  const onecall = calls.find((c) => c.kind === 'onecall')!;
   const expected = await page.evaluate(() => (window as unknown as { sas: { getEids(): unknown } }).sas.getEids());
   expect(generic).toMatchObject({ method: 'POST', path: '/genericpost' });
   expect(generic.json).toMatchObject({ networkId: 1234, siteId: 1, pageId: 2, formatId: 3, target: 'sport=ski', eids: expected });
@@ -101,8 +92,7 @@ test('generic and onecall POST bodies carry the same eids array', async ({ page 
   expect(server().requests.filter((r) => r.method === 'OPTIONS')).toEqual([]);
 });
 
-test('malformed inputs raise no pageerror and the calls still go out valid', async ({ page }) => {
-  const { errors } = watch(page);
+test('malformed inputs raise no pageerror and the calls still go out valid', async ({ web: page }) => {
   await open(
     page,
     `var cyclic = { source: 'criteo.com' }; cyclic.uids = [{ id: 'c', ext: cyclic }];
@@ -130,11 +120,10 @@ test('malformed inputs raise no pageerror and the calls still go out valid', asy
   const [, , big] = await server().waitForAdCalls(3);
   expect(server().url.length + big.path.length + big.search.length + 1).toBeLessThan(8000);
   expect((big.eids as unknown[]).length).toBeGreaterThan(10);
-  expect(errors).toEqual([]);
+  expect(await page.errors()).toEqual([]);
 });
 
-test('a GET URL stays under 8,000 characters: unknown sources go first, then the largest, with a debug warning', async ({ page }) => {
-  const { consoleLines } = watch(page);
+test('a GET URL stays under 8,000 characters: unknown sources go first, then the largest, with a debug warning', async ({ web: page }) => {
   const big = (source: string, n: number) => ({ source, uids: [{ id: 'x'.repeat(n) }] });
   await open(
     page,
@@ -146,15 +135,14 @@ test('a GET URL stays under 8,000 characters: unknown sources go first, then the
   const url = `${server().url}${call.path}?${call.search}`;
   expect(url.length).toBeLessThan(8000);
   expect((call.eids as Array<{ source: string }>).map((e) => e.source)).toEqual(['criteo.com', 'pubcid.org']);
-  expect(consoleLines.join('\n')).toMatch(/\[sas\].*left out eids of.*unknown\.example.*id5-sync\.com/);
+  expect((await page.consoleLines()).join('\n')).toMatch(/\[sas\].*left out eids of.*unknown\.example.*id5-sync\.com/);
 });
 
-test('loading the script twice is harmless: commands run once, one call per request', async ({ page }) => {
-  const { errors } = watch(page);
+test('loading the script twice is harmless: commands run once, one call per request', async ({ web: page }) => {
   await open(page, `window.runs = (window.runs || 0) + 1; sas.setEids(${JSON.stringify(EIDS)}); sas.call('std', { siteId: 1 });`, {
     head: '<script async src="/tag/1234/sas.js?copy=2"></script>',
   });
-  await page.waitForTimeout(300);
+  await new Promise((r) => setTimeout(r, 300));
   expect(await page.evaluate(() => (window as unknown as { runs: number }).runs)).toBe(1);
   expect(server().adCalls()).toHaveLength(1);
   expect(server().requests.filter((r) => r.path === '/tag/1234/sas.js')).toHaveLength(2);
@@ -162,10 +150,10 @@ test('loading the script twice is harmless: commands run once, one call per requ
   // A second copy that re-initialised would have forgotten the page's eids.
   await page.evaluate(() => (window as unknown as { sas: { call(t: string, o: object): Promise<unknown> } }).sas.call('std', {}));
   expect(server().adCalls()[1].eids).toEqual(EIDS);
-  expect(errors).toEqual([]);
+  expect(await page.errors()).toEqual([]);
 });
 
-test('ad calls carry the ad server cookie, also from another origin', async ({ page }) => {
+test('ad calls carry the ad server cookie, also from another origin', async ({ web: page }) => {
   await open(page, `sas.call('std', {}).then(function () { sas.call('generic', {}) });`);
   const [first, second] = await server().waitForAdCalls(2);
   expect(first.cookies.pid).toBeUndefined();
@@ -174,20 +162,20 @@ test('ad calls carry the ad server cookie, also from another origin', async ({ p
   // Cross-origin: page on localhost, ad server on 127.0.0.1; CORS with credentials lets the page read the answer.
   server().page('/cross', publisherPage({ commands: `sas.setup({ domain: ${JSON.stringify(server().url)} }); sas.call('onecall', { formats: [{ id: 1 }] }).then(function (r) { window.result = r })` }));
   await page.goto(server().altUrl + '/cross');
-  const result = await page.waitForFunction(() => (window as unknown as { result?: unknown }).result).then((h) => h.jsonValue());
+  const result = await page.waitForFunction(() => (window as unknown as { result?: unknown }).result);
   expect(result).toMatchObject({ ok: true, status: 200 });
   const cross = server().adCalls().at(-1)!;
   expect(cross.headers.origin).toBe(server().altUrl);
 });
 
-test('is silent without debug mode and logs with a [sas] prefix with ?sas_debug=1', async ({ page }) => {
-  const { consoleLines } = watch(page);
+test('is silent without debug mode and logs with a [sas] prefix with ?sas_debug=1', async ({ web: page }) => {
   await open(page, `sas.setEids([{ source: '', uids: [] }]); sas.call('std', {});`);
   await server().waitForAdCalls(1);
-  expect(consoleLines).toEqual([]);
+  expect(await page.consoleLines()).toEqual([]);
   await open(page, `sas.setEids([{ source: '', uids: [] }]); sas.call('std', {});`, { query: '?sas_debug=1' });
   await server().waitForAdCalls(2);
-  expect(consoleLines.length).toBeGreaterThan(0);
-  expect(consoleLines.every((l) => l.startsWith('[sas]'))).toBe(true);
-  expect(consoleLines.join('\n')).toMatch(/source must be a non-empty string/);
+  const lines = await page.consoleLines();
+  expect(lines.length).toBeGreaterThan(0);
+  expect(lines.every((l) => l.startsWith('[sas]'))).toBe(true);
+  expect((await page.consoleLines()).join('\n')).toMatch(/source must be a non-empty string/);
 });

@@ -22,6 +22,8 @@ describe('buildTags', () => {
     for (const f of manifest.files) {
       const raw = readFileSync(join(dir, f.file));
       expect(f.integrity).toBe('sha384-' + createHash('sha384').update(raw).digest('base64'));
+      expect(f.versionedFile).toMatch(new RegExp(`^${f.file.replace(/\.js$/, '')}\\.[0-9a-f]{16}\\.js$`));
+      expect(readFileSync(join(dir, f.versionedFile)).equals(raw)).toBe(true);
       expect(gunzipSync(readFileSync(join(dir, f.file + '.gz'))).equals(raw)).toBe(true);
       expect(brotliDecompressSync(readFileSync(join(dir, f.file + '.br'))).equals(raw)).toBe(true);
       expect(f.bytes).toEqual({ raw: raw.length, gzip: statSync(join(dir, f.file + '.gz')).size, brotli: statSync(join(dir, f.file + '.br')).size });
@@ -45,10 +47,24 @@ describe('buildTags', () => {
     const r = await buildTags({ config: changed, outDir: dir });
     expect(statSync(join(dir, 'tag/1234/sas.js')).mtimeMs).toBe(old.getTime());
     expect(statSync(join(dir, 'tag/2345/sas.js')).mtimeMs).toBeGreaterThan(old.getTime());
-    // 2345's two scripts × 3 forms, and the manifest.
-    expect(r.written).toBe(7);
+    // 2345's two scripts × 3 forms, their two new versioned copies × 3 forms, and the manifest.
+    expect(r.written).toBe(13);
     expect(r.removed).toBe(1);
     expect(existsSync(join(dir, 'tag/4321'))).toBe(false);
+  });
+
+  test('a page pinned with the manifest\'s integrity keeps loading the same bytes after the operator enables a module', async () => {
+    const dir = out();
+    const before = (await buildTags({ config, outDir: dir })).manifest.files.find((f) => f.file === 'tag/2345/sas.js')!;
+    const changed = parseNetworksConfig({ networks: { ...config.networks, '2345': { modules: ['prebid', 'uid2'] } } });
+    const after = (await buildTags({ config: changed, outDir: dir })).manifest.files.find((f) => f.file === 'tag/2345/sas.js')!;
+    // The unversioned URL moved on (so integrity on it would now fail): that is why only the versioned one is pinned.
+    const current = readFileSync(join(dir, 'tag/2345/sas.js'));
+    expect('sha384-' + createHash('sha384').update(current).digest('base64')).not.toBe(before.integrity);
+    expect(after.versionedFile).not.toBe(before.versionedFile);
+    const pinned = readFileSync(join(dir, before.versionedFile));
+    expect('sha384-' + createHash('sha384').update(pinned).digest('base64')).toBe(before.integrity);
+    expect(gunzipSync(readFileSync(join(dir, before.versionedFile + '.gz'))).equals(pinned)).toBe(true);
   });
 
   test('builds 1,000 networks in under 10 seconds, reporting progress', async () => {
@@ -60,7 +76,8 @@ describe('buildTags', () => {
     const r = await buildTags({ config: big, outDir: out(), onProgress: (done) => seen.push(done) });
     const ms = performance.now() - t0;
     console.log(`tags build: 1,000 networks (+ default), ${r.written} files, in ${Math.round(ms)} ms`);
-    expect(r.written).toBe(1001 * 6 + 1);
+    // Per network: sas.js and sas.debug.js, each with its versioned copy, in three forms; and the manifest.
+    expect(r.written).toBe(1001 * 12 + 1);
     expect(seen.at(-1)).toBe(1001);
     expect(ms).toBeLessThan(10_000);
   }, 60_000);

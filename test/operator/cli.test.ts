@@ -26,10 +26,10 @@ describe('eidkit tags', () => {
     const out = mkdtempSync(join(tmpdir(), 'eidkit-cdn-'));
     const r = run(['tags', 'build', '--networks', networksFile({ networks }), '--out', out]);
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^built 61 networks \(60 configured \+ default\) in [\d.]+ s: 367 files written, 0 unchanged; manifest /);
+    expect(r.stdout).toMatch(/^built 61 networks \(60 configured \+ default\) in [\d.]+ s: 733 files written, 0 unchanged; manifest /);
     expect(r.stderr).toContain('networks 61/61');
     expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).files).toHaveLength(122);
-    expect(run(['tags', 'build', '--networks', networksFile({ networks }), '--out', out]).stdout).toContain('0 files written, 367 unchanged');
+    expect(run(['tags', 'build', '--networks', networksFile({ networks }), '--out', out]).stdout).toContain('0 files written, 733 unchanged');
   });
 
   test('build refuses a bad configuration with exit code 3, naming network and field', () => {

@@ -3,7 +3,17 @@ import { serve, type ServerType } from '@hono/node-server';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { composeTag, createTagApp, MODULES, negotiateEncoding, parseNetworksConfig, TAG_CACHE_CONTROL } from '../../src/operator/index.js';
+import {
+  composeTag,
+  createTagApp,
+  encodeScript,
+  MODULES,
+  negotiateEncoding,
+  parseNetworksConfig,
+  TAG_CACHE_CONTROL,
+  VERSIONED_CACHE_CONTROL,
+  type NetworksConfig,
+} from '../../src/operator/index.js';
 
 const config = parseNetworksConfig({ networks: { '4321': { modules: [...MODULES] }, '2345': { modules: ['prebid'] } } });
 const app = createTagApp({ config });
@@ -20,6 +30,26 @@ function rawGet(port: number, path: string): Promise<number> {
     req.end();
   });
 }
+
+describe('createTagApp: versioned scripts for Subresource Integrity', () => {
+  test('sas.<version>.js keeps answering the pinned bytes after a reload changes the network\'s modules', async () => {
+    let current: NetworksConfig = parseNetworksConfig({ networks: { '2345': { modules: ['prebid'] } } });
+    const live = createTagApp({ config: () => current });
+    const pinned = encodeScript(composeTag(2345, current));
+    const path = `/tag/2345/sas.${pinned.version}.js`;
+    current = parseNetworksConfig({ networks: { '2345': { modules: ['prebid', 'uid2'] } } });
+    const r = await live.request(path);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('cache-control')).toBe(VERSIONED_CACHE_CONTROL);
+    expect(encodeScript(await r.text()).integrity).toBe(pinned.integrity);
+    // The unversioned URL follows the switch: a page pinning it with integrity would have lost its ads.
+    expect(encodeScript(await (await live.request('/tag/2345/sas.js')).text()).integrity).not.toBe(pinned.integrity);
+    const debug = encodeScript(composeTag(2345, current, { debug: true }), 9);
+    expect((await live.request(`/tag/2345/sas.debug.${debug.version}.js`)).status).toBe(200);
+    expect((await live.request(`/tag/2345/sas.debug.${pinned.version}.js`)).status).toBe(404);
+    expect((await live.request('/tag/2345/sas.0123456789abcdef.js')).status).toBe(404);
+  });
+});
 
 describe('createTagApp', () => {
   test('serves a network\'s script with type, cache, CORS and a strong ETag', async () => {
@@ -62,6 +92,18 @@ describe('createTagApp', () => {
     expect(await (await get('/tag/987654/sas.js')).text()).toBe(composeTag(987654, config));
     expect(await (await get('/tag/987654/sas.js')).text()).not.toContain('__sasop');
     expect(await (await get('/tag/4321/sas.debug.js')).text()).toBe(composeTag(4321, config, { debug: true }));
+  });
+
+  test('serves an id written with leading zeros as that network: its modules, never the bare core', async () => {
+    const canonical = await get('/tag/4321/sas.js');
+    for (const path of ['/tag/04321/sas.js', '/tag/000000004321/sas.js']) {
+      const r = await get(path);
+      expect(r.status).toBe(200);
+      expect(await r.text()).toBe(composeTag(4321, config));
+      expect(r.headers.get('etag')).toBe(canonical.headers.get('etag'));
+    }
+    expect(await (await get('/tag/02345/sas.debug.js')).text()).toBe(composeTag(2345, config, { debug: true }));
+    expect(await (await get('/tag/000/sas.js')).text()).toBe(composeTag(0, config));
   });
 
   test('answers HEAD with the headers and no body', async () => {

@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, test } from 'vitest';
+import { request as httpRequest } from 'node:http';
+import { addressKey, AttemptLimiter } from '../../src/simulator/auth.js';
 import { PASSWORD_REALM_GRANT, REALM, passwordRealmForm } from '../../src/simulator/index.js';
 import { COMPANY, DSP, api, clock, inProcess, login, overHttp, sim, type Fetcher } from './helpers.js';
 
@@ -42,14 +44,32 @@ describe.each(['in-process', 'http'] as const)('auth (%s)', (kind) => {
     }
   });
 
-  test('an unknown client gets 401 access_denied and a bad secret 401 invalid_client', async () => {
-    const f = await transport(kind, sim());
-    const unknown = await token(f, passwordRealmForm({ ...COMPANY, clientId: 'who' }));
-    expect(unknown.status).toBe(401);
-    expect(await unknown.json()).toMatchObject({ error: 'access_denied' });
-    const badSecret = await token(f, passwordRealmForm({ ...COMPANY, clientSecret: 'wrong' }));
-    expect(badSecret.status).toBe(401);
-    expect(await badSecret.json()).toMatchObject({ error: 'invalid_client' });
+  test('a wrong client id, client secret, username or password all get one answer, status and body alike', async () => {
+    const f = await transport(kind, sim({ authLimit: { attempts: 100 } }));
+    const answers = new Set<string>();
+    for (const wrong of [
+      { clientSecret: 'wrong' }, // wrong secret, known user
+      { username: 'ghost@x.test' }, // right secret, unknown user: answered 403 where a wrong secret got 401
+      { clientSecret: 'wrong', username: 'ghost@x.test' },
+      { clientId: 'who' },
+      { clientId: 'who', username: 'ghost@x.test' },
+      { password: 'nope' },
+      { clientId: DSP.clientId, clientSecret: DSP.clientSecret }, // another client's right secret
+    ]) {
+      const res = await token(f, passwordRealmForm({ ...COMPANY, ...wrong }));
+      answers.add(`${res.status} ${await res.text()}`);
+    }
+    const refusal = { error: 'invalid_grant', error_description: 'Wrong email, password or client credentials.' };
+    expect([...answers]).toEqual([`403 ${JSON.stringify(refusal)}`]);
+    const s = sim();
+    const g = await transport(kind, s);
+    const { audience } = s;
+    const form = (id: string, secret: string) =>
+      new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret, audience });
+    const unknownClient = await token(g, form('who', COMPANY.clientSecret));
+    const wrongSecret = await token(g, form(COMPANY.clientId, 'wrong'));
+    expect([unknownClient.status, await unknownClient.text()]).toEqual([wrongSecret.status, await wrongSecret.text()]);
+    expect(unknownClient.status).toBe(401);
   });
 
   test('a wrong audience, a wrong realm or a missing field is refused', async () => {
@@ -73,7 +93,7 @@ describe.each(['in-process', 'http'] as const)('auth (%s)', (kind) => {
     expect(await res.json()).toMatchObject({ expires_in: 600, token_type: 'Bearer' });
   });
 
-  test('more than 10 attempts in 5 minutes for one user get 429 too_many_attempts with Retry-After', async () => {
+  test('over 10 failures in 5 minutes get 429 and Retry-After, even for the right password', async () => {
     const c = clock();
     const f = await transport(kind, sim({ now: c.now }));
     for (let i = 0; i < 10; i++) expect((await token(f, passwordRealmForm({ ...COMPANY, password: `bad${i}` }))).status).toBe(403);
@@ -82,10 +102,104 @@ describe.each(['in-process', 'http'] as const)('auth (%s)', (kind) => {
     expect(await refused.json()).toMatchObject({ error: 'too_many_attempts' });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(300);
-    // Another user is not affected; the same user may try again once the window has passed.
-    expect((await token(f, passwordRealmForm(DSP))).status).toBe(200);
+    // The window slides: once the failures are 5 minutes old, the right password is accepted again.
     c.advance(5 * 60_000 + 1);
     expect((await token(f, passwordRealmForm(COMPANY))).status).toBe(200);
+  });
+
+  test('rotating usernames gets no more guesses: the limit counts client id and address, not the name', async () => {
+    const f = await transport(kind, sim());
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const guess = passwordRealmForm({ ...COMPANY, username: `guess${i}@x.test`, clientSecret: `guess${i}` });
+      statuses.push((await token(f, guess)).status);
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(403));
+    expect(new Set(statuses.slice(10))).toEqual(new Set([429]));
+  });
+
+  test('successful logins are not failures: many in a row are never limited', async () => {
+    const f = await transport(kind, sim());
+    for (let i = 0; i < 15; i++) expect((await token(f, passwordRealmForm(COMPANY))).status).toBe(200);
+  });
+});
+
+describe('auth limit over HTTP from several source addresses (127.0.0.x)', () => {
+  /** POSTs a token request to `url` from the local address `from`. */
+  function tokenFrom(url: string, from: string, form: URLSearchParams): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+      const req = httpRequest(`${url}/oauth/token`, { method: 'POST', localAddress: from, headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      });
+      req.on('error', reject);
+      req.end(form.toString());
+    });
+  }
+
+  test('failures from one address do not lock out a user of another client from another address', async () => {
+    const s = sim();
+    const { url, close } = await s.listen({ port: 0, host: '127.0.0.1' });
+    listeners.push(close);
+    for (let i = 0; i < 10; i++) {
+      await tokenFrom(url, '127.0.0.2', passwordRealmForm({ ...COMPANY, username: `x${i}@x.test` }));
+    }
+    expect(await tokenFrom(url, '127.0.0.2', passwordRealmForm(DSP))).toBe(429);
+    expect(await tokenFrom(url, '127.0.0.3', passwordRealmForm(DSP))).toBe(200);
+  });
+
+  test('rotating addresses gets no more guesses at one client secret than the client id allows', async () => {
+    const s = sim();
+    const { url, close } = await s.listen({ port: 0, host: '127.0.0.1' });
+    listeners.push(close);
+    const statuses: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const guess = passwordRealmForm({ ...COMPANY, clientSecret: `guess${i}` });
+      statuses.push(await tokenFrom(url, `127.0.0.${10 + i}`, guess));
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(403));
+    expect(new Set(statuses.slice(10))).toEqual(new Set([429]));
+  });
+});
+
+describe('AttemptLimiter (src/simulator/auth.ts)', () => {
+  test('remembers at most maxKeys keys under 100,000 distinct ones, and forgets expired keys', () => {
+    const c = clock();
+    const limiter = new AttemptLimiter(c.now, { attempts: 10, windowMs: 300_000, maxKeys: 1_000 });
+    let most = 0;
+    for (let i = 0; i < 100_000; i++) {
+      limiter.fail(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`);
+      if (i % 10_000 === 0) c.advance(1);
+      most = Math.max(most, limiter.size);
+    }
+    expect(most).toBe(1_000);
+    c.advance(300_000);
+    limiter.fail('192.0.2.1');
+    expect(limiter.size).toBe(1);
+  });
+
+  test('a key is limited after `attempts` failures in the window, and free again when the first one expires', () => {
+    const c = clock();
+    const limiter = new AttemptLimiter(c.now, { attempts: 3, windowMs: 60_000, maxKeys: 10 });
+    for (let i = 0; i < 3; i++) {
+      expect(limiter.waitSeconds('k')).toBeNull();
+      limiter.fail('k');
+      c.advance(10_000);
+    }
+    expect(limiter.waitSeconds('k')).toBe(30);
+    c.advance(30_000);
+    expect(limiter.waitSeconds('k')).toBeNull();
+  });
+
+  test('addresses are counted as IPv4, IPv4-mapped as IPv4, IPv6 by /64, in-process alone', () => {
+    expect(addressKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8:1:2:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('::1')).toBe('0:0:0:0::/64');
+    expect(addressKey(undefined)).toBe('in-process');
   });
 });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { simulatorClock } from '../../src/simulator/cli.js';
 import { COMPANY, api, dealBody, inProcess, login, overHttp, sim } from './helpers.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'eidkit-sim-'));
@@ -135,31 +136,111 @@ describe('faults and latency', () => {
   });
 });
 
+test('the simulator clock starts where asked and runs at the asked rate, or stands still', () => {
+  let real = 1_000;
+  const fast = simulatorClock(Date.parse('2030-01-01T00:00:00Z'), 60, () => real);
+  const fixed = simulatorClock(Date.parse('2030-01-01T00:00:00Z'), 0, () => real);
+  real += 1_000;
+  expect(new Date(fast()).toISOString()).toBe('2030-01-01T00:01:00.000Z');
+  expect(new Date(fixed()).toISOString()).toBe('2030-01-01T00:00:00.000Z');
+});
+
 describe('eidkit simulate', () => {
   const cli = fileURLToPath(new URL('../../dist/node/cli/index.js', import.meta.url));
 
-  test('starts on loopback, prints base URL, auth URL and demo credentials, and serves the API', async () => {
-    const child = spawn(process.execPath, [cli, 'simulate', '--port', '0', '--seed-deals', '3'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    try {
-      let out = '';
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no URL printed: ${out}`)), 15_000);
-        child.stdout.on('data', (chunk: Buffer) => {
-          out += chunk.toString();
-          const m = /base URL:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-          if (m && out.includes('client_secret=')) {
-            clearTimeout(timer);
-            resolve(m[1]);
-          }
-        });
-        child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+  /** Starts `eidkit simulate` with `args`; resolves with its base URL, its output so far and a stop function. */
+  async function simulate(args: string[]) {
+    const child = spawn(process.execPath, [cli, 'simulate', '--port', '0', ...args], { stdio: 'pipe' });
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no URL printed: ${out}`)), 15_000);
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const m = /base URL:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (m && out.includes('# ready to paste')) {
+          clearTimeout(timer);
+          resolve(m[1]);
+        }
       });
-      expect(out).toMatch(/auth URL:\s+http:\/\/127\.0\.0\.1/);
-      expect(out).toContain(`username=${COMPANY.username}`);
-      const call = api(overHttp(url), await login(overHttp(url)));
+      child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+    });
+    return { url, out: () => out, stop: () => child.kill('SIGTERM') };
+  }
+
+  test('--faults with --fault-kinds answers injected 503s and 429s with Retry-After', async () => {
+    const s = await simulate(['--faults', '1', '--fault-kinds', '503,429', '--fault-seed', '3']);
+    try {
+      expect(s.out()).toMatch(/faults:\s+100% of requests \(503, 429\)/);
+      const answers = await Promise.all(Array.from({ length: 12 }, () => fetch(`${s.url}/countries`)));
+      const statuses = new Set(answers.map((r) => r.status));
+      expect(statuses).toEqual(new Set([503, 429]));
+      expect(answers.find((r) => r.status === 429)!.headers.get('retry-after')).toBe('1');
+    } finally {
+      s.stop();
+    }
+  });
+
+  test('--clock with --clock-speed 0 fixes the time; a fast clock expires tokens in real seconds', async () => {
+    const fixed = await simulate(['--clock', '2030-01-01T00:00:00Z', '--clock-speed', '0']);
+    try {
+      const call = api(overHttp(fixed.url), await login(overHttp(fixed.url)));
+      const res = await call('/deals', { method: 'POST', body: dealBody() });
+      const created = (await res.json()) as { createdAt: string };
+      expect(created.createdAt).toBe('2030-01-01T00:00:00.000Z');
+    } finally {
+      fixed.stop();
+    }
+    // 7,200 times real time: the 10-hour user token lasts five real seconds.
+    const fast = await simulate(['--clock-speed', '7200']);
+    try {
+      const call = api(overHttp(fast.url), await login(overHttp(fast.url)));
+      expect((await call('/deals')).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 5200));
+      const expired = await call('/deals');
+      expect(expired.status).toBe(401);
+      expect(((await expired.json()) as { code: string }).code).toBe('TOKEN_EXPIRED');
+    } finally {
+      fast.stop();
+    }
+  });
+
+  test('bad --faults, --fault-kinds, --clock and --clock-speed values are refused with a message', async () => {
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, [cli, 'simulate', '--port', '0', ...args], { stdio: 'pipe' });
+        let out = '';
+        child.stdout.on('data', (d: Buffer) => (out += d));
+        child.stderr.on('data', (d: Buffer) => (out += d));
+        child.once('close', (code) => resolve({ code, out }));
+      });
+    const bad = [['--faults', '2'], ['--fault-kinds', '500'], ['--clock', 'yesterday'], ['--clock-speed', '-1']];
+    const results = await Promise.all(bad.map(run));
+    for (const [i, r] of results.entries()) {
+      expect(r.code).not.toBe(0);
+      expect(r.out).toContain(bad[i][0]);
+    }
+  });
+
+  test('starts on loopback, prints base URL, auth URL and demo credentials, and serves the API', async () => {
+    const s = await simulate(['--seed-deals', '3']);
+    try {
+      expect(s.out()).toMatch(/auth URL:\s+http:\/\/127\.0\.0\.1/);
+      expect(s.out()).toContain(`username=${COMPANY.username}`);
+      const call = api(overHttp(s.url), await login(overHttp(s.url)));
       expect(((await (await call('/deals')).json()) as unknown[]).length).toBe(3);
     } finally {
-      child.kill('SIGTERM');
+      s.stop();
+    }
+  });
+
+  test('starts with the same 25 demo deals as --simulator unless told otherwise', async () => {
+    const s = await simulate([]);
+    try {
+      const call = api(overHttp(s.url), await login(overHttp(s.url)));
+      expect(((await (await call('/deals')).json()) as unknown[]).length).toBe(25);
+    } finally {
+      s.stop();
     }
   });
 

@@ -42,11 +42,16 @@ if (job.kind === 'take') {
     return { served, slowestMs, before, metrics: capper.metrics() };
   };
 } else {
-  // `job.count` calls from the shared generator, numbered from `job.offset`.
-  const report = createRedisReport(redis, { flushMs: 50 });
+  // `job.count` calls from the shared generator, numbered from `job.offset`; with `job.distinct`, each call of its
+  // own network (`offset + i + 1`) at `job.start`. `job.options` are passed to createRedisReport.
+  const report = createRedisReport(redis, { flushMs: 50, ...job.options });
+  const distinctCall = (i) => ({
+    call: { endpoint: 'ac', networkId: i + 1, formats: [], eids: [], consent: {}, issues: [] },
+    at: new Date(job.start),
+  });
   run = async () => {
     for (let i = job.offset; i < job.offset + job.count; i++) {
-      const { call, at } = fleetCall(i, job.start);
+      const { call, at } = job.distinct ? distinctCall(i) : fleetCall(i, job.start);
       report.add(call, at);
       if (i % 1000 === 0) await new Promise((r) => setImmediate(r)); // let the flush timer run mid-stream
     }

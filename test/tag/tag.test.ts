@@ -225,7 +225,7 @@ describe('sas.call', () => {
     await expect(err.sas.call('generic', {})).resolves.toMatchObject({ ok: false, status: 500 });
 
     const bad = await loadedTag();
-    await expect(bad.sas.call('banner' as never, {})).resolves.toMatchObject({ ok: false, error: expect.stringMatching(/unknown call type/) });
+    await expect(bad.sas.call('banner' as never, {})).resolves.toMatchObject({ ok: false, error: 'unknown call type: banner' });
   });
 
   test('takes the network id from the script path, and setup networkid over it', async () => {

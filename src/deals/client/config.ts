@@ -6,6 +6,7 @@ import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, write
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { CachedToken, Credentials, Grant, TokenCache } from './auth.js';
+import { fileErrorText } from '../../core/file-error.js';
 
 /** Connection settings as read from the environment or the config file. */
 export interface ConnectionConfig {
@@ -55,7 +56,7 @@ export function loadConnectionConfig(options: { path?: string; env?: NodeJS.Proc
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || options.path) throw new ConfigError(`cannot read config file ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || options.path) throw new ConfigError(`cannot read config file ${path}: ${fileErrorText(err)}`);
   }
   if (text !== undefined) {
     try {

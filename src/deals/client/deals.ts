@@ -2,7 +2,7 @@
  * DealsResource (`client.deals`): list, read, create, replace, update, pause, resume and delete deals, attach and
  * detach domain lists, count them by status, validate them client-side, and `dryRun` every write.
  */
-import { validateDeal, type DealRead, type DealValidationResult, type DealWriteInput } from '../rules/index.js';
+import { validateDeal, type CountBreakdown, type DealRead, type DealValidationResult, type DealWriteInput } from '../rules/index.js';
 import { ConnectionError, NotFoundError, ValidationError, DealApiError, markCreateOutcome, type FieldIssue } from './errors.js';
 import { PagedList, assertSameOrigin, parseLinkHeader, type Page } from './paginate.js';
 import { REDACTED } from './redact.js';
@@ -136,7 +136,11 @@ export class DealsResource {
       throw markCreateOutcome(new ConnectionError(`POST ${prepared.url.pathname} answered ${res.status} without a Location header and ${why}`, true, { status: res.status, method: 'POST', url: prepared.url.href, attempts: res.attempts, redact: this.#c.redact }));
     }
     const historyId = res.headers.get('x-historyid') ?? undefined;
-    const out: CreatedDeal = { id, location: location ? new URL(location, this.#c.baseUrl).href : new URL(`deals/${id}`, this.#c.baseUrl).href };
+    const out: CreatedDeal = {
+      id,
+      location: location ? new URL(location, this.#c.baseUrl).href : new URL(`deals/${id}`, this.#c.baseUrl).href,
+      recovered: false,
+    };
     if (historyId !== undefined) out.historyId = historyId;
     if (body && typeof body === 'object' && typeof body.id === 'number') out.deal = body as DealRead;
     return out;
@@ -202,9 +206,9 @@ export class DealsResource {
   }
 
   /** Counts of the caller's deals by status (GET /deals/countBreakdown). */
-  async countBreakdown(options: CallOptions = {}): Promise<Record<string, number>> {
+  async countBreakdown(options: CallOptions = {}): Promise<CountBreakdown> {
     const res = await this.#c.request({ method: 'GET', url: new URL('deals/countBreakdown', this.#c.baseUrl), retry: 'idempotent', signal: options.signal });
-    return res.body as Record<string, number>;
+    return res.body as CountBreakdown;
   }
 
   /**

@@ -12,12 +12,28 @@ export const DEAL_KEY_PREFIX = 'eidkit:';
 /** How far back (ms) the recovery lookup lists deals (`createdOrModifiedSince`), to absorb clock skew. */
 export const RECOVERY_LOOKBACK_MS = 60 * 60_000;
 
-const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-const MARKER = /^eidkit:([A-Za-z0-9][A-Za-z0-9._-]{0,99})(?:#([0-9a-f]{12}))?$/;
+const NAME = '[A-Za-z0-9][A-Za-z0-9._-]{0,99}';
+const KEY = new RegExp(`^(?:${NAME}/)?${NAME}$`);
+const NAMESPACE = new RegExp(`^${NAME}$`);
+const MARKER = new RegExp(`^eidkit:((?:${NAME}/)?${NAME})(?:#([0-9a-f]{12}))?$`);
 
-/** True when `key` is a valid deal key: 1–100 of letters, digits, `.`, `_`, `-`, starting with a letter or digit. */
+/**
+ * True when `key` is a valid deal key: 1–100 of letters, digits, `.`, `_`, `-`, starting with a letter or digit,
+ * optionally behind one `namespace/` of the same form (a deals file with a `namespace` keys its deals that way).
+ */
 export function isDealKey(key: unknown): key is string {
   return typeof key === 'string' && KEY.test(key);
+}
+
+/** True when `name` is a valid namespace of deal keys (the same form as a key without `/`). */
+export function isDealKeyNamespace(name: unknown): name is string {
+  return typeof name === 'string' && NAMESPACE.test(name);
+}
+
+/** The namespace part of a key (`team-a` of `team-a/spring`), or undefined for a key without one. */
+export function dealKeyNamespace(key: string): string | undefined {
+  const slash = key.indexOf('/');
+  return slash === -1 ? undefined : key.slice(0, slash);
 }
 
 /** The marker of a key: `eidkit:<key>`, or `eidkit:<key>#<hash>` when the applied fields' hash is given. */
@@ -59,7 +75,7 @@ export interface KeyedCreateContext {
   /** How many times a create that may have reached the service, and is not found by its key, is sent again. */
   maxRecoveries: number;
   /** Sends one create (validated, retried only while provably unsent). */
-  send(deal: DealWriteInput): Promise<{ id: number; location: string; historyId?: string; deal?: DealRead }>;
+  send(deal: DealWriteInput): Promise<{ id: number; location: string; historyId?: string; deal?: DealRead; recovered: boolean }>;
   /** The deals created or modified since a date, across pages. */
   list(since: Date): AsyncIterable<DealRead>;
   /** The URL of a deal by id. */
@@ -90,7 +106,7 @@ export async function createWithKey(
   ctx: KeyedCreateContext,
   deal: DealWriteInput,
   key: string,
-): Promise<{ id: number; location: string; historyId?: string; deal?: DealRead; recovered?: true }> {
+): Promise<{ id: number; location: string; historyId?: string; deal?: DealRead; recovered: boolean }> {
   if (!isDealKey(key)) {
     throw new ValidationError(`key must be 1-100 letters, digits, ".", "_" or "-", starting with a letter or digit, got ${JSON.stringify(key)}`, [{ path: 'key', message: 'is not a valid deal key' }], { attempts: 0 });
   }

@@ -71,7 +71,7 @@ export interface CreatedDeal {
   /** The deal, when the service returned it. */
   deal?: DealRead;
   /** True when the create's answer was lost and the deal was found by its key instead (`create(deal, { key })`). */
-  recovered?: true;
+  recovered: boolean;
 }
 
 /** Options of {@link DealsResource.create}. */

@@ -126,6 +126,22 @@ function errorCodes(err: unknown): string[] {
   return codes;
 }
 
+/** A network error code in words naming the host (`connection refused by api.example:443 (ECONNREFUSED)`). */
+function networkWhy(code: string, url: URL): string {
+  const host = url.host;
+  const words: Record<string, string> = {
+    ECONNREFUSED: `connection refused by ${host}`,
+    ENOTFOUND: `host ${url.hostname} not found`,
+    EAI_AGAIN: `looking up host ${url.hostname} failed for now`,
+    EHOSTUNREACH: `host ${host} unreachable`,
+    ENETUNREACH: `network unreachable for ${host}`,
+    ECONNRESET: `connection reset by ${host}`,
+    UND_ERR_CONNECT_TIMEOUT: `connecting to ${host} timed out`,
+    UND_ERR_SOCKET: `connection to ${host} closed`,
+  };
+  return words[code] ? `${words[code]} (${code})` : `${code} (${host})`;
+}
+
 function pathOf(url: URL): string {
   return url.pathname + url.search;
 }
@@ -359,7 +375,7 @@ export class Transport {
       const neverConnected = codes.some((c) => NEVER_CONNECTED.has(c));
       let inner: any = err;
       while (inner?.cause instanceof Error) inner = inner.cause;
-      const why = codes[0] ?? (inner instanceof Error ? inner.message : String(err));
+      const why = codes[0] !== undefined ? networkWhy(codes[0], req.url) : inner instanceof Error ? inner.message : String(err);
       this.#log('debug', `${req.method} ${pathOf(req.url)} failed: ${why}`);
       return new ConnectionError(`${req.method} ${pathOf(req.url)} failed: ${why}`, !neverConnected, { ...details, cause: err });
     } finally {

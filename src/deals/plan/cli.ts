@@ -5,7 +5,7 @@
 import { createInterface } from 'node:readline/promises';
 import { Option, type Command } from 'commander';
 import { EXIT } from '../../cli/exit-codes.js';
-import { CliError, ExitStatus, out, outJson, say, toStderr } from '../../cli/output.js';
+import { CliError, examples, ExitStatus, outJson, outText, say, toStderr } from '../../cli/output.js';
 import { action, intArg } from '../cli-io.js';
 import { connectionOptions, withSession, type ConnectionFlags } from '../cli-session.js';
 import type { DealApiClient } from '../client/client.js';
@@ -25,6 +25,7 @@ interface PlanFlags extends ConnectionFlags {
   updateQuota?: number;
   yes?: boolean;
   skipInvalid?: boolean;
+  detailedExitcode?: boolean;
 }
 
 function planOptions(cmd: Command): Command {
@@ -43,10 +44,13 @@ function optionsOf(flags: PlanFlags): PlanOptions {
   return { ...(flags.prune ? { prune: flags.prune } : {}), quotas };
 }
 
-/** The exit code of a plan: refused deals 3, changes to make 7, none 0. */
-function planExitCode(plan: Plan): number {
+/**
+ * The exit code of a plan: refused deals 3, else 0; with `--detailed-exitcode` (as terraform's), changes to make 7.
+ * A plan with changes is a success: `set -e` scripts must not stop on it unless they ask.
+ */
+function planExitCode(plan: Plan, detailed: boolean): number {
   if (planHasIssues(plan)) return EXIT.VALIDATION;
-  return plan.changes ? EXIT.CHANGES : EXIT.OK;
+  return plan.changes && detailed ? EXIT.CHANGES : EXIT.OK;
 }
 
 function applyExitCode(result: ApplyResult): number {
@@ -59,7 +63,10 @@ function applyExitCode(result: ApplyResult): number {
     return EXIT.API;
   }
   if (result.summary.deferred > 0) return EXIT.CHANGES;
-  return result.summary.skipped > 0 ? EXIT.VALIDATION : EXIT.OK;
+  if (result.summary.skipped === 0) return EXIT.OK;
+  // Skipped invalid deals: 8 when the valid ones were applied, 3 when nothing changed at all.
+  const { created, recovered, updated, paused, resumed, deleted } = result.summary;
+  return created + recovered + updated + paused + resumed + deleted > 0 ? EXIT.PARTIAL : EXIT.VALIDATION;
 }
 
 async function confirm(question: string): Promise<boolean> {
@@ -101,18 +108,37 @@ function withPlan(fn: (client: DealApiClient, plan: Plan, flags: PlanFlags) => P
 
 /** Adds `plan`, `apply` and `schema` to the `deals` command. */
 export function registerPlanCommands(deals: Command): void {
-  planOptions(connectionOptions(deals.command('plan')))
-    .description('show what apply would change to make the live deals match a deals file (reads only); exit 0 no changes, 7 changes, 3 invalid deals')
+  planOptions(
+    connectionOptions(
+      examples(
+        deals.command('plan'),
+        'eidkit deals plan -f deals.yaml --simulator',
+        'eidkit deals plan -f deals.yaml --hide-unchanged --prune pause',
+        'eidkit deals plan -f deals.yaml --detailed-exitcode   # exit 0 no changes, 7 changes, 3 invalid',
+      ),
+    ),
+  )
+    .description('show what apply would change to make the live deals match a deals file (reads only); exit 0, or 3 for invalid deals')
     .option('--hide-unchanged', 'leave out the deals that need no change')
+    .option('--detailed-exitcode', 'exit 7 when there are changes to apply (0: none), as terraform plan -detailed-exitcode')
     .action(
       withPlan(async (_client, plan, flags) => {
-        await (flags.json ? outJson(plan) : out(formatPlan(plan, { showUnchanged: !flags.hideUnchanged })));
-        return planExitCode(plan);
+        await (flags.json ? outJson(plan) : outText(formatPlan(plan, { showUnchanged: !flags.hideUnchanged })));
+        return planExitCode(plan, flags.detailedExitcode === true);
       }),
     );
 
-  planOptions(connectionOptions(deals.command('apply')))
-    .description('make the live deals match a deals file: updates, prunes, then creates within the daily quotas (progress on stderr); exit 0 done, 7 work deferred to a later day, 3 invalid deals')
+  planOptions(
+    connectionOptions(
+      examples(
+        deals.command('apply'),
+        'eidkit deals apply -f deals.yaml              # shows the plan and asks on a terminal',
+        'eidkit deals apply -f deals.yaml --yes --json  # in a script: no question',
+        'eidkit deals apply -f deals.yaml --yes --skip-invalid --prune pause',
+      ),
+    ),
+  )
+    .description('make the live deals match a deals file: updates, prunes, then creates within the daily quotas (progress on stderr); exit 0 done, 7 work deferred to a later day, 3 invalid deals, 8 some applied and invalid ones skipped')
     .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
     .option('--skip-invalid', 'apply the valid deals even when others are refused')
     .action(
@@ -139,13 +165,12 @@ export function registerPlanCommands(deals: Command): void {
             if (phase === 'end') say(progressLine(item, index, total));
           },
         });
-        await (flags.json ? outJson(result) : out(formatApplyResult(result, plan.source)));
+        await (flags.json ? outJson(result) : outText(formatApplyResult(result, plan.source)));
         return applyExitCode(result);
       }),
     );
 
-  deals
-    .command('schema')
+  examples(deals.command('schema'), 'eidkit deals schema > deals.schema.json')
     .description('print the JSON Schema of deals files, for editors: eidkit deals schema > deals.schema.json')
     .action(action(() => outJson(dealsFileJsonSchema())));
 }

@@ -5,7 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { DEAL_WRITE_FIELDS, type DealIssue } from '../rules/index.js';
-import { isDealKey, parseDealKeyMarker } from '../client/keyed.js';
+import { isDealKey, isDealKeyNamespace, parseDealKeyMarker } from '../client/keyed.js';
+import { fileErrorText } from '../../core/file-error.js';
 
 /** One desired deal of a file. */
 export interface DealsFileEntry {
@@ -27,6 +28,11 @@ export interface DealsFileEntry {
 export interface DealsFile {
   /** Where it was read from (for messages); `<input>` when parsed from text. */
   source: string;
+  /**
+   * The file's namespace: its deals are keyed `<namespace>/<key>` on the service, so files with different
+   * namespaces (and scripts' own keys) share one account without seeing each other's deals. Absent: keys as written.
+   */
+  namespace?: string;
   entries: DealsFileEntry[];
   /** Problems of the file as a whole (syntax, top-level shape); when present, `entries` may be incomplete. */
   issues: DealIssue[];
@@ -40,7 +46,7 @@ export class DealsFileError extends Error {
   }
 }
 
-const TOP_LEVEL = new Set(['$schema', 'defaults', 'unmanaged', 'deals']);
+const TOP_LEVEL = new Set(['$schema', 'namespace', 'defaults', 'unmanaged', 'deals']);
 const FIELDS = new Set<string>(DEAL_WRITE_FIELDS);
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -81,17 +87,22 @@ export function parseDealsFile(text: string, source = '<input>'): DealsFile {
   }
   const issues: DealIssue[] = [];
   if (!isObject(data)) throw new DealsFileError(`${source} must hold an object with a "deals" list`);
-  for (const k of Object.keys(data)) if (!TOP_LEVEL.has(k)) issues.push({ path: k, message: `unknown top-level field "${k}" (expected deals, defaults, unmanaged or $schema)` });
+  for (const k of Object.keys(data)) if (!TOP_LEVEL.has(k)) issues.push({ path: k, message: `unknown top-level field "${k}" (expected deals, namespace, defaults, unmanaged or $schema)` });
   const defaults = data.defaults ?? {};
   if (!isObject(defaults)) issues.push({ path: 'defaults', message: 'must be an object of deal fields' });
   else {
     for (const k of Object.keys(defaults)) if (!FIELDS.has(k)) issues.push({ path: `defaults.${k}`, message: `unknown deal field "${k}"` });
     if (defaults.callerDealIds !== undefined) issues.push({ path: 'defaults.callerDealIds', message: 'callerDealIds identify one deal; set them per deal' });
   }
+  const namespace = data.namespace;
+  if (namespace !== undefined && !isDealKeyNamespace(namespace)) {
+    issues.push({ path: 'namespace', message: `must be 1-100 letters, digits, ".", "_" or "-" starting with a letter or digit, got ${JSON.stringify(namespace)}` });
+  }
+  const ns = isDealKeyNamespace(namespace) ? { namespace } : {};
   const shared = unmanagedList(data.unmanaged, 'unmanaged', issues);
   if (!Array.isArray(data.deals)) {
     issues.push({ path: 'deals', message: 'is required: a list of deals, each with a key' });
-    return { source, entries: [], issues };
+    return { source, ...ns, entries: [], issues };
   }
   const seen = new Map<string, number>();
   const entries = data.deals.map((raw, index): DealsFileEntry => {
@@ -103,7 +114,7 @@ export function parseDealsFile(text: string, source = '<input>'): DealsFile {
     const { key, unmanaged, ...own } = raw;
     let name = typeof key === 'string' ? key : `#${index}`;
     if (key === undefined) entryIssues.push({ path: 'key', message: 'is required: your stable name for this deal, e.g. "fr-display-q3"' });
-    else if (!isDealKey(key)) entryIssues.push({ path: 'key', message: `must be 1-100 letters, digits, ".", "_" or "-" starting with a letter or digit, got ${JSON.stringify(key)}` });
+    else if (!isDealKey(key) || key.includes('/')) entryIssues.push({ path: 'key', message: `must be 1-100 letters, digits, ".", "_" or "-" starting with a letter or digit, got ${JSON.stringify(key)}` });
     else if (seen.has(key)) {
       entryIssues.push({ path: 'key', message: `duplicate key: deals[${seen.get(key)}] has it too` });
       name = `${key}#${index}`;
@@ -119,7 +130,7 @@ export function parseDealsFile(text: string, source = '<input>'): DealsFile {
     const fields = { ...(isObject(defaults) ? defaults : {}), ...own };
     return { key: name, index, fields, own: new Set(Object.keys(own)), unmanaged: [...new Set([...shared, ...unmanagedList(unmanaged, 'unmanaged', entryIssues)])], issues: entryIssues };
   });
-  return { source, entries, issues };
+  return { source, ...ns, entries, issues };
 }
 
 /** Reads and parses a deals file; `-` reads it from stdin. */
@@ -128,7 +139,7 @@ export async function loadDealsFile(path: string): Promise<DealsFile> {
   try {
     text = path === '-' ? await readStdin() : await readFile(path, 'utf8');
   } catch (err) {
-    throw new DealsFileError(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new DealsFileError(`cannot read ${path}: ${fileErrorText(err)}`);
   }
   return parseDealsFile(text, path === '-' ? '<stdin>' : path);
 }

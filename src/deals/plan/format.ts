@@ -5,6 +5,7 @@
  */
 import type { ApplyItem, ApplyResult } from './apply.js';
 import type { Plan, PlanAction, PlanItem } from './plan.js';
+import { terminalSafe } from '../../cli/format.js';
 
 const MARK: Record<PlanAction, string> = {
   create: '+',
@@ -38,7 +39,9 @@ function detail(item: PlanItem): string {
   return parts.join('  ');
 }
 
-function rows(lines: Array<[string, string, string, string, string[]]>): string {
+/** Aligned rows; every field and sub-line is terminal-safe (a name or server message cannot act on the terminal). */
+function rows(raw: Array<[string, string, string, string, string[]]>): string {
+  const lines = raw.map((l) => [...l.slice(0, 4).map((f) => terminalSafe(f as string)), (l[4] as string[]).map((s) => terminalSafe(s))] as typeof l);
   const w = [1, 2, 3].map((i) => Math.max(0, ...lines.map((l) => (l[i] as string).length)));
   return lines
     .map(([mark, action, key, id, sub]) => {
@@ -52,7 +55,7 @@ function rows(lines: Array<[string, string, string, string, string[]]>): string 
 /** The plan as text: one line per key, then the quota and the summary. */
 export function formatPlan(plan: Plan, options: { showUnchanged?: boolean } = {}): string {
   const out: string[] = [];
-  for (const issue of plan.issues) out.push(`! file      ${issue.path || '(file)'}: ${issue.message}`);
+  for (const issue of plan.issues) out.push(terminalSafe(`! file      ${issue.path || '(file)'}: ${issue.message}`));
   const shown = plan.items.filter((i) => options.showUnchanged !== false || i.action !== 'no-change');
   const lines = shown.map((item): [string, string, string, string, string[]] => {
     const sub = [detail(item)];

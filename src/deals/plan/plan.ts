@@ -4,7 +4,7 @@
  * quotas. Reads only.
  */
 import type { DealApiClient } from '../client/client.js';
-import { dealKeyOf, userCallerDealIds, withDealKeyMarker } from '../client/keyed.js';
+import { dealKeyNamespace, dealKeyOf, userCallerDealIds, withDealKeyMarker } from '../client/keyed.js';
 import type { DealIssue, DealRead, DealValidationResult } from '../rules/index.js';
 import { dealContentHash, diffDeal, type FieldChange } from './diff.js';
 import type { DealsFile, DealsFileEntry } from './file.js';
@@ -56,6 +56,8 @@ export interface PlanSummary {
 export interface Plan {
   /** The deals file it was made from. */
   source: string;
+  /** The file's namespace, when it has one (every key of the plan then starts with `<namespace>/`). */
+  namespace?: string;
   /** When it was made (the client's clock), ISO 8601. */
   at: string;
   /** True when apply has something to do, today or on a later day. */
@@ -112,9 +114,9 @@ function labelIssues(entry: DealsFileEntry, issues: DealIssue[]): DealIssue[] {
   });
 }
 
-async function planEntry(entry: DealsFileEntry, group: DealRead[], validate: PlanValidator): Promise<{ item: PlanItem; work?: PlanWork }> {
+async function planEntry(entry: DealsFileEntry, key: string, group: DealRead[], validate: PlanValidator): Promise<{ item: PlanItem; work?: PlanWork }> {
   const live = group[0];
-  const base = { key: entry.key, ...(live ? { id: live.id } : {}) };
+  const base = { key, ...(live ? { id: live.id } : {}) };
   if (entry.issues.length > 0) return { item: { ...base, action: 'refused', issues: entry.issues } };
   const body: Record<string, unknown> = { ...entry.fields };
   if (live) for (const field of entry.unmanaged) body[field] = (live as Record<string, unknown>)[field] ?? null;
@@ -123,7 +125,7 @@ async function planEntry(entry: DealsFileEntry, group: DealRead[], validate: Pla
   const name = typeof body.name === 'string' ? body.name : live?.name;
   if (!result.ok || !result.value) return { item: { ...base, name, action: 'refused', issues: labelIssues(entry, result.issues) } };
   const desired: Record<string, unknown> = { ...result.value };
-  desired.callerDealIds = withDealKeyMarker(desired.callerDealIds as string[], entry.key, dealContentHash(desired));
+  desired.callerDealIds = withDealKeyMarker(desired.callerDealIds as string[], key, dealContentHash(desired));
   const warnings = result.warnings.length ? { warnings: result.warnings } : {};
   if (!live) return { item: { ...base, name, action: 'create', ...warnings }, work: { desired } };
   const changes = diffDeal(live as unknown as Record<string, unknown>, desired);
@@ -163,21 +165,28 @@ export async function buildPlan(
   options: PlanOptions & { now: number; validate: PlanValidator },
 ): Promise<Plan> {
   const limits: QuotaLimits = { ...DEFAULT_QUOTAS, ...options.quotas };
+  // A file sees only the keys of its own namespace (none: keys without one), so other files' deals are not its own.
+  const fullKey = (key: string) => (file.namespace ? `${file.namespace}/${key}` : key);
   const byKey = new Map<string, DealRead[]>();
   for (const deal of live) {
     const key = dealKeyOf(deal)?.key;
-    if (key !== undefined) byKey.set(key, [...(byKey.get(key) ?? []), deal]);
+    if (key !== undefined && dealKeyNamespace(key) === file.namespace) byKey.set(key, [...(byKey.get(key) ?? []), deal]);
   }
   for (const group of byKey.values()) group.sort((a, b) => a.id - b.id);
 
   const planned: Array<{ item: PlanItem; work?: PlanWork }> = [];
-  const inFile = new Set(file.entries.map((e) => e.key));
+  const inFile = new Set(file.entries.map((e) => fullKey(e.key)));
   for (const entry of file.entries) {
-    const group = byKey.get(entry.key) ?? [];
-    planned.push(await planEntry(entry, group, options.validate));
-    for (const extra of group.slice(1)) planned.push(pruneItem(extra, entry.key, `duplicate of key ${entry.key} (deal ${group[0]!.id} is kept)`, options.prune));
+    const key = fullKey(entry.key);
+    const group = byKey.get(key) ?? [];
+    planned.push(await planEntry(entry, key, group, options.validate));
+    for (const extra of group.slice(1)) planned.push(pruneItem(extra, key, `duplicate of key ${key} (deal ${group[0]!.id} is kept)`, options.prune));
   }
-  const orphans = [...byKey].filter(([key]) => !inFile.has(key)).flatMap(([key, group]) => group.map((deal) => ({ key, deal })));
+  // An orphan is a deal a deals file applied (its marker carries the hash apply writes) whose key left the file;
+  // a deal keyed by a script (`client.deals.create(deal, { key })`, no hash) is never one.
+  const orphans = [...byKey]
+    .filter(([key]) => !inFile.has(key))
+    .flatMap(([key, group]) => group.filter((deal) => dealKeyOf(deal)?.hash !== undefined).map((deal) => ({ key, deal })));
   orphans.sort((a, b) => a.deal.id - b.deal.id);
   for (const { key, deal } of orphans) planned.push(pruneItem(deal, key, 'key no longer in the file', options.prune));
 
@@ -201,6 +210,7 @@ export async function buildPlan(
   const items = planned.map((p) => p.item);
   return {
     source: file.source,
+    ...(file.namespace ? { namespace: file.namespace } : {}),
     at: new Date(options.now).toISOString(),
     changes: items.some((i) => CHANGING_ACTIONS.has(i.action)),
     issues: file.issues,

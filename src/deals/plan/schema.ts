@@ -32,6 +32,11 @@ export const DealEntrySchema = z.strictObject({ key: DealKeySchema, unmanaged: U
 export const DealsFileSchema = z
   .strictObject({
     $schema: z.string().optional().describe('Path or URL of this JSON Schema, for editors.'),
+    namespace: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/)
+      .optional()
+      .describe('Keys this file\'s deals as "<namespace>/<key>": plan and apply see only the deals of this namespace, so several files and scripts share one account.'),
     defaults: DealDefaultsSchema.optional(),
     unmanaged: UnmanagedFieldsSchema.optional(),
     deals: z.array(DealEntrySchema).describe('The deals that should exist; every field a deal leaves out (and its defaults do not set) is reset to its spec §4.3 default.'),

@@ -12,38 +12,63 @@ import {
   PricingModelSchema,
   PriorityIdSchema,
 } from './enums.js';
-import { isIso3166Alpha2 } from './countries.js';
+import { ISO_3166_COUNTRIES } from './countries.js';
 
-/** True when `n` has at most two decimal places (spec 2.2: "number (2 decimals)"). */
-function hasTwoDecimals(n: number): boolean {
-  return Math.abs(Math.round(n * 100) - n * 100) < 1e-6;
-}
+// Every per-field constraint is written so that z.toJSONSchema carries it into the simulator's OpenAPI document
+// (docs/simulator.md "The OpenAPI document"): regular expressions without flags or look-arounds, enumerations,
+// multipleOf and bounds rather than `refine`, which JSON Schema cannot express.
 
 const id = z.int().positive();
 const ids = z.array(id).max(10_000);
-const idOrString = z.union([id, z.string().trim().min(1).max(100)]);
+/** A string with something besides white space, at most `max` characters. */
+const text = (max: number) => z.string().regex(/\S/, 'must not be empty').trim().max(max);
+const idOrString = z.union([id, text(100)]);
 const idsOrStrings = z.array(idOrString).max(10_000);
-const names = z.array(z.string().trim().min(1).max(255)).max(10_000);
+const names = z.array(text(255)).max(10_000);
+const DATE_TIME_MESSAGE =
+  'must be an ISO 8601 date-time, e.g. 2025-01-31T00:00:00Z, or a date, 2025-01-31 (midnight UTC)';
+/** ISO 8601 date-time; without an offset it is read as UTC. */
+const isoDateTime = z.iso.datetime({ offset: true, local: true, message: DATE_TIME_MESSAGE });
 /** A date alone, `2025-01-31`: read as midnight UTC that day, as `--since` and createdOrModifiedSince read it. */
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-/** ISO 8601 date-time; without an offset it is read as UTC; a date alone is midnight UTC (sent as a date-time). */
-const dateTime = z.preprocess(
-  (v) => (typeof v === 'string' && DATE_ONLY.test(v) ? `${v}T00:00:00Z` : v),
-  z.iso.datetime({ offset: true, local: true, message: 'must be an ISO 8601 date-time, e.g. 2025-01-31T00:00:00Z, or a date, 2025-01-31 (midnight UTC)' }),
-);
-const money = z.number().nonnegative().refine(hasTwoDecimals, 'must have at most 2 decimal places');
-const rate = money.refine((n) => n <= 1, 'must be a fraction between 0 and 1 (0.15 means 15%)');
+const isoDate = z.iso.date({ message: DATE_TIME_MESSAGE });
+/** A date-time, or a date alone stored as midnight UTC (so the read shape always holds a date-time). */
+export const DealDateTimeSchema = z
+  .union([isoDate, isoDateTime], { message: DATE_TIME_MESSAGE })
+  .transform((v) => (v.length === 10 ? `${v}T00:00:00Z` : v))
+  .pipe(isoDateTime);
+const dateTime = DealDateTimeSchema;
+/** Spec 2.2: "number (2 decimals)". */
+const money = z.number().nonnegative().multipleOf(0.01, 'must have at most 2 decimal places');
+const rate = money.max(1, 'must be a fraction between 0 and 1 (0.15 means 15%)');
 const percentage = z.int().min(0).max(100);
 const count = z.int().nonnegative();
-/** Segment expression: ids joined by `,` (OR) and `;` (AND), each optionally preceded by `NOT` (spec 2.3). */
-const SEGMENT_TERM = /^(NOT\s+)?[A-Za-z0-9_.:-]+$/;
+/** One term of a segment expression: an id, optionally preceded by `NOT`. */
+const SEGMENT_TERM = String.raw`\s*(NOT\s+)?[A-Za-z0-9_.:-]+\s*`;
+/** Segment expression: ids joined by `,` (OR) and `;` (AND), each may be preceded by `NOT` (spec 2.3); blank = none. */
 const segmentExpression = z
   .string()
   .max(10_000)
-  .refine(
-    (s) => s.trim() === '' || s.split(/[;,]/).every((t) => SEGMENT_TERM.test(t.trim())),
+  .regex(
+    new RegExp(String.raw`^(\s*|${SEGMENT_TERM}([;,]${SEGMENT_TERM})*)$`),
     'must be segment ids joined by "," (OR) and ";" (AND), each optionally preceded by "NOT", e.g. "12,34;NOT 56"',
   );
+const COUNTRY_CODES = ISO_3166_COUNTRIES.map(([code]) => code) as [string, ...string[]];
+/** An upper-case ISO 3166-1 alpha-2 code: an enumeration, so the document lists the accepted codes. */
+const countryCode = z.enum(COUNTRY_CODES, {
+  message: 'must be an upper-case ISO 3166-1 alpha-2 country code such as FR',
+});
+/** `<country>:<postal code>`, the country one of the ISO 3166-1 alpha-2 codes. */
+const countryPostalCode = z
+  .string()
+  .regex(
+    new RegExp(`^(${COUNTRY_CODES.join('|')}):[A-Za-z0-9 -]{2,12}$`),
+    'must be "<ISO 3166-1 alpha-2 country code>:<postal code>", e.g. "FR:75001"',
+  );
+/** A domain name, case-insensitive (written with both cases, since JSON Schema patterns take no flags). */
+const domain = z
+  .string()
+  .max(253, 'must be a domain name such as example.com')
+  .regex(/^([A-Za-z0-9-]+\.)+[A-Za-z0-9-]{2,}$/, 'must be a domain name such as example.com');
 
 /** One point of hyperlocal targeting (spec 2.4). */
 export const CoordinateSchema = z.strictObject({
@@ -83,7 +108,7 @@ export const ThirdPartyProviderCostSchema = z.strictObject({
  */
 export const dealWriteFields = {
   // 2.1 general
-  name: z.string().trim().min(1, 'must not be empty').max(255),
+  name: text(255),
   isActive: z.boolean(),
   beginDate: dateTime.nullable(),
   endDate: dateTime.nullable(),
@@ -117,19 +142,12 @@ export const dealWriteFields = {
   videoMaxAdDurationIds: ids.nullish(),
   scoNodeBucketIds: ids.nullish(),
   domains: z
-    .array(z.string().regex(/^(?=.{1,253}$)([a-z0-9-]+\.)+[a-z0-9-]{2,}$/i, 'must be a domain name such as example.com'))
+    .array(domain)
     .max(100_000)
     .nullish(),
   domainListId: id.nullish(),
   countryCodesPostalCodes: z
-    .array(
-      z
-        .string()
-        .refine(
-          (s) => /^[A-Z]{2}:[A-Za-z0-9 -]{2,12}$/.test(s) && isIso3166Alpha2(s.slice(0, 2)),
-          'must be "<ISO 3166-1 alpha-2 country code>:<postal code>", e.g. "FR:75001"',
-        ),
-    )
+    .array(countryPostalCode)
     .max(100_000)
     .nullish(),
   // 2.2 pricing
@@ -146,9 +164,7 @@ export const dealWriteFields = {
   semanticSegmentsTargeting: segmentExpression.nullish(),
   cityIds: idsOrStrings.nullish(),
   countryCodes: z
-    .array(
-      z.string().refine(isIso3166Alpha2, 'must be an upper-case ISO 3166-1 alpha-2 country code such as FR'),
-    )
+    .array(countryCode)
     .max(300)
     .nullish(),
   creativeSizes: z
@@ -209,9 +225,9 @@ export const DEAL_WRITE_FIELDS = Object.keys(dealWriteFields) as Array<keyof typ
 export const dealReadOnlyFields = {
   id: id,
   dealId: z.string().min(1),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  expirationDateUtc: z.string().nullable(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+  expirationDateUtc: z.iso.datetime().nullable(),
   isDisabledByRegulator: z.boolean(),
   isParentDeal: z.boolean(),
   isArchived: z.boolean(),
@@ -241,6 +257,19 @@ export const DealReadSchema = z.object({ ...dealWriteFields, ...dealReadOnlyFiel
 export type DealRead = z.infer<typeof DealReadSchema>;
 /** The read-only part of a deal. */
 export type DealReadOnly = z.infer<z.ZodObject<typeof dealReadOnlyFields>>;
+
+const dealCount = z.int().nonnegative();
+/** GET /deals/countBreakdown: the caller company's deals by state (archived first, then active or paused) and type. */
+export const CountBreakdownSchema = z.object({
+  total: dealCount,
+  active: dealCount,
+  paused: dealCount,
+  archived: dealCount,
+  expiringSoon: dealCount,
+  byType: z.object({ PrivateAuction: dealCount, DirectDeal: dealCount, GuaranteedDeal: dealCount }),
+});
+/** The counts of GET /deals/countBreakdown. */
+export type CountBreakdown = z.infer<typeof CountBreakdownSchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Lookup items (spec 2.8). Only City and Partner items are defined by the spec; the others carry id, name and

@@ -12,10 +12,42 @@ import {
   type DealWrite,
 } from './schemas.js';
 
+/**
+ * The rules validateDeal checks beyond each field's own shape, by id: an issue that breaks one of them names it in
+ * `rule`. The simulator's OpenAPI document lists them (JSON Schema cannot express them), so a body the document
+ * accepts is refused only for one of these reasons (docs/simulator.md "The OpenAPI document").
+ */
+export const DEAL_RULES = {
+  'buyers-or-dsps': 'exactly one of buyerIds and dspIds is non-empty',
+  'multiple-buyer-dsp': 'a DSP in dspIds supports multiple-buyer deals (GET /dsps: isMultiBuyerDealForbidden false)',
+  'known-ids': 'dspIds, buyerIds and identityProviderId name existing lookup items',
+  'targeting-required': 'at least one targeting criterion is set, e.g. countryCodes, platformIds or audienceSegmentsTargeting',
+  'one-geo-type': 'at most one of countryCodes, regionIds, cityIds, stateIds, dmaIds and countryCodesPostalCodes is set',
+  'hyperlocal-needs-geo': 'hyperLocalTargeting and coordinates come with another geographic targeting field',
+  'player-size-dimension': 'videoPlayerSizeDimension has minWidth or minHeight',
+  'pricing-model-costs':
+    'variable floor: price 0 with companyVendorCostRate above 0, or a price with no rate, and no minCompanyVendorCost; ' +
+    'other models: price above 0 and no companyVendorCostRate',
+  'guaranteed-deal':
+    'a guaranteed-price deal has one eligible buyer, beginDate, endDate and impression types among Display, ' +
+    'In-Stream and Out-Stream',
+  'end-after-begin': 'endDate is after beginDate',
+  'immutable-after-creation': 'currency and pricingModel never change; isDspSyncEnabled never returns to false',
+  'guaranteed-flight': 'a guaranteed deal in flight keeps its beginDate and may only extend endDate; an ended one keeps both',
+  'budget-needs-dates': 'a budget (budgetIds, publisherId, shareAllocation, adjustedTarget) needs beginDate and endDate',
+  'frequency-capping-pair': 'timeFrameId and impressions come together',
+  'matches-replaced-deal': 'in a PUT body, id and dealId, when given, are those of the deal replaced',
+} as const;
+
+/** The id of a rule of DEAL_RULES. */
+export type DealRuleId = keyof typeof DEAL_RULES;
+
 /** One problem found in a deal: `path` names the field (`hyperLocalTargeting.coordinates[0].latitude`; `''` is the whole deal). */
 export interface DealIssue {
   path: string;
   message: string;
+  /** The cross-field rule broken, when the field's own shape is fine (DEAL_RULES). */
+  rule?: DealRuleId;
 }
 
 /** Reference data for one kind of lookup item: a map from id to item, or a plain list of items. */
@@ -203,7 +235,7 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
     if (READ_ONLY.has(key)) {
       if (mode === 'create') issues.push({ path: key, message: `${key} is read-only and cannot be set when creating a deal` });
       else if (stored && (key === 'id' || key === 'dealId') && v !== undefined && stored[key] !== undefined && v !== stored[key]) {
-        issues.push({ path: key, message: `does not match the deal being replaced (${key} ${JSON.stringify(stored[key])})` });
+        issues.push({ path: key, message: `does not match the deal being replaced (${key} ${JSON.stringify(stored[key])})`, rule: 'matches-replaced-deal' });
       }
       continue;
     }
@@ -233,49 +265,49 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
   // 2.1: exactly one of buyerIds / dspIds non-empty.
   if (ok('buyerIds', 'dspIds')) {
     if (d.buyerIds.length > 0 && d.dspIds.length > 0) {
-      issues.push({ path: 'dspIds', message: 'set either buyerIds or dspIds, not both' });
+      issues.push({ path: 'dspIds', message: 'set either buyerIds or dspIds, not both', rule: 'buyers-or-dsps' });
     } else if (d.buyerIds.length === 0 && d.dspIds.length === 0) {
-      issues.push({ path: 'buyerIds', message: 'one of buyerIds or dspIds must be non-empty' });
+      issues.push({ path: 'buyerIds', message: 'one of buyerIds or dspIds must be non-empty', rule: 'buyers-or-dsps' });
     }
   }
   // 2.1 / 7: a DSP without multiple-buyer support is refused, with the DSP id after the message.
   d.dspIds.forEach((dspId, i) => {
     const dsp = lookup(reference?.dsps, dspId);
     if (dsp?.isMultiBuyerDealForbidden) {
-      issues.push({ path: `dspIds[${i}]`, message: `Deal cannot target DSPs that do not support multiple-buyer targeting: ${dspId}` });
+      issues.push({ path: `dspIds[${i}]`, message: `Deal cannot target DSPs that do not support multiple-buyer targeting: ${dspId}`, rule: 'multiple-buyer-dsp' });
     } else if (!dsp && reference?.complete && reference.dsps) {
-      issues.push({ path: `dspIds[${i}]`, message: `unknown DSP ${dspId}` });
+      issues.push({ path: `dspIds[${i}]`, message: `unknown DSP ${dspId}`, rule: 'known-ids' });
     }
   });
   d.buyerIds.forEach((buyerId, i) => {
     if (!lookup(reference?.buyers, buyerId) && reference?.complete && reference.buyers) {
-      issues.push({ path: `buyerIds[${i}]`, message: `unknown buyer ${buyerId}` });
+      issues.push({ path: `buyerIds[${i}]`, message: `unknown buyer ${buyerId}`, rule: 'known-ids' });
     }
   });
 
   // 2.3: at least one targeting criterion.
   if (ok(...TARGETING_FIELDS) && !TARGETING_FIELDS.some((f) => isSet(f, d[f]))) {
-    issues.push({ path: '', message: 'at least one targeting criterion is required, e.g. countryCodes, platformIds or audienceSegmentsTargeting' });
+    issues.push({ path: '', message: 'at least one targeting criterion is required, e.g. countryCodes, platformIds or audienceSegmentsTargeting', rule: 'targeting-required' });
   }
   // 2.3: one geographic targeting type at a time; hyperlocal needs another one.
   const geo = GEO_FIELDS.filter((f) => isSet(f, d[f]));
   if (geo.length > 1) {
     for (const f of geo.slice(1)) {
-      issues.push({ path: f, message: `only one geographic targeting type may be used at a time: ${geo.join(' and ')} are all set` });
+      issues.push({ path: f, message: `only one geographic targeting type may be used at a time: ${geo.join(' and ')} are all set`, rule: 'one-geo-type' });
     }
   }
   if (ok(...GEO_FIELDS) && geo.length === 0) {
     if (d.hyperLocalTargeting) {
-      issues.push({ path: 'hyperLocalTargeting', message: 'needs another geographic targeting field as well, e.g. countryCodes' });
+      issues.push({ path: 'hyperLocalTargeting', message: 'needs another geographic targeting field as well, e.g. countryCodes', rule: 'hyperlocal-needs-geo' });
     }
     if (d.coordinates.length > 0) {
-      issues.push({ path: 'coordinates', message: 'needs another geographic targeting field as well, e.g. countryCodes' });
+      issues.push({ path: 'coordinates', message: 'needs another geographic targeting field as well, e.g. countryCodes', rule: 'hyperlocal-needs-geo' });
     }
   }
   // 2.3: a player size needs one of its two dimensions.
   const size = d.videoPlayerSizeDimension;
   if (size && (size.minWidth ?? null) === null && (size.minHeight ?? null) === null) {
-    issues.push({ path: 'videoPlayerSizeDimension', message: 'needs minWidth or minHeight' });
+    issues.push({ path: 'videoPlayerSizeDimension', message: 'needs minWidth or minHeight', rule: 'player-size-dimension' });
   }
 
   // 2.2: pricing shapes per model.
@@ -284,20 +316,20 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
     const minCost = d.minCompanyVendorCost ?? 0;
     if (d.pricingModel === PricingModel.VariableFloor) {
       if (d.price > 0 && cvr > 0) {
-        issues.push({ path: 'companyVendorCostRate', message: 'must be 0 for a variable floor deal with a floor price (price above 0); use price 0 to sell on the publisher floor with a margin rate' });
+        issues.push({ path: 'companyVendorCostRate', message: 'must be 0 for a variable floor deal with a floor price (price above 0); use price 0 to sell on the publisher floor with a margin rate', rule: 'pricing-model-costs' });
       } else if (d.price === 0 && !(cvr > 0)) {
-        issues.push({ path: 'companyVendorCostRate', message: 'must be above 0 for a variable floor deal on the publisher floor (price 0)' });
+        issues.push({ path: 'companyVendorCostRate', message: 'must be above 0 for a variable floor deal on the publisher floor (price 0)', rule: 'pricing-model-costs' });
       }
       if (minCost > 0) {
-        issues.push({ path: 'minCompanyVendorCost', message: 'applies to fixed price and custom floor deals only; variable floor deals use companyVendorCostRate' });
+        issues.push({ path: 'minCompanyVendorCost', message: 'applies to fixed price and custom floor deals only; variable floor deals use companyVendorCostRate', rule: 'pricing-model-costs' });
       }
     } else {
       if (!(d.price > 0)) {
         const label = { 1: 'fixed price', 2: 'custom floor', 3: 'guaranteed price' }[d.pricingModel];
-        issues.push({ path: 'price', message: `must be above 0 for a ${label} deal` });
+        issues.push({ path: 'price', message: `must be above 0 for a ${label} deal`, rule: 'pricing-model-costs' });
       }
       if (cvr > 0) {
-        issues.push({ path: 'companyVendorCostRate', message: 'applies to variable floor deals only; use minCompanyVendorCost' });
+        issues.push({ path: 'companyVendorCostRate', message: 'applies to variable floor deals only; use minCompanyVendorCost', rule: 'pricing-model-costs' });
       }
     }
   }
@@ -305,46 +337,46 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
   // 2.2 / 3: guaranteed price.
   if (ok('pricingModel') && d.pricingModel === PricingModel.GuaranteedPrice) {
     if (ok('buyerIds') && d.buyerIds.length !== 1) {
-      issues.push({ path: 'buyerIds', message: `a guaranteed-price deal needs exactly one buyer in buyerIds, got ${d.buyerIds.length}` });
+      issues.push({ path: 'buyerIds', message: `a guaranteed-price deal needs exactly one buyer in buyerIds, got ${d.buyerIds.length}`, rule: 'guaranteed-deal' });
     }
     if (ok('buyerIds') && d.buyerIds.length === 1) {
       const buyer = lookup(reference?.buyers, d.buyerIds[0]);
       if (buyer && !buyer.isGuaranteedDealEligible) {
-        issues.push({ path: 'buyerIds[0]', message: `buyer ${d.buyerIds[0]} is not eligible for guaranteed deals` });
+        issues.push({ path: 'buyerIds[0]', message: `buyer ${d.buyerIds[0]} is not eligible for guaranteed deals`, rule: 'guaranteed-deal' });
       }
     }
     if (ok('impressionTypeIds')) {
       const allowed = 'Display (0), In-Stream (2) and Out-Stream (3)';
       if (d.impressionTypeIds.length === 0) {
-        issues.push({ path: 'impressionTypeIds', message: `a guaranteed-price deal must name its impression types: only ${allowed} are allowed` });
+        issues.push({ path: 'impressionTypeIds', message: `a guaranteed-price deal must name its impression types: only ${allowed} are allowed`, rule: 'guaranteed-deal' });
       }
       d.impressionTypeIds.forEach((t, i) => {
         if (!GUARANTEED_IMPRESSION_TYPE_IDS.includes(t)) {
-          issues.push({ path: `impressionTypeIds[${i}]`, message: `impression type ${t} (${IMPRESSION_TYPES[t as keyof typeof IMPRESSION_TYPES]}) is not allowed in a guaranteed-price deal: only ${allowed} are` });
+          issues.push({ path: `impressionTypeIds[${i}]`, message: `impression type ${t} (${IMPRESSION_TYPES[t as keyof typeof IMPRESSION_TYPES]}) is not allowed in a guaranteed-price deal: only ${allowed} are`, rule: 'guaranteed-deal' });
         }
       });
     }
-    if (ok('beginDate') && d.beginDate === null) issues.push({ path: 'beginDate', message: 'a guaranteed-price deal needs a beginDate' });
-    if (ok('endDate') && d.endDate === null) issues.push({ path: 'endDate', message: 'a guaranteed-price deal needs an endDate' });
+    if (ok('beginDate') && d.beginDate === null) issues.push({ path: 'beginDate', message: 'a guaranteed-price deal needs a beginDate', rule: 'guaranteed-deal' });
+    if (ok('endDate') && d.endDate === null) issues.push({ path: 'endDate', message: 'a guaranteed-price deal needs an endDate', rule: 'guaranteed-deal' });
   }
 
   // 2.1: end after begin.
   if (ok('beginDate', 'endDate') && d.beginDate && d.endDate && parseDealDate(d.endDate) <= parseDealDate(d.beginDate)) {
-    issues.push({ path: 'endDate', message: 'must be after beginDate' });
+    issues.push({ path: 'endDate', message: 'must be after beginDate', rule: 'end-after-begin' });
   }
 
   if (mode === 'update' && stored) {
     // 3: currency and pricingModel are immutable.
     if (ok('currency') && stored.currency !== undefined && d.currency !== stored.currency) {
-      issues.push({ path: 'currency', message: `cannot change after creation (the deal is in ${stored.currency})` });
+      issues.push({ path: 'currency', message: `cannot change after creation (the deal is in ${stored.currency})`, rule: 'immutable-after-creation' });
     }
     if (ok('pricingModel') && stored.pricingModel !== undefined && d.pricingModel !== stored.pricingModel) {
-      issues.push({ path: 'pricingModel', message: `cannot change after creation (the deal has pricingModel ${stored.pricingModel})` });
+      issues.push({ path: 'pricingModel', message: `cannot change after creation (the deal has pricingModel ${stored.pricingModel})`, rule: 'immutable-after-creation' });
     }
     // 3: isDspSyncEnabled never returns to false; an omitted value keeps true, as it cannot reset.
     if (stored.isDspSyncEnabled === true && ok('isDspSyncEnabled')) {
       if (body.isDspSyncEnabled === false) {
-        issues.push({ path: 'isDspSyncEnabled', message: 'cannot be set back to false once enabled' });
+        issues.push({ path: 'isDspSyncEnabled', message: 'cannot be set back to false once enabled', rule: 'immutable-after-creation' });
       }
       d.isDspSyncEnabled = true;
     }
@@ -355,11 +387,11 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
       const newBegin = d.beginDate === null ? NaN : parseDealDate(d.beginDate);
       const newEnd = d.endDate === null ? NaN : parseDealDate(d.endDate);
       if (now >= begin && now <= end) {
-        if (newBegin !== begin) issues.push({ path: 'beginDate', message: `cannot change while the guaranteed deal is in flight (it began ${stored.beginDate})` });
-        if (!(newEnd >= end)) issues.push({ path: 'endDate', message: `can only be extended while the guaranteed deal is in flight (it ends ${stored.endDate})` });
+        if (newBegin !== begin) issues.push({ path: 'beginDate', message: `cannot change while the guaranteed deal is in flight (it began ${stored.beginDate})`, rule: 'guaranteed-flight' });
+        if (!(newEnd >= end)) issues.push({ path: 'endDate', message: `can only be extended while the guaranteed deal is in flight (it ends ${stored.endDate})`, rule: 'guaranteed-flight' });
       } else if (now > end) {
-        if (newBegin !== begin) issues.push({ path: 'beginDate', message: `cannot change after the guaranteed deal has ended (${stored.endDate})` });
-        if (newEnd !== end) issues.push({ path: 'endDate', message: `cannot change after the guaranteed deal has ended (${stored.endDate})` });
+        if (newBegin !== begin) issues.push({ path: 'beginDate', message: `cannot change after the guaranteed deal has ended (${stored.endDate})`, rule: 'guaranteed-flight' });
+        if (newEnd !== end) issues.push({ path: 'endDate', message: `cannot change after the guaranteed deal has ended (${stored.endDate})`, rule: 'guaranteed-flight' });
       }
     }
   }
@@ -368,7 +400,7 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
   const budget = d.budgetIds.length > 0 || d.publisherId !== null || d.shareAllocation !== null || d.adjustedTarget !== null;
   if (budget && ok('beginDate', 'endDate')) {
     for (const f of ['beginDate', 'endDate'] as const) {
-      if (d[f] === null) issues.push({ path: f, message: 'is required when a budget (budgetIds) is configured' });
+      if (d[f] === null) issues.push({ path: f, message: 'is required when a budget (budgetIds) is configured', rule: 'budget-needs-dates' });
     }
   }
 
@@ -377,11 +409,11 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
     const tf = d.timeFrameId;
     const imp = d.impressions;
     if ((tf === null) !== (imp === null)) {
-      issues.push({ path: tf === null ? 'timeFrameId' : 'impressions', message: 'frequency capping needs both timeFrameId and impressions' });
+      issues.push({ path: tf === null ? 'timeFrameId' : 'impressions', message: 'frequency capping needs both timeFrameId and impressions', rule: 'frequency-capping-pair' });
     }
     const idp = d.identityProviderId === null ? undefined : lookup(reference?.identityProviders, d.identityProviderId);
     if (d.identityProviderId !== null && !idp && reference?.complete && reference.identityProviders) {
-      issues.push({ path: 'identityProviderId', message: `unknown identity provider ${d.identityProviderId}` });
+      issues.push({ path: 'identityProviderId', message: `unknown identity provider ${d.identityProviderId}`, rule: 'known-ids' });
     } else if (tf !== null && imp !== null) {
       const why =
         d.identityProviderId === null

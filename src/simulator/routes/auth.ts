@@ -3,9 +3,14 @@
  * and the middleware that makes every later route need a user token (step 3).
  */
 import type { Hono, MiddlewareHandler } from 'hono';
-import { PASSWORD_REALM_GRANT, REALM, sameSecret } from '../auth.js';
+import { addressKey, PASSWORD_REALM_GRANT, REALM, sameSecret } from '../auth.js';
 import type { SimulatorUser } from '../users.js';
 import type { ApiEnv, AppContext } from './context.js';
+
+/** The one answer to a password-realm request whose client secret, username or password is wrong. */
+const REFUSED_LOGIN = { error: 'invalid_grant', error_description: 'Wrong email, password or client credentials.' };
+/** The one answer to a client-credentials request whose client id or secret is wrong. */
+const REFUSED_CLIENT = { error: 'access_denied', error_description: 'Unauthorized' };
 
 /** Registers POST /oauth/token and GET /authorize on `api`; neither needs a user token. */
 export function registerTokenRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
@@ -37,29 +42,41 @@ export function registerTokenRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     const missing = required.find((k) => !form[k]);
     if (missing) return c.json({ error: 'invalid_request', error_description: `Missing required parameter: ${missing}` }, 400);
 
-    // Spec 5 / 8: 10 attempts per 5 minutes per user, counted whether or not they succeed.
-    const key = grant === PASSWORD_REALM_GRANT ? `user:${form.username.toLowerCase()}` : `client:${form.client_id}`;
-    const wait = auth.countAttempt(key);
-    if (wait !== null) {
-      c.header('Retry-After', String(wait));
-      return c.json({ error: 'too_many_attempts', error_description: `Too many authentication attempts; retry in ${wait} s` }, 429);
-    }
-    if (!auth.knowsClient(form.client_id)) return c.json({ error: 'access_denied', error_description: 'Unauthorized' }, 401);
-    if (!auth.clientSecretMatches(form.client_id, form.client_secret)) {
-      return c.json({ error: 'invalid_client', error_description: 'Client authentication failed' }, 401);
-    }
+    // What holds no secret is checked first, so its answer says nothing about one.
     if (form.audience !== ctx.audience) {
       return c.json({ error: 'access_denied', error_description: `Service not found: ${form.audience}` }, 403);
     }
+    if (grant === PASSWORD_REALM_GRANT && form.realm !== REALM) {
+      return c.json({ error: 'invalid_request', error_description: `Unknown realm: ${form.realm}` }, 400);
+    }
+
+    // 10 failed attempts per 5 minutes per client id and per source address (docs/simulator.md, "Authentication
+    // limit"): never per claimed username, which a guesser would rotate. A limited caller is refused unchecked.
+    const address = addressKey(c.env?.remoteAddress);
+    const wait = auth.attemptWait(form.client_id, address);
+    if (wait !== null) {
+      c.header('Retry-After', String(wait));
+      const description = `Too many authentication attempts; retry in ${wait} s`;
+      return c.json({ error: 'too_many_attempts', error_description: description }, 429);
+    }
+    // Every secret is compared whatever the others gave, and any mismatch gets one answer: a right client secret
+    // with an unknown user must not read differently from a wrong one.
+    const clientOk = auth.clientSecretMatches(form.client_id, form.client_secret);
     let user: SimulatorUser | undefined;
     let ttl = auth.limits.tokenTtlSeconds;
     if (grant === PASSWORD_REALM_GRANT) {
-      if (form.realm !== REALM) return c.json({ error: 'invalid_request', error_description: `Unknown realm: ${form.realm}` }, 400);
       user = auth.user(form.username);
-      const good = !!user && user.clientId === form.client_id && sameLogin(user, form.password);
-      if (!good) return c.json({ error: 'invalid_grant', error_description: 'Wrong email or password.' }, 403);
+      const loginOk = sameLogin(user, form.password) && user?.clientId === form.client_id;
+      if (!(clientOk && loginOk)) {
+        auth.attemptFailed(form.client_id, address);
+        return c.json(REFUSED_LOGIN, 403);
+      }
     } else {
-      // The client-credentials flavour maps the client to its first user (domain notes: 600 s tokens).
+      if (!clientOk) {
+        auth.attemptFailed(form.client_id, address);
+        return c.json(REFUSED_CLIENT, 401);
+      }
+      // The client-credentials flavour maps the client to its first user (600 s tokens).
       user = auth.users.find((u) => u.clientId === form.client_id);
       ttl = auth.limits.clientCredentialsTtlSeconds;
     }
@@ -68,7 +85,9 @@ export function registerTokenRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     return c.json({ access_token: token, expires_in: ttl, token_type: 'Bearer' });
   });
 
-  const sameLogin = (user: SimulatorUser, password: string) => sameSecret(user.password, password);
+  // An unknown user costs the same comparison as a known one.
+  const sameLogin = (user: SimulatorUser | undefined, password: string) =>
+    sameSecret(user?.password ?? '\0unknown', password) && !!user;
 
   // --- Spec 5 step 2: the user token. ---------------------------------------------------------------------------
   api.get('/authorize', (c) => {

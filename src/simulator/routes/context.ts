@@ -16,8 +16,12 @@ export interface AppContext {
   audience: string;
   quotas: { creationsPerDay: number; updatesPerDay: number };
   maxBodyBytes: number;
-  openapi: () => unknown;
+  /** The OpenAPI document, with `origin` (the request's) as its server. */
+  openapi: (origin: string) => unknown;
 }
 
-/** The hono environment of the API: the user the user token names, set before any deal or lookup handler runs. */
-export type ApiEnv = { Variables: { user: SimulatorUser } };
+/**
+ * The hono environment of the API: the caller's socket address (absent in-process), and the user the user token
+ * names, set before any deal or lookup handler runs.
+ */
+export type ApiEnv = { Bindings: { remoteAddress?: string }; Variables: { user: SimulatorUser } };

@@ -8,6 +8,7 @@ import { SOON_MS, dealFacts, dealTypeId, toRead } from '../deal-view.js';
 import type { StoredDeal } from '../store.js';
 import type { ApiEnv, AppContext } from './context.js';
 import { parseBool, parseDateParam, parseIdList, parseIntParam, type Parsed } from './http.js';
+import { anyCase, BOOLEAN_QUERY, ID_LIST, query, route, type JsonSchema, type OperationDef } from './operation.js';
 
 /** Largest page of GET /deals (spec 4.2, 8). */
 export const MAX_PAGE_SIZE = 100;
@@ -15,12 +16,66 @@ export const MAX_PAGE_SIZE = 100;
 /** Sort keys GET /deals accepts (spec 2.7 leaves them open). */
 export const SORT_KEYS = ['id', 'dealId', 'name', 'createdAt', 'updatedAt', 'beginDate', 'endDate', 'expirationDate', 'price', 'isActive', 'pricingModel', 'typeId'] as const;
 
+/** A date-time parameter: the `date-time` input schema of the deal rules (a date alone is midnight UTC). */
+const DATE_PARAM: JsonSchema = { $ref: '#/components/schemas/DateTime' };
+
+/** GET /deals/countBreakdown. */
+export const COUNT_DEALS: OperationDef = {
+  operationId: 'countDeals',
+  method: 'get',
+  path: '/deals/countBreakdown',
+  tag: 'deals',
+  summary: 'Count the caller company’s deals by status and type',
+  description:
+    'Counts of the caller company’s deals: active, paused, archived, expiring within 7 days, and by deal type.',
+  auth: 'user',
+  responses: { 200: { description: 'the counts', body: { ref: 'CountBreakdown' } } },
+};
+
+/** GET /deals. */
+export const LIST_DEALS: OperationDef = {
+  operationId: 'listDeals',
+  method: 'get',
+  path: '/deals',
+  tag: 'deals',
+  summary: 'List the caller company’s deals, filtered, sorted and paged',
+  description:
+    `One page of the caller company’s deals (at most ${MAX_PAGE_SIZE}), with the total count and RFC 5988 links. ` +
+    'Booleans and sortBy are read in any letter case; id lists may have blanks around the numbers.',
+  auth: 'user',
+  parameters: [
+    query('createdOrModifiedSince', DATE_PARAM, 'deals created or modified after this instant (a date: midnight UTC)'),
+    query('isArchived', BOOLEAN_QUERY, 'archived (ended more than 30 days ago) or not'),
+    query('isSoonExpired', BOOLEAN_QUERY, 'expiring within 7 days or not'),
+    query('isParentDeal', BOOLEAN_QUERY, 'having children deals or not'),
+    query('sortBy', { anyOf: [{ type: 'string', enum: [...SORT_KEYS] }, anyCase(SORT_KEYS)] }, 'any case; default id'),
+    query('sortAsc', BOOLEAN_QUERY, 'ascending (default) or descending'),
+    query('metricsBeginDate', DATE_PARAM, 'start of the metrics window'),
+    query('metricsEndDate', DATE_PARAM, 'end of the metrics window'),
+    query('buyerIds', ID_LIST, 'deals targeting any of these buyers'),
+    query('dspIds', ID_LIST, 'deals targeting any of these DSPs'),
+    query('partnerIds', ID_LIST, 'legacy name of dspIds: deals targeting any of these DSPs'),
+    query('formatIds', ID_LIST, 'deals targeting any of these impression types'),
+    query('platformIds', ID_LIST, 'deals targeting any of these platforms'),
+    query('limit', { type: 'integer', minimum: 1 }, `page size; above ${MAX_PAGE_SIZE} is read as ${MAX_PAGE_SIZE}`),
+    query('offset', { type: 'integer', minimum: 0 }, 'items to skip'),
+  ],
+  responses: {
+    200: {
+      description: 'one page of deals',
+      body: { arrayOf: 'DealRead' },
+      headers: ['X-Pagination-Total-Count', 'Link'],
+    },
+    400: { description: 'a query parameter is invalid (each one named in errors)', body: { ref: 'ValidationError' } },
+  },
+};
+
 /** Registers GET /deals/countBreakdown and GET /deals on `api`: the caller's company's deals only. */
 export function registerDealListRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
   const { store, reference, now } = ctx;
   const read = (d: StoredDeal) => toRead(d, reference, now());
 
-  api.get('/deals/countBreakdown', (c) => {
+  route(api, COUNT_DEALS, (c) => {
     const company = c.get('user').companyId;
     const t = now();
     const out = { total: 0, active: 0, paused: 0, archived: 0, expiringSoon: 0, byType: { PrivateAuction: 0, DirectDeal: 0, GuaranteedDeal: 0 } };
@@ -39,7 +94,7 @@ export function registerDealListRoutes(api: Hono<ApiEnv>, ctx: AppContext): void
     return c.json(out);
   });
 
-  api.get('/deals', (c) => {
+  route(api, LIST_DEALS, (c) => {
     const q = c.req.query();
     const checks = {
       limit: parseIntParam(q.limit, 'limit', 1),

@@ -10,6 +10,122 @@ import type { StoredDeal } from '../store.js';
 import type { ApiEnv, AppContext } from './context.js';
 import { fieldError, forbiddenForDsp, readJson, validationError } from './http.js';
 import { dailyQuotas } from './quota.js';
+import { route, type OperationDef, type ParameterDef, type ResponseDef } from './operation.js';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const ID: ParameterDef = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'the service-side deal id (field id), not dealId',
+  schema: { type: 'integer', minimum: 1 },
+};
+const NOT_FOUND: ResponseDef = {
+  description: 'no such deal of the caller’s company (other companies’ deals included)',
+  body: { ref: 'Error' },
+};
+const DSP_REFUSED: ResponseDef = {
+  description: 'DSP callers cannot use domain lists (code FORBIDDEN_FOR_DSP)',
+  body: { ref: 'Error' },
+};
+const REFUSED: ResponseDef = {
+  description: 'broken JSON, or a field or rule broken: each problem in errors, with its rule (x-rules) if any',
+  body: { ref: 'ValidationError' },
+};
+const JSON_BODY = 'The body is read as JSON whatever its Content-Type (text/plain included).';
+const quotaSpent = (what: string): ResponseDef => ({
+  description:
+    `the daily quota of ${what} is spent (Retry-After: seconds to the next UTC midnight), or an injected RATE_LIMITED`,
+  body: { ref: 'Error' },
+  headers: ['Retry-After'],
+});
+
+/** GET /deals/{id}. */
+export const GET_DEAL: OperationDef = {
+  operationId: 'getDeal', method: 'get', path: '/deals/{id}', tag: 'deals', auth: 'user',
+  summary: 'Read one deal',
+  description: 'One deal of the caller’s company, in the read shape.',
+  parameters: [ID],
+  responses: { 200: { description: 'the deal', body: { ref: 'DealRead' } }, 404: NOT_FOUND },
+};
+
+/** POST /deals. */
+export const CREATE_DEAL: OperationDef = {
+  operationId: 'createDeal', method: 'post', path: '/deals', tag: 'deals', auth: 'user',
+  summary: 'Create a deal, or a copy of one',
+  description:
+    'Creates a deal (15 per company per UTC day). With X-CopyOfDealId, the body’s fields override the copied ' +
+    'deal’s.',
+  parameters: [{
+    name: 'X-CopyOfDealId', in: 'header', required: false, schema: { type: 'integer', minimum: 1 },
+    description: 'create as a copy of this deal (named "<name> (copy)"); the body may then hold any subset of fields',
+  }],
+  body: {
+    required: true,
+    description: `A complete deal; with X-CopyOfDealId, any subset of its fields (DealCopyOverrides). ${JSON_BODY}`,
+    schema: { anyOf: [ref('DealWrite'), ref('DealCopyOverrides')] },
+  },
+  responses: {
+    201: { description: 'the new deal', body: { ref: 'DealRead' }, headers: ['Location', 'X-HistoryId', 'Warning'] },
+    400: REFUSED,
+    403: { description: 'DSP callers cannot set domainListId (code FORBIDDEN_FOR_DSP)', body: { ref: 'Error' } },
+    404: { description: 'X-CopyOfDealId names no deal of the caller’s company', body: { ref: 'ValidationError' } },
+    429: quotaSpent('creations'),
+  },
+};
+
+/** PUT /deals/{id}. */
+export const REPLACE_DEAL: OperationDef = {
+  operationId: 'replaceDeal', method: 'put', path: '/deals/{id}', tag: 'deals', auth: 'user',
+  summary: 'Replace a deal: omitted fields reset to their defaults',
+  description:
+    'Full replacement (500 per company per UTC day). Read-only fields may be sent back and are ignored; id and ' +
+    'dealId, when sent, must be the deal’s own.',
+  parameters: [ID],
+  body: { required: true, description: `The whole deal. ${JSON_BODY}`, schema: ref('DealReplace') },
+  responses: {
+    200: { description: 'the replaced deal', body: { ref: 'DealRead' }, headers: ['X-HistoryId', 'Warning'] },
+    400: REFUSED,
+    403: { description: 'DSP callers cannot change domainListId (code FORBIDDEN_FOR_DSP)', body: { ref: 'Error' } },
+    404: NOT_FOUND,
+    429: quotaSpent('updates'),
+  },
+};
+
+/** DELETE /deals/{id}. */
+export const DELETE_DEAL: OperationDef = {
+  operationId: 'deleteDeal', method: 'delete', path: '/deals/{id}', tag: 'deals', auth: 'user',
+  summary: 'Delete a deal',
+  description: 'Deletes one deal of the caller’s company.',
+  parameters: [ID],
+  responses: { 204: { description: 'deleted' }, 404: NOT_FOUND },
+};
+
+/** POST /deals/{id}/domainlists. */
+export const ATTACH_DOMAIN_LIST: OperationDef = {
+  operationId: 'attachDomainList', method: 'post', path: '/deals/{id}/domainlists', tag: 'domain lists', auth: 'user',
+  summary: 'Attach a domain list to a deal',
+  description: 'Sets the deal’s domainListId; refused to DSP callers.',
+  parameters: [ID],
+  body: { required: true, description: `The list to attach. ${JSON_BODY}`, schema: ref('DomainListRef') },
+  responses: { 204: { description: 'attached' }, 400: REFUSED, 403: DSP_REFUSED, 404: NOT_FOUND },
+};
+
+/** DELETE /deals/{id}/domainlists. */
+export const DETACH_DOMAIN_LIST: OperationDef = {
+  operationId: 'detachDomainList', method: 'delete', path: '/deals/{id}/domainlists', tag: 'domain lists', auth: 'user',
+  summary: 'Detach the deal’s domain list',
+  description:
+    'Clears the deal’s domainListId; refused to DSP callers. An optional body names the list expected attached.',
+  parameters: [ID],
+  body: { required: false, description: `Optional: the attached list. ${JSON_BODY}`, schema: ref('DomainListRef') },
+  responses: {
+    204: { description: 'detached (or none was attached)' },
+    400: REFUSED,
+    403: DSP_REFUSED,
+    404: NOT_FOUND,
+  },
+};
 
 function dealReference(ref: ReferenceData): DealReference {
   return {
@@ -26,7 +142,8 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
   const dealRef = dealReference(reference);
   const { quota, quotaExceeded, bumpQuota } = dailyQuotas(store, now);
 
-  const notFound = (c: Context, id: string) => c.json({ message: `Deal ${id} not found`, code: 'NOT_FOUND' }, 404);
+  const notFound = (c: Context, id: string | undefined) =>
+    c.json({ message: `Deal ${id} not found`, code: 'NOT_FOUND' }, 404);
 
   /** The caller's deal with this path id, or undefined (other companies' deals are invisible: 404, not 403). */
   function ownDeal(c: Context<ApiEnv>): StoredDeal | undefined {
@@ -38,12 +155,12 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
 
   const read = (d: StoredDeal) => toRead(d, reference, now());
 
-  api.get('/deals/:id', (c) => {
+  route(api, GET_DEAL, (c) => {
     const d = ownDeal(c);
     return d ? c.json(read(d)) : notFound(c, c.req.param('id'));
   });
 
-  api.post('/deals', async (c) => {
+  route(api, CREATE_DEAL, async (c) => {
     const user = c.get('user');
     const body = await readJson(c);
     if (!body.ok) return body.response;
@@ -95,7 +212,7 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     return c.json(read(deal), 201);
   });
 
-  api.put('/deals/:id', async (c) => {
+  route(api, REPLACE_DEAL, async (c) => {
     const user = c.get('user');
     const existing = ownDeal(c);
     if (!existing) return notFound(c, c.req.param('id'));
@@ -106,7 +223,8 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
       return forbiddenForDsp(c, 'domain lists');
     }
     if (!read(existing).isEditable) {
-      return c.json({ message: `Deal ${existing.id} is archived and can no longer be edited`, errors: [{ field: '', message: 'the deal is archived' }] }, 400);
+      const errors = [{ field: '', message: 'the deal is archived', rule: 'archived-not-editable' }];
+      return c.json({ message: `Deal ${existing.id} is archived and can no longer be edited`, errors }, 400);
     }
     const r = validateDeal(body.value, { mode: 'update', stored, now: now(), reference: dealRef });
     if (!r.ok) return validationError(c, r.issues);
@@ -138,14 +256,14 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     if (warnings.length > 0) c.header('Warning', warnings.map((w) => `299 eidkit-simulator "${w.path}: ${w.message.replace(/"/g, "'")}"`).join(', '));
   }
 
-  api.delete('/deals/:id', (c) => {
+  route(api, DELETE_DEAL, (c) => {
     const d = ownDeal(c);
     if (!d) return notFound(c, c.req.param('id'));
     store.commit(() => store.deals.delete(d.id), () => store.deals.set(d.id, d));
     return c.body(null, 204);
   });
 
-  api.post('/deals/:id/domainlists', async (c) => {
+  route(api, ATTACH_DOMAIN_LIST, async (c) => {
     if (c.get('user').kind === 'dsp') return forbiddenForDsp(c, 'the domain-list operations');
     const d = ownDeal(c);
     if (!d) return notFound(c, c.req.param('id'));
@@ -157,13 +275,15 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     if (unknownKey) return fieldError(c, unknownKey, `unknown field "${unknownKey}"`);
     const listId = b.domainListId;
     if (typeof listId !== 'number' || !Number.isInteger(listId) || listId <= 0) return fieldError(c, 'domainListId', 'must be a positive integer');
-    if (!reference.domainLists.some((l) => l.id === listId)) return fieldError(c, 'domainListId', `unknown domain list ${listId}`);
+    if (!reference.domainLists.some((l) => l.id === listId)) {
+      return fieldError(c, 'domainListId', `unknown domain list ${listId}`, 400, 'known-domain-list');
+    }
     const next = replaceWrite(d, { ...d.write, domainListId: listId });
     store.commit(() => { store.nextHistoryId++; store.deals.set(d.id, next); }, () => { store.nextHistoryId--; store.deals.set(d.id, d); });
     return c.body(null, 204);
   });
 
-  api.delete('/deals/:id/domainlists', async (c) => {
+  route(api, DETACH_DOMAIN_LIST, async (c) => {
     if (c.get('user').kind === 'dsp') return forbiddenForDsp(c, 'the domain-list operations');
     const d = ownDeal(c);
     if (!d) return notFound(c, c.req.param('id'));
@@ -176,7 +296,8 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
       }
       const listId = (b as Record<string, unknown> | null)?.domainListId;
       if (listId !== undefined && listId !== d.write.domainListId) {
-        return fieldError(c, 'domainListId', `domain list ${JSON.stringify(listId)} is not attached to deal ${d.id}`);
+        const message = `domain list ${JSON.stringify(listId)} is not attached to deal ${d.id}`;
+        return fieldError(c, 'domainListId', message, 400, 'attached-domain-list');
       }
     }
     if (d.write.domainListId !== null) {

@@ -4,10 +4,11 @@
  */
 import type { Context } from 'hono';
 import { parseDealDate, type DealIssue } from '../../deals/rules/index.js';
+import type { RuleId } from './operation.js';
 
-/** A 400 (or 404) naming one field: `{ message, errors: [{ field, message }] }`. */
-export function fieldError(c: Context, field: string, message: string, status: 400 | 404 = 400) {
-  return c.json({ message: `${field}: ${message}`, errors: [{ field, message }] }, status);
+/** A 400 (or 404) naming one field: `{ message, errors: [{ field, message, rule? }] }`. */
+export function fieldError(c: Context, field: string, message: string, status: 400 | 404 = 400, rule?: RuleId) {
+  return c.json({ message: `${field}: ${message}`, errors: [{ field, message, ...(rule ? { rule } : {}) }] }, status);
 }
 
 /** The 400 of a deal that fails the rules: the first issue (or the multiple-buyer refusal) in `message`, all in `errors`. */
@@ -18,7 +19,8 @@ export function validationError(c: Context, issues: DealIssue[]) {
   const message = multiBuyer
     ? multiBuyer.message
     : `The deal is invalid: ${first.path || '(deal)'}: ${first.message}${issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''}`;
-  return c.json({ message, errors: issues.map((i) => ({ field: i.path, message: i.message })) }, 400);
+  const errors = issues.map((i) => ({ field: i.path, message: i.message, ...(i.rule ? { rule: i.rule } : {}) }));
+  return c.json({ message, errors }, 400);
 }
 
 /** The 403 of a call a DSP user may not make. */

@@ -7,6 +7,48 @@ import { DSP_FORBIDDEN_LOOKUPS, LOOKUP_RESOURCES, type LookupResource } from '..
 import { canonicalResource } from '../reference.js';
 import type { ApiEnv, AppContext } from './context.js';
 import { fieldError, forbiddenForDsp, parseIdList, parseIntParam } from './http.js';
+import { ID_LIST, query, type OperationDef, type ResponseDef } from './operation.js';
+
+/** `buyers` → `Buyers`: the suffix of a lookup's operationId and item schema name. */
+export function pascal(resource: LookupResource): string {
+  return `${resource[0].toUpperCase()}${resource.slice(1)}`;
+}
+
+function dspRefusal(r: LookupResource): Record<number, ResponseDef> {
+  if (!DSP_FORBIDDEN_LOOKUPS.includes(r)) return {};
+  return { 403: { description: 'refused to DSP callers (code FORBIDDEN_FOR_DSP)', body: { ref: 'Error' } } };
+}
+
+/**
+ * One operation per lookup resource, all served by the one GET /:resource route below, which also answers the
+ * names in any letter case (e.g. /AudienceSegments).
+ */
+export const LOOKUP_OPERATIONS: OperationDef[] = LOOKUP_RESOURCES.map((r): OperationDef => ({
+  operationId: `list${pascal(r)}`,
+  method: 'get',
+  path: `/${r}`,
+  tag: 'lookups',
+  summary: `Lookup: ${r}`,
+  description:
+    `The ${r} reference items, filtered and paged. The path is also answered in any letter case.` +
+    (DSP_FORBIDDEN_LOOKUPS.includes(r) ? ' Refused to DSP callers.' : ''),
+  auth: 'user',
+  parameters: [
+    query('ids', ID_LIST, 'only these ids (comma-separated)'),
+    query('extendedSearch', { type: 'string' }, 'part of the name or extended name, or the code, in any letter case'),
+    query('limit', { type: 'integer', minimum: 0 }, 'page size (default: all)'),
+    query('offset', { type: 'integer', minimum: 0 }, 'items to skip'),
+  ],
+  responses: {
+    200: {
+      description: 'the matching items',
+      body: { arrayOf: `${pascal(r)}Item` },
+      headers: ['X-Pagination-Total-Count'],
+    },
+    400: { description: 'a query parameter is invalid', body: { ref: 'ValidationError' } },
+    ...dspRefusal(r),
+  },
+}));
 
 /** Registers GET /:resource on `api`; register it last, since it matches any one-segment path. */
 export function registerLookupRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {

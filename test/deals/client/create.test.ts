@@ -58,7 +58,7 @@ describe('create outcomes that may have created the deal', () => {
   test('a 201 whose body is cut resolves with the id Location gives', async () => {
     const { client } = clientFor(() => createdWithCutBody({ location: '/v1/deals/42', 'x-historyid': 'h-42' }));
     const created = await client.deals.create(VALID);
-    expect(created).toEqual({ id: 42, location: 'https://api.test/v1/deals/42', historyId: 'h-42' });
+    expect(created).toEqual({ id: 42, location: 'https://api.test/v1/deals/42', historyId: 'h-42', recovered: false });
   });
 
   test('a 201 whose body is cut and that has no Location is a ConnectionError marked mayHaveCreated', async () => {

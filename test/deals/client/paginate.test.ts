@@ -136,6 +136,29 @@ describe('PagedList', () => {
     expect(links.first!.href).toBe('https://a.test/deals?offset=0');
     expect(links.last!.searchParams.get('offset')).toBe('900');
   });
+
+  test('parseLinkHeader reads quoted and multi-valued relations and skips links it cannot use', () => {
+    const base = new URL('https://a.test/x');
+    const header = '<a,b>; title="x, y"; rel="next last", <http://[>; rel=prev, <c>;rel = first ;x=1, <d>';
+    const links = parseLinkHeader(header, base);
+    expect(links.next!.href).toBe('https://a.test/a,b');
+    expect(links.last!.href).toBe('https://a.test/a,b');
+    expect(links.first!.href).toBe('https://a.test/c');
+    expect(Object.keys(links).sort()).toEqual(['first', 'last', 'next']);
+    expect(parseLinkHeader(null, base)).toEqual({});
+  });
+
+  test('parseLinkHeader takes time linear in the header, whatever a hostile server sends', () => {
+    const base = new URL('https://a.test/x');
+    const hostile = ['<'.repeat(65_536), '<a>;' + ' ;'.repeat(32_768), '<a>; rel="' + ','.repeat(65_536)];
+    hostile.push(', <'.repeat(21_845));
+    for (const header of hostile) {
+      const started = performance.now();
+      parseLinkHeader(header, base);
+      // A quadratic reader needs seconds for 64 K characters; a linear one a few milliseconds.
+      expect(performance.now() - started, header.slice(0, 12)).toBeLessThan(250);
+    }
+  });
 });
 
 describe('limits', () => {

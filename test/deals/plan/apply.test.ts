@@ -52,3 +52,50 @@ describe('apply under injected faults and the daily creation quota', () => {
     console.log(`faults injected: ${sim.requests.filter((r) => r.fault).length} of ${sim.requests.length} requests; creates recovered by key: ${recovered}`);
   }, 180_000);
 });
+
+describe('several deals files and scripts on one account', () => {
+  test('two namespaced deals files and a script keep to their own deals, even with --prune delete', async () => {
+    const { sim, client } = setup();
+    const script = await client.deals.create({ ...DEFAULTS, name: 'Made by a script', price: 2, buyerIds: [101], countryCodes: ['FR'] } as never, { key: 'it-script' });
+    const teamA = dealsFile(manyDeals(2), { namespace: 'team-a' });
+    const teamB = dealsFile(manyDeals(3), { namespace: 'team-b' });
+    const plain = dealsFile(manyDeals(1));
+    for (const file of [teamA, teamB, plain]) await applyPlan(client, await planDeals(client, file));
+    expect(sim.deals()).toHaveLength(1 + 2 + 3 + 1);
+    expect(sim.deals().map((d) => dealKeyOf(d)?.key).sort()).toEqual(
+      ['deal-01', 'it-script', 'team-a/deal-01', 'team-a/deal-02', 'team-b/deal-01', 'team-b/deal-02', 'team-b/deal-03'],
+    );
+
+    // Each file sees only its own deals: no orphans from the others, nothing to change.
+    for (const file of [teamA, teamB, plain]) {
+      const plan = await planDeals(client, file, { prune: 'delete' });
+      expect(plan.summary).toMatchObject({ create: 0, update: 0, delete: 0, orphan: 0 });
+      expect(plan.changes).toBe(false);
+    }
+
+    // Team A drops a deal and prunes: only its own deal goes; team B's, the plain file's and the script's stay.
+    const shrunk = dealsFile(manyDeals(1), { namespace: 'team-a' });
+    const plan = await planDeals(client, shrunk, { prune: 'delete' });
+    expect(plan.namespace).toBe('team-a');
+    expect(plan.items.filter((i) => i.action === 'delete').map((i) => i.key)).toEqual(['team-a/deal-02']);
+    const result = await applyPlan(client, plan);
+    expect(result.summary.deleted).toBe(1);
+    expect(sim.deals().map((d) => dealKeyOf(d)?.key).sort()).toEqual(
+      ['deal-01', 'it-script', 'team-a/deal-01', 'team-b/deal-01', 'team-b/deal-02', 'team-b/deal-03'],
+    );
+    expect(sim.deals().some((d) => d.id === script.id)).toBe(true);
+  });
+
+  test('a file without a namespace never lists a script\'s keyed deal as an orphan', async () => {
+    const { client } = setup();
+    await client.deals.create({ ...DEFAULTS, name: 'Made by a script', price: 2, buyerIds: [101], countryCodes: ['FR'] } as never, { key: 'it-script' });
+    const plan = await planDeals(client, dealsFile(manyDeals(1)), { prune: 'pause' });
+    expect(plan.items.map((i) => [i.key, i.action])).toEqual([['deal-01', 'create']]);
+  });
+
+  test('a namespace must be a plain name', () => {
+    expect(dealsFile(manyDeals(1), { namespace: 'a/b' }).issues).toEqual([
+      { path: 'namespace', message: 'must be 1-100 letters, digits, ".", "_" or "-" starting with a letter or digit, got "a/b"' },
+    ]);
+  });
+});

@@ -35,10 +35,11 @@ function workspace(deals: Array<Record<string, unknown>>) {
 }
 
 describe('eidkit deals plan', () => {
-  test('prints one aligned line per key with the quota and the summary, and exits 7 when there are changes', async () => {
+  test('prints one aligned line per key with the quota and the summary, and exits 0 with changes (7 with --detailed-exitcode)', async () => {
     const ws = workspace(manyDeals(3));
+    expect((await ws.eidkit(['deals', 'plan', '-f', ws.file, '--detailed-exitcode'])).code).toBe(7);
     const r = await ws.eidkit(['deals', 'plan', '-f', ws.file]);
-    expect(r.code).toBe(7);
+    expect(r.code).toBe(0);
     expect(r.stdout.split('\n')).toEqual([
       '+ create  deal-01    "Deal 1"',
       '+ create  deal-02    "Deal 2"',
@@ -54,7 +55,7 @@ describe('eidkit deals plan', () => {
   test('-f - reads the deals file from stdin', async () => {
     const ws = workspace([]);
     const r = await ws.eidkit(['deals', 'plan', '-f', '-', '--json'], true, JSON.stringify({ defaults: DEFAULTS, deals: manyDeals(1) }));
-    expect(r.code).toBe(7);
+    expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ source: '<stdin>', items: [{ key: 'deal-01', action: 'create' }] });
     const usage = await ws.eidkit(['deals', 'plan', '-f', ws.file, '--creation-quota', 'many']);
     expect(usage.code).toBe(2);
@@ -85,9 +86,12 @@ describe('eidkit deals plan', () => {
     expect(refused.code).toBe(3);
     expect(refused.stderr).toMatch(/eidkit: 1 deal is invalid \(deal-02\); fix it or pass --skip-invalid; nothing was applied/);
     const skipped = await ws.eidkit(['deals', 'apply', '-f', ws.file, '--yes', '--skip-invalid']);
-    expect(skipped.code).toBe(3);
+    expect(skipped.code).toBe(8);
     expect(skipped.stdout).toMatch(/^\+ created +deal-01 +#\d+$/m);
     expect(skipped.stdout).toMatch(/^> skipped +deal-02 +invalid \(--skip-invalid\)$/m);
+    // Now deal-01 is live: skipping deal-02 again applies nothing, which is not a partial success.
+    const nothing = await ws.eidkit(['deals', 'apply', '-f', ws.file, '--yes', '--skip-invalid']);
+    expect(nothing.code).toBe(3);
   });
 
   test('a deal edited by hand shows as drift with the changed fields', async () => {
@@ -95,7 +99,7 @@ describe('eidkit deals plan', () => {
     expect((await ws.eidkit(['deals', 'apply', '-f', ws.file, '--yes'])).code).toBe(0);
     const id = /deal-02 +#(\d+)/.exec((await ws.eidkit(['deals', 'plan', '-f', ws.file])).stdout)![1]!;
     expect((await ws.eidkit(['deals', 'update', id, '--set', 'price=9', '--json'])).code).toBe(0);
-    const r = await ws.eidkit(['deals', 'plan', '-f', ws.file, '--hide-unchanged']);
+    const r = await ws.eidkit(['deals', 'plan', '-f', ws.file, '--hide-unchanged', '--detailed-exitcode']);
     expect(r.code).toBe(7);
     expect(r.stdout.split('\n').slice(0, 2)).toEqual([
       `~ update  deal-02  #${id}  "Deal 2"  changed outside eidkit since the last apply`,
@@ -137,7 +141,7 @@ describe('eidkit deals apply', () => {
     const r = await ws.eidkit(['deals', 'apply', '-f', ws.file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/pass --yes/);
-    expect((await ws.eidkit(['deals', 'plan', '-f', ws.file])).code).toBe(7);
+    expect((await ws.eidkit(['deals', 'plan', '-f', ws.file, '--detailed-exitcode'])).code).toBe(7);
   });
 
   test('on a terminal, apply shows the plan and asks; only "yes" applies', async () => {
@@ -147,7 +151,7 @@ describe('eidkit deals apply', () => {
     expect(no.output).toMatch(/Apply these changes\? Only "yes" is accepted:/);
     expect(no.output).toMatch(/Apply cancelled; nothing was changed\./);
     expect(no.code).toBe(1);
-    expect((await ws.eidkit(['deals', 'plan', '-f', ws.file])).code).toBe(7);
+    expect((await ws.eidkit(['deals', 'plan', '-f', ws.file, '--detailed-exitcode'])).code).toBe(7);
     const yes = await ws.onTerminal(['deals', 'apply', '-f', ws.file], 'yes\n');
     expect(yes.code).toBe(0);
     expect(yes.output).toMatch(/Applied .*: 2 created/);

@@ -20,9 +20,13 @@
  * - the ad-call endpoints `/ac` (GET: std and video), `/genericpost` and `/call` (POST), with CORS for the
  *   calling origin and credentials; the first answer sets a `pid` cookie, as the real service does.
  * - `pages` and `routes` given in the options, or added later with `server.page()` / `server.route()`.
- * Anything else is a 404. Every request (including preflights and 404s) is recorded in `server.requests`.
+ * - with `upstream` (another local server's origin), everything else is proxied there, so the recording sees what
+ *   a page of that server (the demo, a module stand-in) sends; without it, anything else is a 404.
+ * Every request (including preflights and 404s) is recorded in `server.requests`. Every HTML page it serves or
+ * proxies starts with {@link PROBE}, which records console output (read the same way in every engine) and uncaught
+ * errors (for WebKit, whose driver cannot observe them), see support/engines/page.ts.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { test } from '@playwright/test';
@@ -50,6 +54,8 @@ export interface RecordedRequest {
   eids?: unknown;
   /** When it arrived (ms since epoch). */
   time: number;
+  /** For a request proxied to `upstream`: the upstream's status and headers (names in lower case). */
+  response?: { status: number; headers: Record<string, string> };
 }
 
 /** What a route answers: a string (HTML when it starts with `<`, else text), or status, headers and body. */
@@ -68,6 +74,8 @@ export interface TestServerOptions {
   tagScript?: (networkId: string, file: string) => string | Promise<string>;
   /** The answer to ad calls; default `{ ok: true, kind }` as JSON. */
   adResponse?: (req: RecordedRequest) => RouteResponse | Promise<RouteResponse>;
+  /** An origin (`http://127.0.0.1:8080`) every request no route or page answers is proxied to, recorded. */
+  upstream?: string;
 }
 
 /** A running test server. */
@@ -120,6 +128,35 @@ export function decodeEidsParam(value: string | undefined): unknown {
   return value === undefined ? undefined : tryJson(Buffer.from(value, 'base64').toString('utf8'));
 }
 
+/**
+ * The first script of every HTML page served: keeps `console.*` lines and uncaught errors / rejections of the
+ * document in `window.__e2e`, so every engine's driver reads console output the same way (and WebKit's, without
+ * error events over classic WebDriver, its errors too).
+ */
+export const PROBE = `<script>(function () {
+  var log = window.__e2e = { console: [], errors: [] };
+  function text(a) {
+    if (typeof a === 'string' || a instanceof Error) return String(a);
+    try { return JSON.stringify(a) || String(a); } catch (e) { return String(a); }
+  }
+  ['log', 'info', 'warn', 'error', 'debug'].forEach(function (k) {
+    var f = console[k];
+    console[k] = function () {
+      try { log.console.push([].map.call(arguments, text).join(' ')); } catch (e) {}
+      return f.apply(this, arguments);
+    };
+  });
+  addEventListener('error', function (e) { log.errors.push(String(e.error || e.message)); });
+  addEventListener('unhandledrejection', function (e) { log.errors.push('Uncaught (in promise) ' + String(e.reason)); });
+})();</script>`;
+
+/** `html` with {@link PROBE} as the first thing after `<head>` (or the doctype), before any page script. */
+export function withProbe(html: string): string {
+  const at = /<head\b[^>]*>/i.exec(html) ?? /^\s*<!doctype[^>]*>/i.exec(html);
+  const i = at ? at.index + at[0].length : 0;
+  return html.slice(0, i) + PROBE + html.slice(i);
+}
+
 /** A publisher page with the standard stub, the async tag from `/tag/<networkId>/sas.js`, and `commands` queued. */
 export function publisherPage(opts: { networkId?: number | string; file?: string; head?: string; commands?: string; body?: string } = {}): string {
   const { networkId = 1234, file = 'sas.js', head = '', commands = '', body = '' } = opts;
@@ -146,14 +183,44 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const spec = typeof r === 'string' ? { body: r, type: r.trimStart().startsWith('<') ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8' } : r;
     const text = spec.body === undefined ? '' : typeof spec.body === 'string' || Buffer.isBuffer(spec.body) ? spec.body : JSON.stringify(spec.body);
     const type = spec.type ?? (typeof spec.body === 'string' || spec.body === undefined ? 'text/plain; charset=utf-8' : 'application/json');
+    const body = type.startsWith('text/html') && typeof text === 'string' ? withProbe(text) : text;
     res.writeHead(spec.status ?? 200, { 'Content-Type': type, 'Cache-Control': 'no-store', ...extraHeaders, ...spec.headers });
-    res.end(req.method === 'HEAD' ? undefined : text);
+    res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
+  /** Forwards the request to `options.upstream` as it came (Host included); HTML answers get the probe. */
+  function proxy(req: RecordedRequest, incoming: IncomingMessage, raw: Buffer, res: ServerResponse) {
+    const target = new URL(incoming.url ?? '/', options.upstream);
+    return new Promise<void>((resolve, reject) => {
+      const out = httpRequest(target, { method: req.method, headers: incoming.headers }, (up) => {
+        const headers = Object.fromEntries(Object.entries(up.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
+        req.response = { status: up.statusCode ?? 0, headers };
+        const html = String(headers['content-type']).startsWith('text/html') && !headers['content-encoding'];
+        if (!html) {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res).on('finish', resolve).on('error', reject);
+          return;
+        }
+        const chunks: Buffer[] = [];
+        up.on('data', (c: Buffer) => chunks.push(c));
+        up.on('error', reject);
+        up.on('end', () => {
+          const { 'content-length': _, ...rest } = up.headers;
+          res.writeHead(up.statusCode ?? 502, rest);
+          res.end(withProbe(Buffer.concat(chunks).toString('utf8')));
+          resolve();
+        });
+      });
+      out.on('error', reject);
+      out.end(raw);
+    });
   }
 
   async function handle(incoming: IncomingMessage, res: ServerResponse) {
     const chunks: Buffer[] = [];
     for await (const c of incoming) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks).toString('utf8');
+    const raw = Buffer.concat(chunks);
+    const body = raw.toString('utf8');
     const u = new URL(incoming.url ?? '/', 'http://127.0.0.1');
     const headers = Object.fromEntries(Object.entries(incoming.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
     const req: RecordedRequest = {
@@ -179,13 +246,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const cors: Record<string, string> = headers.origin
       ? { 'Access-Control-Allow-Origin': headers.origin, 'Access-Control-Allow-Credentials': 'true', Vary: 'Origin' }
       : {};
-    if (req.method === 'OPTIONS') {
+    if (req.method === 'OPTIONS' && !options.upstream) {
       res.writeHead(204, { ...cors, 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS', 'Access-Control-Allow-Headers': headers['access-control-request-headers'] ?? 'Content-Type', 'Access-Control-Max-Age': '600' });
       return res.end();
     }
     const route = routes.get(`${req.method} ${req.path}`) ?? routes.get(req.path);
     if (route !== undefined) return answer(req, res, typeof route === 'function' ? await route(req) : route, cors);
     if (pages.has(req.path)) return answer(req, res, { body: pages.get(req.path), type: 'text/html; charset=utf-8' }, cors);
+    if (options.upstream) return proxy(req, incoming, raw, res);
     const tag = /^\/tag\/([^/]+)\/([\w.-]+\.js)$/.exec(req.path);
     if (tag) return answer(req, res, { body: await tagScript(tag[1], tag[2]), type: 'text/javascript; charset=utf-8' }, cors);
     if (req.path.startsWith('/dist/') && !req.path.includes('..')) {

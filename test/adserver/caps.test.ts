@@ -1,0 +1,205 @@
+// The receiving side's caps (docs/ad-server.md "Caps"): every string and ext that is forwarded has a cap in every
+// entry point, atype and mm are OpenRTB integers, the issues of one call are capped, and reading a hostile request
+// stays linear in its size.
+import { describe, expect, test } from 'vitest';
+import type { Eid } from '../../src/core/index.js';
+import {
+  DEFAULT_LIMITS,
+  bidRequestsJson,
+  buildBidRequest,
+  expandEnvelopes,
+  logProviders,
+  parseAdCall,
+  parseAdCallRequest,
+  readCookie,
+} from '../../src/adserver/index.js';
+import type { AdCall } from '../../src/adserver/index.js';
+import { b64url } from './fixtures.js';
+
+const ORIGIN = 'https://ads.example';
+const post = (path: string, body: unknown) =>
+  new Request(ORIGIN + path, { method: 'POST', body: JSON.stringify(body) });
+const { maxIdLength, maxExtLength, maxExtDepth, maxIssues } = DEFAULT_LIMITS;
+
+/** Nested `{ a: { a: … } }`, `levels` objects deep. */
+const nested = (levels: number): Record<string, unknown> => (levels <= 1 ? { a: 1 } : { a: nested(levels - 1) });
+
+/** Eids with one field over each cap, beside a clean uid that must survive. */
+function hostileEids(long: number): unknown[] {
+  return [
+    {
+      source: 'inserter.example',
+      uids: [{ id: 'a' }],
+      inserter: 'i'.repeat(long),
+      matcher: 'm'.repeat(maxIdLength + 1),
+      mm: 1e21,
+    },
+    {
+      source: 'atype.example',
+      uids: [{ id: 'b', atype: 1e308 }, { id: 'c', atype: 2 ** 31 }, { id: 'ok', atype: 571187 }],
+    },
+    {
+      source: 'ext.example',
+      uids: [
+        { id: 'd', ext: { blob: 'x'.repeat(maxExtLength) } },
+        { id: 'e', ext: nested(maxExtDepth + 1) },
+        { id: 'f' },
+      ],
+    },
+    { source: 'eidext.example', uids: [{ id: 'g' }], ext: { blob: 'x'.repeat(maxExtLength) } },
+  ];
+}
+
+/** What survives: the same eids with every over-cap field (and uid) gone. */
+const survivors: Eid[] = [
+  { source: 'inserter.example', uids: [{ id: 'a' }] },
+  { source: 'atype.example', uids: [{ id: 'b' }, { id: 'c' }, { id: 'ok', atype: 571187 }] },
+  { source: 'ext.example', uids: [{ id: 'f' }] },
+  { source: 'eidext.example', uids: [{ id: 'g' }] },
+];
+
+// The eids parameter and a Base64 `eids` field have their own cap (16 KB): those carry strings just over
+// maxIdLength, under a raised parameter cap; the JSON bodies carry a 200,000-character inserter.
+const wide = { limits: { maxEidsParamLength: 65_536 } };
+const parsePost = (path: string, body: unknown, options = {}) => parseAdCallRequest(post(path, body), options);
+const imp = [{ id: '1' }];
+const entryPoints: Array<[string, (eids: unknown[]) => Promise<AdCall> | AdCall, string]> = [
+  ['GET eids parameter', (eids) => parseAdCall({ url: `${ORIGIN}/ac?nwid=1&eids=${b64url(eids)}` }, wide), 'eids'],
+  ['POST body', (eids) => parsePost('/genericpost', { networkId: 1, eids }), 'eids'],
+  ['POST Base64 eids', (eids) => parsePost('/genericpost', { networkId: 1, eids: b64url(eids) }, wide), 'eids'],
+  ['OpenRTB 2.6 body', (eids) => parsePost('/call', { id: 'r', imp, user: { eids } }), 'user.eids'],
+  ['OpenRTB 2.5 body', (eids) => parsePost('/call', { id: 'r', imp, user: { ext: { eids } } }), 'user.ext.eids'],
+  ['Prebid adapter body', (eids) => parsePost('/prebid/v1', { networkId: 1, units: [{ formatId: 3 }], eids }), 'eids'],
+];
+
+describe('every forwarded string and ext has a cap, in every entry point', () => {
+  test.each(entryPoints)('%s: each over-cap field is dropped and named', async (name, send, at) => {
+    const long = /GET|Base64/.test(name) ? maxIdLength + 1 : 200_000;
+    const call = await send(hostileEids(long));
+    expect(call.eids).toEqual(survivors);
+    const issues = call.issues.map((i) => `${i.path}: ${i.message}`);
+    expect(issues).toEqual([
+      `${at}[0].inserter: inserter is longer than ${maxIdLength} characters; inserter dropped`,
+      `${at}[0].matcher: matcher is longer than ${maxIdLength} characters; matcher dropped`,
+      `${at}[0].mm: mm 1e+21 is above OpenRTB's 32-bit integers; mm dropped`,
+      `${at}[1].uids[0].atype: atype 1e+308 is outside OpenRTB's 32-bit integers; atype dropped, uid kept`,
+      `${at}[1].uids[1].atype: atype 2147483648 is outside OpenRTB's 32-bit integers; atype dropped, uid kept`,
+      `${at}[2].uids[0].ext: ext is longer than ${maxExtLength} characters of JSON`,
+      `${at}[2].uids[1].ext: ext is nested deeper than ${maxExtDepth} levels`,
+      `${at}[3].ext: ext is longer than ${maxExtLength} characters of JSON; ext dropped`,
+    ]);
+    const [json] = bidRequestsJson([buildBidRequest(call, { id: 'dsp' })]);
+    expect(json).not.toMatch(/e\+|iii|mmm|xxx/);
+    expect(json.length).toBeLessThan(2_000);
+  });
+
+  test('an ext exactly at the caps is kept, on the no-copy path and through core alike', async () => {
+    const blob = 'x'.repeat(maxExtLength - '{"blob":""}'.length);
+    const eids = [{ source: 'a.example', uids: [{ id: 'a', ext: { blob } }, { id: 'b', ext: nested(maxExtDepth) }] }];
+    for (const body of [{ eids }, { eids: [...eids, { source: 'b.example', uids: [] }] }]) {
+      const call = await parseAdCallRequest(post('/genericpost', body));
+      expect(call.eids).toEqual(eids);
+    }
+  });
+
+  test('eids a decryptor returns are held to the same caps before they are forwarded', async () => {
+    const decryptor = { source: 'liveramp.com', decrypt: () => ({ value: hostileEids(200_000) as Eid[], issues: [] }) };
+    const { value, issues } = await expandEnvelopes([{ source: 'liveramp.com', uids: [{ id: 'env' }] }], decryptor);
+    expect(value).toEqual(survivors);
+    expect(issues.map((i) => i.path)).toContain('eids[0].uids[0].eids[0].inserter');
+    expect(issues).toHaveLength(8);
+  });
+
+  test('atype and mm within OpenRTB integers are kept as sent, the unusual ones with a note', () => {
+    const uids = [{ id: 'a', atype: 2 ** 31 - 1 }, { id: 'b', atype: -(2 ** 31) }, { id: 'c', atype: 4 }];
+    const eids = [{ source: 'a.example', mm: 2 ** 31 - 1, uids }];
+    const call = parseAdCall({ url: `${ORIGIN}/ac?eids=${b64url(eids)}` });
+    expect(call.eids).toEqual(eids);
+    expect(call.issues.map((i) => i.message)).toEqual([
+      'atype -2147483648 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent',
+      'atype 4 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent',
+    ]);
+  });
+});
+
+test('banner sizes and video integers over 32 bits are not relayed: no bid request carries 1e+21', async () => {
+  const video = { mimes: ['video/mp4'], w: 1e21, h: 360, minduration: 2 ** 31, maxduration: 30, protocols: [2, 1e21] };
+  Object.assign(video, { playerSize: [[1e21, 1]] });
+  const imps = [
+    { id: '1', banner: { format: [{ w: 1e21, h: 250 }] }, video },
+    { id: '2', banner: { w: 300, h: 250 } },
+  ];
+  const call = await parseAdCallRequest(post('/call', { id: 'r', imp: imps, user: {} }));
+  expect(call.formats[0].sizes).toBeUndefined();
+  expect(call.issues.map((i) => i.path)).toEqual(['imp[0].banner.format']);
+  for (const version of ['2.6', '2.5'] as const) {
+    const request = buildBidRequest(call, { id: 'dsp', openrtb: version });
+    expect(request.imp[0].video).toEqual({ mimes: ['video/mp4'], h: 360, maxduration: 30 });
+    expect(request.imp[1].banner).toEqual({ format: [{ w: 300, h: 250 }] });
+    expect(bidRequestsJson([request])[0]).not.toContain('e+');
+  }
+});
+
+describe('the issues of one call are capped', () => {
+  // 64 eids of 16 bad uids each: 1,024 issues before the cap.
+  const badUids = () => Array.from({ length: 16 }, () => ({ id: 7 }));
+  const eids = Array.from({ length: 64 }, (_, i) => ({ source: `s${i}.example`, uids: badUids() }));
+  const body = { networkId: 1, eids };
+  const found = 64 * 16 + 64; // one per uid, one per eid left without a uid
+
+  test('a call lists maxIssues issues, counts the rest in issuesOmitted, and says so in a last issue', () => {
+    const call = parseAdCall({ url: '/genericpost', body: JSON.stringify(body) });
+    expect(call.networkId).toBe(1);
+    expect(call.issues).toHaveLength(maxIssues + 1);
+    expect(call.issuesOmitted).toBe(found - maxIssues);
+    const message = `${found - maxIssues} more issues not listed (maxIssues ${maxIssues})`;
+    expect(call.issues.at(-1)).toEqual({ path: 'issues', message });
+    // The provider log counts every issue found, listed or not.
+    expect(logProviders(call, () => {}).issues).toBe(found);
+  });
+
+  test('maxIssues is one of the limits a caller can set, and a clean call has no issuesOmitted key', () => {
+    const call = parseAdCall({ url: '/genericpost', body: JSON.stringify(body) }, { limits: { maxIssues: 2 } });
+    expect(call.issues.map((i) => i.path)).toEqual(['eids[0].uids[0].id', 'eids[0].uids[1].id', 'issues']);
+    expect(call.issuesOmitted).toBe(found - 2);
+    expect('issuesOmitted' in parseAdCall({ url: '/ac?nwid=1' })).toBe(false);
+    // A limit passed as undefined keeps its default (a spread config must not turn every cap off).
+    const spread = parseAdCall({ url: '/genericpost', body: JSON.stringify(body) }, {
+      limits: { maxIssues: undefined },
+    });
+    expect(spread.issues).toHaveLength(maxIssues + 1);
+  });
+
+  test('a 900 KB URL of broken percent-escapes is one issue per parameter, read in linear time', () => {
+    for (const query of ['gpp=%zz&'.repeat(112_500), '%zz=1&'.repeat(150_000), '%E0%41=1&'.repeat(100_000)]) {
+      const started = performance.now();
+      const call = parseAdCall({ url: `/ac?${query}nwid=1` });
+      // Before, each broken escape threw inside decodeURIComponent: 1.8 s and 112,500 issues for the first query.
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(call.networkId).toBe(1);
+      expect(call.issues.length).toBeLessThanOrEqual(1);
+    }
+  });
+
+  test('the first occurrence of a parameter wins, a malformed one too; an escaped key names its parameter', () => {
+    const issues = [{ path: 'nwid', message: 'malformed percent-encoding; ignored' }];
+    expect(parseAdCall({ url: '/ac?nwid=%zz&nwid=5' })).toMatchObject({ issues });
+    expect(parseAdCall({ url: '/ac?nwid=%zz&nwid=5' }).networkId).toBeUndefined();
+    expect(parseAdCall({ url: '/ac?n%77id=5&%6E%77%69%64=7&%zz=1&%FF=2' })).toMatchObject({ networkId: 5, issues: [] });
+  });
+});
+
+describe('reading a hostile request stays linear in its size', () => {
+  // Each 800 KB: a reader that searches for `=` again from every separator needs seconds (quadratic).
+  test('a query of 400,000 parameters without `=` is read in well under a second', () => {
+    const started = performance.now();
+    expect(parseAdCall({ url: '/ac?' + 'a&'.repeat(400_000) + 'nwid=1' }).networkId).toBe(1);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  test('a Cookie header of 400,000 empty cookies is read in well under a second', () => {
+    const started = performance.now();
+    expect(readCookie(';'.repeat(400_000) + 'pid=x', 'pid')).toBe('x');
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+});

@@ -1,0 +1,70 @@
+// The guides' whole-program examples run as written: the receiving path of docs/ad-server.md is copied out of the
+// guide into a file inside the repository (so `eidkit/adserver` resolves to this package's own dist/, as it would
+// from node_modules) and started; a page origin it allows reads the answer, another does not.
+import { afterAll, describe, expect, test } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const dir = join(root, '.test-results', 'examples');
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) c.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The first ```js block after `heading` in a guide. */
+function exampleAfter(guide: string, heading: string): string {
+  const text = readFileSync(join(root, 'docs', guide), 'utf8');
+  const from = text.indexOf(heading);
+  const m = /```js\n([\s\S]*?)```/.exec(text.slice(from));
+  if (from < 0 || !m) throw new Error(`no js example after ${heading} in ${guide}`);
+  return m[1]!;
+}
+
+describe('docs/ad-server.md', () => {
+  test('the whole receiving path runs as written: it answers allowed pages with CORS and logs providers', async () => {
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'receiving-path.mjs');
+    writeFileSync(file, exampleAfter('ad-server.md', 'The whole receiving path as one program'));
+    const child = spawn(process.execPath, [file], {
+      env: { ...process.env, PORT: '0', PAGE_ORIGINS: 'https://pub.example,https://*.news.example' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`not listening: ${stderr}`)), 15_000);
+      child.stderr!.on('data', (d) => {
+        stderr += d;
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    });
+    const eids = Buffer.from(JSON.stringify([{ source: 'id5-sync.com', uids: [{ id: 'ID5*x', atype: 1 }] }])).toString('base64url');
+    const allowed = await fetch(`${url}/ac?nwid=1234&siteid=1&pgid=2&fmtid=3&eids=${eids}`, { headers: { Origin: 'https://www.news.example' } });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://www.news.example');
+    expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(allowed.headers.get('set-cookie')).toMatch(/^pid=/);
+    expect(await allowed.json()).toEqual({ ads: [], deal: true, eids: 1 });
+    const foreign = await fetch(`${url}/ac?nwid=1234`, { headers: { Origin: 'https://evil.example' } });
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    const preflight = await fetch(`${url}/call`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://pub.example', 'Access-Control-Request-Method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    // The provider log: one JSON line per call, ID5 (provider 2) on the first.
+    await expect.poll(() => stdout.split('\n').filter(Boolean).length).toBeGreaterThanOrEqual(2);
+    expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({ endpoint: expect.any(String), networkId: 1234, providerIds: [2] });
+  });
+});

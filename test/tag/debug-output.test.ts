@@ -1,0 +1,69 @@
+// What `?sas_debug=1` prints from the built files, as docs/tag.md ("Debug mode") describes it: the production
+// sas.js logs the eids as the objects themselves, the readable sas.debug.js names each with its provider.
+import { describe, expect, test } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { runInNewContext } from 'node:vm';
+
+const dist = new URL('../../dist/', import.meta.url);
+
+/** Runs a built tag file in a bare window with `?sas_debug=1`, sets eids, and returns every console call. */
+async function consoleOf(file: string, commands: Array<(sas: any) => unknown> = [], fetchImpl = async () => new Response('ok')): Promise<unknown[][]> {
+  const calls: unknown[][] = [];
+  const record = (...args: unknown[]) => calls.push(args);
+  const window: Record<string, unknown> = {
+    console: { log: record, warn: record, error: record, info: record },
+    location: { search: '?sas_debug=1', href: 'https://publisher.example/?sas_debug=1' },
+    document: { currentScript: { src: 'https://cdn.example/tag/1234/' + file }, cookie: '' },
+    navigator: {},
+    setTimeout,
+    clearTimeout,
+    btoa,
+    atob,
+    addEventListener: () => undefined,
+    removeEventListener: () => undefined,
+    postMessage: () => undefined,
+    fetch: fetchImpl,
+    sas: {
+      cmd: [
+        () =>
+          (window.sas as { setEids(e: unknown): void }).setEids([
+            { source: 'id5-sync.com', uids: [{ id: 'ID5*abc', atype: 1 }] },
+            { source: 'example.org', uids: [{ id: 'x', atype: 1 }] },
+          ]),
+        ...commands.map((c) => () => c(window.sas)),
+      ],
+    },
+  };
+  window.window = window;
+  window.self = window;
+  runInNewContext(readFileSync(new URL(file, dist), 'utf8'), window);
+  await new Promise((r) => setTimeout(r, 10));
+  return calls;
+}
+
+describe('debug output of the built tag', () => {
+  test('sas.debug.js names the likely causes of a call the browser refused (CORS, mixed content)', async () => {
+    const refused = async () => {
+      throw new TypeError('Failed to fetch');
+    };
+    const calls = await consoleOf('sas.debug.js', [(sas) => sas.setup({ domain: 'https://ads.example' }), (sas) => sas.call('std', {})], refused);
+    const lines = calls.map((c) => c.map(String).join(' '));
+    expect(lines).toContain('[sas] call failed: Failed to fetch');
+    expect(lines.join('\n')).toMatch(/likely causes are CORS .*Access-Control-Allow-Credentials: true.*mixed content/);
+  });
+
+  test('production sas.js: "[sas] page eids" followed by the eids objects, to expand in the console', async () => {
+    const calls = await consoleOf('sas.js');
+    const line = calls.find((c) => c[0] === '[sas]' && c[1] === 'page eids');
+    expect(line).toBeDefined();
+    expect(Array.isArray(line![2])).toBe(true);
+    expect((line![2] as Array<{ source: string }>).map((e) => e.source)).toEqual(['id5-sync.com', 'example.org']);
+  });
+
+  test('sas.debug.js: each eid named with its provider id and name', async () => {
+    const calls = await consoleOf('sas.debug.js');
+    const line = calls.find((c) => c[0] === '[sas]' && c[1] === 'page eids');
+    expect(String(line?.[2])).toMatch(/id5-sync\.com \(\d+ [^)]+\)/);
+    expect(String(line?.[2])).toContain('example.org (0 Unknown)');
+  });
+});
