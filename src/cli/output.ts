@@ -79,7 +79,24 @@ export class Output {
 
   /** Resolves when everything written so far has been handed to the operating system (or the reader is gone). */
   async flush(): Promise<void> {
-    await Promise.race([this.#last, this.#gone()]);
+    if (this.#closed) return;
+    // The listeners go once the write is handed over: a process that runs many commands (tests, the fuzz suite)
+    // must not pile them up on stdout.
+    let stop = () => {};
+    const gone = new Promise<void>((done) => {
+      const finish = () => done();
+      this.stream.once('error', finish);
+      this.stream.once('close', finish);
+      stop = () => {
+        this.stream.off('error', finish);
+        this.stream.off('close', finish);
+      };
+    });
+    try {
+      await Promise.race([this.#last, gone]);
+    } finally {
+      stop();
+    }
   }
 
   #drained(): Promise<void> {
@@ -96,13 +113,6 @@ export class Output {
     });
   }
 
-  #gone(): Promise<void> {
-    return new Promise((done) => {
-      if (this.#closed) return done();
-      this.stream.once('error', () => done());
-      this.stream.once('close', () => done());
-    });
-  }
 }
 
 let stdoutOutput: Output | undefined;

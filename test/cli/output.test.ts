@@ -122,6 +122,17 @@ describe('Output (src/cli/output.ts)', () => {
     expect(received).toHaveLength(20);
   });
 
+  test('flush leaves no listener behind, however many times it runs', async () => {
+    const { stream } = slowStream(0);
+    const output = new Output(stream);
+    const before = stream.listenerCount('error') + stream.listenerCount('close');
+    for (let i = 0; i < 50; i++) {
+      await output.write(`row ${i}\n`);
+      await output.flush();
+    }
+    expect(stream.listenerCount('error') + stream.listenerCount('close')).toBe(before);
+  });
+
   test('once the reader is gone, write rejects with OutputClosedError and flush does not hang', async () => {
     const { stream } = slowStream(1);
     const output = new Output(stream);
