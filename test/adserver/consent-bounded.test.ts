@@ -77,7 +77,8 @@ describe('TC strings that the IAB decoder expands id by id', () => {
     const [refusal, ms] = decide({ gdpr: 1, gdprConsent });
     expect(refusal?.code).toBe('gdpr');
     expect(refusal?.message).toContain(field);
-    expect(ms).toBeLessThan(20);
+    // Microseconds when the process has the CPU to itself; the IAB decoder took from 56 ms to 26 s on these.
+    expect(ms).toBeLessThan(50);
   });
 
   test('more range entries than the cap (2,048) in one string: unreadable', () => {
@@ -92,7 +93,7 @@ describe('TC strings that the IAB decoder expands id by id', () => {
     const purposes = 'any of purposes 2, 3, 4, 5, 6, 7, 8, 9, 10 in the TC string';
     const message = `GDPR applies: vendor 9999 has no legal basis for ${purposes}, within the publisher restrictions`;
     expect(refusal?.message).toBe(message);
-    expect(ms).toBeLessThan(20);
+    expect(ms).toBeLessThan(50);
     const [odd] = decide({ gdpr: 1, gdprConsent: BITFIELDS }, 9_998);
     expect(odd?.message).toBe('GDPR applies: vendor 9998 has no consent in the TC string');
     // Vendor consent to the cap, no restriction: a legal basis.
@@ -128,7 +129,7 @@ describe('TC strings that the IAB decoder expands id by id', () => {
       fc.property(fc.string({ unit, maxLength: 600 }), (tail) => {
         const [out, ms] = cpu(() => readTcString(tcCore().slice(0, 36) + tail));
         expect(typeof out).toBe('object');
-        expect(ms).toBeLessThan(20);
+        expect(ms).toBeLessThan(50);
       }),
       { numRuns: 500 },
     );
@@ -151,7 +152,7 @@ describe('GPP headers whose section-id ranges the IAB library expands id by id',
   ])('%s: refused by the header reader, naming the field', (_, gpp, problem) => {
     const [out, ms] = cpu(() => readGppHeader(gpp));
     expect(out).toEqual({ problem: expect.stringContaining(problem) });
-    expect(ms).toBeLessThan(20);
+    expect(ms).toBeLessThan(50);
   });
 
   test('a string without a GPP header is left to the library (a bare TC string is its EU section)', () => {
