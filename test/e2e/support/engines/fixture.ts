@@ -33,11 +33,16 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     },
     { scope: 'worker', timeout: 120_000 },
   ],
-  web: async ({ launcher, thirdPartyStorage }, use) => {
-    const page = await launcher.newPage({ thirdPartyStorage });
-    await use(page);
-    await page.close();
-  },
+  // A page is a new browser session (WebKit: a new MiniBrowser through WebKitWebDriver), which a loaded machine can
+  // take many seconds to start: its own timeout, so starting it never eats the test's 30 s.
+  web: [
+    async ({ launcher, thirdPartyStorage }, use) => {
+      const page = await launcher.newPage({ thirdPartyStorage });
+      await use(page);
+      await page.close();
+    },
+    { timeout: 90_000 },
+  ],
 });
 
 /**
