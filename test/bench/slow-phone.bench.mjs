@@ -128,9 +128,11 @@ const browser = await chromium.launch({
 async function stubHosts(context) {
   const json = (route, body) =>
     route.fulfill({ status: 200, contentType: 'application/json', headers: { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Credentials': 'true' }, body: JSON.stringify(body) });
+  // Any other https host is refused. Registered first: Playwright tries the routes last registered first, so a
+  // catch-all registered after the stubs would refuse their hosts too (Prebid's identityLink and Criteo calls).
+  await context.route(/^https:\/\//, (r) => r.abort());
   await context.route('https://gum.criteo.com/**', (r) => json(r, { bidId: 'CRITEO-bench-bidid' }));
   await context.route('https://api.rlcdn.com/**', (r) => json(r, { envelope: 'Ae-bench-envelope' }));
-  await context.route(/^https:\/\//, (r) => r.abort());
 }
 
 // Main-thread work is read from a trace as CPU time (`tdur`) times the throttling rate: Chrome throttles by pausing
