@@ -1,16 +1,26 @@
 #!/usr/bin/env node
 // What the tag costs a slow phone: Debian's Chromium with 4x CPU throttling (DevTools protocol,
 // Emulation.setCPUThrottlingRate), pages loaded side by side in one run, interleaved, ROUNDS times each:
-//   floor   the page without any tag: the publisher's inline scripts only
-//   core    dist/sas.js: eids set by the page, one ad call
-//   full    dist/sas.full.js with every module on (identityLink, idLinking, criteo, uid2, prebid)
-//   prebid  Prebid.js (npm prebid.js: core + userId + the id submodules doing the same jobs: identityLink, ID5,
-//           Criteo, UID2), the ad call sent once Prebid has its ids (getUserIdsAsync), with those eids
+//   floor     the tag's page with an empty script in place of the tag: the same stand-ins, the same inline
+//             commands queued on `sas.cmd`, one external async script (empty). A page identical except for the
+//             tag, so that what is added is the tag's own work (a page without the external script and the
+//             commands would charge the tag with loading a script at all; measured here, that is 1-3 ms).
+//   core      dist/sas.js: eids set by the page, one ad call
+//   full      the script operators serve a network with every module on (identityLink, idLinking, criteo, uid2,
+//             prebid): composeTag of demo/networks.json's 4321
+//   floor-pb  Prebid's page with an empty script in place of Prebid.js (the floor of the `prebid` row)
+//   prebid    Prebid.js (npm prebid.js: core + userId + the id submodules doing the same jobs: identityLink, ID5,
+//             Criteo, UID2), the ad call sent once Prebid has its ids (requestBids), with those eids
 // Every id endpoint is a local stub (the bench server, or Playwright routes for the fixed https hosts).
-// Measured per page (medians): main-thread scripting time added over the floor and the longest task in which the
+// Measured per page (medians): main-thread scripting time added over its floor and the longest task in which the
 // page's script runs (both from a trace, CPU time x the throttling rate: see mainThread), navigation -> first ad
 // call leaving on a first visit and with the ids cached (a second visit in the same profile), the script's start
 // -> ad call with cached ids (wall clock, performance marks and resource timing), and the script bytes.
+// Where the tag's time goes (a trace with the v8 and disabled-by-default-v8.compile categories): about half
+// of its main-thread time is V8 compiling its functions lazily on their first call (~60 V8.CompileCode /
+// V8.ParseFunction events nested in its EvaluateScript); the rest is running its queue, the consent reader and the
+// ad call's fetch. V8's compile hint (a `//# allFunctionsCalledOnLoad` line before any code) moves that compiling
+// off the main thread while the script streams in: docs/tag.md#browsers says what it would cost and save.
 // Budgets (exit 1 when one is over): full tag scripting <= 1/20 of Prebid's; no task of the tag's script over 50 ms
 // in any round; with cached ids the full tag's ad call leaves within 50 ms of its script running (median: a wall
 // clock on a shared machine).
@@ -29,7 +39,12 @@ const dist = (f) => readFileSync(new URL(`../../dist/${f}`, import.meta.url), 'u
 const PREBID_MODULES = ['userId', 'identityLinkIdSystem', 'id5IdSystem', 'criteoIdSystem', 'uid2IdSystem'];
 // The full build: the script an operator serves a network with every module (demo/networks.json: 4321).
 const networks = loadNetworksConfig(fileURLToPath(new URL('../../demo/networks.json', import.meta.url)));
-const SCRIPTS = { '/sas.js': dist('sas.js'), '/sas.full.js': composeTag('4321', networks), '/prebid.js': prebidBundle(PREBID_MODULES, 'pbjs') };
+const SCRIPTS = {
+  '/sas.js': dist('sas.js'),
+  '/sas.full.js': composeTag('4321', networks),
+  '/prebid.js': prebidBundle(PREBID_MODULES, 'pbjs'),
+  '/empty.js': '',
+};
 const EMAIL = 'bench.user@example.com';
 const FAR = Date.now() + 30 * 86_400_000;
 
@@ -48,19 +63,12 @@ const tagPage = (src, setup) =>
   sas.call('std', { siteId: 1, pageId: 2, formatId: 3 }).then(function () { window.benchDone = true; });
 });</script><script async src="${src}"></script>`);
 
-/** The script each page adds (its tasks are the ones budgeted). */
-const SCRIPT_OF = { floor: undefined, core: '/sas.js', full: '/sas.full.js', prebid: '/prebid.js' };
+/** The script each page adds (its tasks are the ones budgeted), and the floor it is measured over. */
+const SCRIPT_OF = { floor: '/empty.js', core: '/sas.js', full: '/sas.full.js', 'floor-pb': '/empty.js', prebid: '/prebid.js' };
+const FLOOR_OF = { floor: 'floor', core: 'floor', full: 'floor', 'floor-pb': 'floor-pb', prebid: 'floor-pb' };
 
-const PAGES = {
-  // The publisher's own inline scripts and nothing else: a page's first script pays for setting up the script
-  // context, which every publisher page has already paid before a tag arrives.
-  floor: page(`${STANDINS}<script>window.sas = { cmd: [] }; sas.cmd.push(function () { ${MARK} });</script>`),
-  core: tagPage('/sas.js', `{ networkid: 1234, domain: location.origin }`),
-  full: tagPage(
-    '/sas.full.js',
-    `{ networkid: 4321, domain: location.origin, modules: { identityLink: { placementId: 1 }, idLinking: { url: location.origin + '/idlink/g/v2' }, criteo: {}, uid2: {}, prebid: {} } }`,
-  ),
-  prebid: page(`${STANDINS}<script>window.pbjs = { que: [] }; pbjs.que.push(function () { ${MARK}
+const prebidPage = (src) =>
+  page(`${STANDINS}<script>window.pbjs = { que: [] }; pbjs.que.push(function () { ${MARK}
   pbjs.setConfig({ userSync: { syncDelay: 0, auctionDelay: 1000, userIds: [
     { name: 'identityLink', params: { pid: '999' }, storage: { type: 'html5', name: 'idl_env', expires: 15 } },
     { name: 'id5Id', params: { partner: 102, configUrl: location.origin + '/id5/config' }, storage: { type: 'html5', name: 'id5id', expires: 90 } },
@@ -73,8 +81,21 @@ const PAGES = {
     var b64 = btoa(unescape(encodeURIComponent(JSON.stringify(eids)))).replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
     fetch('/ac?nwid=1234&siteid=1&pgid=2&fmtid=3&eids=' + b64, { credentials: 'include' }).then(function () { window.benchDone = true; });
   } });
-});</script><script async src="/prebid.js"></script>`),
+});</script><script async src="${src}"></script>`);
+
+const CORE_SETUP = `{ networkid: 1234, domain: location.origin }`;
+const PAGES = {
+  floor: tagPage('/empty.js', CORE_SETUP),
+  core: tagPage('/sas.js', CORE_SETUP),
+  full: tagPage(
+    '/sas.full.js',
+    `{ networkid: 4321, domain: location.origin, modules: { identityLink: { placementId: 1 }, idLinking: { url: location.origin + '/idlink/g/v2' }, criteo: {}, uid2: {}, prebid: {} } }`,
+  ),
+  'floor-pb': prebidPage('/empty.js'),
+  prebid: prebidPage('/prebid.js'),
 };
+/** Pages whose script sends no ad call. */
+const FLOORS = new Set(['floor', 'floor-pb']);
 
 let adCalls = 0;
 const server = createServer(async (req, res) => {
@@ -107,9 +128,11 @@ const browser = await chromium.launch({
 async function stubHosts(context) {
   const json = (route, body) =>
     route.fulfill({ status: 200, contentType: 'application/json', headers: { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Credentials': 'true' }, body: JSON.stringify(body) });
+  // Any other https host is refused. Registered first: Playwright tries the routes last registered first, so a
+  // catch-all registered after the stubs would refuse their hosts too (Prebid's identityLink and Criteo calls).
+  await context.route(/^https:\/\//, (r) => r.abort());
   await context.route('https://gum.criteo.com/**', (r) => json(r, { bidId: 'CRITEO-bench-bidid' }));
   await context.route('https://api.rlcdn.com/**', (r) => json(r, { envelope: 'Ae-bench-envelope' }));
-  await context.route(/^https:\/\//, (r) => r.abort());
 }
 
 // Main-thread work is read from a trace as CPU time (`tdur`) times the throttling rate: Chrome throttles by pausing
@@ -158,7 +181,7 @@ async function visit(context, name) {
   await p.goto(`${origin}/${name}?email=${encodeURIComponent(EMAIL)}`);
   // Waiting on the server, not in the page: nothing of Playwright's may run in the page while it is traced.
   const end = Date.now() + 30_000;
-  while (name !== 'floor' && adCalls === before) {
+  while (!FLOORS.has(name) && adCalls === before) {
     if (Date.now() > end) throw new Error(`${name}: no ad call within 30 s`);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -206,12 +229,12 @@ const range = (xs) => {
   const v = xs.filter((x) => typeof x === 'number');
   return `${Math.min(...v).toFixed(0)}-${Math.max(...v).toFixed(0)}`;
 };
-const floor = median(results.floor.first.map((r) => r.scripting));
-const bytes = { floor: '', core: SCRIPTS['/sas.js'], full: SCRIPTS['/sas.full.js'], prebid: SCRIPTS['/prebid.js'] };
+const floorOf = (name) => median(results[FLOOR_OF[name]].first.map((r) => r.scripting));
 const summary = {};
 console.log(`Chromium, CPU throttled ${THROTTLE}x, ${ROUNDS} rounds, medians (range) in ms:`);
-console.log('page    | scripting added | longest task of its script (any task) | nav->ad call first / cached | script->ad call cached | bytes raw / gzip | eids');
+console.log('page     | scripting added | longest task of its script (any task) | nav->ad call first / cached | script->ad call cached | bytes raw / gzip | eids');
 for (const [name, r] of Object.entries(results)) {
+  const floor = floorOf(name);
   const added = median(r.first.map((x) => x.scripting)) - floor;
   const longest = median([...r.first, ...r.cached].map((x) => x.longest));
   const longestAny = median([...r.first, ...r.cached].map((x) => x.longestAny));
@@ -225,10 +248,12 @@ for (const [name, r] of Object.entries(results)) {
     runCachedMax: Math.max(...r.cached.map((x) => x.runToCall ?? 0)),
   };
   summary[name] = s;
-  const b = bytes[name] ? `${bytes[name].length} / ${gzipSync(bytes[name], { level: 9 }).length}` : '0 / 0';
-  const fmt = (v) => (Number.isNaN(v) ? '-' : v.toFixed(1));
+  const script = SCRIPTS[SCRIPT_OF[name]];
+  const b = `${Buffer.byteLength(script)} / ${script ? gzipSync(script, { level: 9 }).length : 0}`;
+  // A floor's script is empty and sends no ad call: nothing of its own to show.
+  const fmt = (v) => (Number.isNaN(v) || (FLOORS.has(name) && !v) ? '-' : v.toFixed(1));
   console.log(
-    `${name.padEnd(7)} | ${fmt(added).padStart(6)} (${range(r.first.map((x) => x.scripting - floor))}) | ${fmt(longest).padStart(5)} (max ${fmt(s.longestMax)}) (${fmt(longestAny)}) | ${fmt(s.navFirst)} / ${fmt(s.navCached)} | ${fmt(s.runCached)} (max ${fmt(s.runCachedMax)}) | ${b} | ${[...new Set(r.first.flatMap((x) => x.sources))].join(', ')}`,
+    `${name.padEnd(8)} | ${fmt(added).padStart(6)} (${range(r.first.map((x) => x.scripting - floor))}) | ${fmt(longest).padStart(5)} (max ${fmt(s.longestMax)}) (${fmt(longestAny)}) | ${fmt(s.navFirst)} / ${fmt(s.navCached)} | ${fmt(s.runCached)} (max ${fmt(s.runCachedMax)}) | ${b} | ${[...new Set(r.first.flatMap((x) => x.sources))].join(', ')}`,
   );
 }
 const ratio = summary.prebid.added / summary.full.added;
