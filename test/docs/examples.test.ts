@@ -68,3 +68,39 @@ describe('docs/ad-server.md', () => {
     expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({ endpoint: expect.any(String), networkId: 1234, providerIds: [2] });
   });
 });
+
+describe('docs/ad-server.md Redis snippets', () => {
+  /** Every `.on('error', handler)` handler written in the guide's code blocks, as source text. */
+  function errorHandlers(): string[] {
+    const text = readFileSync(join(root, 'docs', 'ad-server.md'), 'utf8');
+    const code = [...text.matchAll(/```(?:ts|js)\n([\s\S]*?)```/g)].map((m) => m[1]!).join('\n');
+    const out: string[] = [];
+    for (let at = code.indexOf(".on('error', "); at >= 0; at = code.indexOf(".on('error', ", at + 1)) {
+      let depth = 0;
+      let i = at + ".on('error', ".length;
+      const start = i;
+      for (; i < code.length; i++) {
+        if (code[i] === '(') depth++;
+        else if (code[i] === ')') {
+          if (depth === 0) break;
+          depth--;
+        }
+      }
+      out.push(code.slice(start, i));
+    }
+    return out;
+  }
+
+  test("each 'error' handler runs on a Redis error without throwing (no undefined logger call)", () => {
+    const handlers = errorHandlers();
+    expect(handlers.length).toBeGreaterThanOrEqual(2);
+    const logged: unknown[] = [];
+    const quiet = { error: (...a: unknown[]) => logged.push(a), warn: (...a: unknown[]) => logged.push(a), log: () => undefined };
+    for (const source of handlers) {
+      // The handler as written, with only the console swapped for a recorder.
+      const handler = new Function('console', `return ${source};`)(quiet) as (e: Error) => void;
+      expect(() => handler(new Error('connect ECONNREFUSED 127.0.0.1:6379')), source).not.toThrow();
+    }
+    expect(logged.length).toBe(handlers.length);
+  });
+});
