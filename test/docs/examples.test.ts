@@ -104,3 +104,20 @@ describe('docs/ad-server.md Redis snippets', () => {
     expect(logged.length).toBe(handlers.length);
   });
 });
+
+describe('the guides and the npm package', () => {
+  const guide = (name: string) => readFileSync(join(root, 'docs', name), 'utf8');
+
+  test('no guide sends a package user to a source file the package does not ship for its API', () => {
+    for (const name of ['ad-server.md', 'tag.md', 'operator.md', 'deals.md', 'simulator.md', 'providers.md']) {
+      expect(guide(name), name).not.toMatch(/(documented|exported|described) in\s+`src\//);
+    }
+  });
+
+  test('the e2e server is named as a repository file for contributors, not as something to import', () => {
+    const paragraph = guide('tag.md')
+      .split('\n\n')
+      .find((p) => p.includes('test/e2e/support/server.ts'))!;
+    expect(paragraph).toMatch(/in the repository, not in the npm package/);
+  });
+});
