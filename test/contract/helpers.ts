@@ -1,18 +1,16 @@
 /** Shared pieces of the contract tests: a simulator, its served document, and exchanges recorded by the test itself. */
 import {
   createDealApiSimulator,
-  DEMO_USERS,
   IN_PROCESS_ORIGIN,
-  passwordRealmForm,
   type DealApiSimulator,
   type DealApiSimulatorOptions,
   type SimulatorExchange,
   type SimulatorUser,
 } from '../../src/simulator/index.js';
+import { COMPANY, DSP, inProcess, login as twoStepLogin } from '../simulator/helpers.js';
 import { ContractValidator } from './validator.js';
 
-export const COMPANY = DEMO_USERS[0];
-export const DSP = DEMO_USERS[2];
+export { COMPANY, DSP };
 
 /** A request as a test sends it. */
 export interface Call {
@@ -57,12 +55,8 @@ export async function contractRig(options: DealApiSimulatorOptions = {}) {
     };
   }
 
-  /** The user token of `user`. */
-  async function login(user: SimulatorUser = COMPANY): Promise<string> {
-    const token = await sim.fetch('/oauth/token', { method: 'POST', body: passwordRealmForm(user) });
-    const { access_token } = (await token.json()) as { access_token: string };
-    return (await sim.fetch('/authorize', { headers: { authorization: `Bearer ${access_token}` } })).text();
-  }
+  /** The user token of `user` (the simulator suites' two-step login). */
+  const login = (user: SimulatorUser = COMPANY): Promise<string> => twoStepLogin(inProcess(sim), user);
 
   return { sim, doc, validator, exchange, login };
 }
