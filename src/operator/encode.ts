@@ -19,6 +19,14 @@ export interface EncodedScript {
   version: string;
 }
 
+/** The version of a script's text, as {@link encodeScript} gives it, without compressing anything. */
+export function scriptVersion(text: string): string {
+  return versionOf(createHash('sha384').update(Buffer.from(text, 'utf8')).digest());
+}
+
+/** 16 hex digits of the SHA-384 of the raw bytes. */
+const versionOf = (digest: Buffer): string => digest.subarray(0, 8).toString('hex');
+
 /** The immutable, content-addressed name of a script file: `sas.js` → `sas.<version>.js`. */
 export function versionedFileName(name: string, version: string): string {
   return name.replace(/\.js$/, `.${version}.js`);
@@ -44,7 +52,7 @@ export function encodeScript(text: string, quality = 11): EncodedScript {
     integrity: 'sha384-' + digest.toString('base64'),
     // 16 bytes of the same hash are plenty to tell versions apart and keep the header short.
     etag: `"${digest.subarray(0, 16).toString('base64url')}"`,
-    version: digest.subarray(0, 8).toString('hex'),
+    version: versionOf(digest),
   };
 }
 

@@ -19,7 +19,7 @@
 import { Hono, type Context } from 'hono';
 import { enabledModules, MODULES, type ModuleName, type NetworksConfig } from './config.js';
 import { composeModules, loadTagFiles, type TagFiles } from './compose.js';
-import { createEncoder, type EncodedScript } from './encode.js';
+import { createEncoder, scriptVersion, type EncodedScript } from './encode.js';
 
 /** The `Cache-Control` of served tags (see the file comment for why). */
 export const TAG_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=86400';
@@ -92,7 +92,10 @@ export function createTagApp({ config, files = loadTagFiles(), cacheControl = TA
     if (!versions) {
       versions = new Map();
       for (const modules of everyModuleList()) {
-        for (const d of [false, true]) versions.set(encode(composeModules(modules, { files, debug: d }), d).version, { modules, debug: d });
+        // Hashed only: compressing 64 scripts (brotli 11) to index them would stall the first versioned request.
+        for (const d of [false, true]) {
+          versions.set(scriptVersion(composeModules(modules, { files, debug: d })), { modules, debug: d });
+        }
       }
     }
     const found = versions.get(version);
