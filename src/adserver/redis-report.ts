@@ -121,8 +121,6 @@ const readDropped = luaScript(`return redis.call('HGET', KEYS[1], '#dropped')`);
 /** Networks per script call: bounds the time one flush holds Redis. */
 const NETWORKS_PER_SCRIPT = 500;
 
-const positive = positiveOption;
-
 /**
  * Creates a report shared through Redis. Call `close()` on shutdown.
  * @example
@@ -134,13 +132,13 @@ const positive = positiveOption;
 export function createRedisReport(redis: RedisClientInput, options: RedisReportOptions = {}): RedisReport {
   const client = requireRedisClient(redis, 'createRedisReport');
   const prefix = checkPrefix(options.prefix ?? 'eidkit:report:');
-  const flushMs = positive(options.flushMs ?? 1_000, 'flushMs', false);
-  const maxBuffered = positive(options.maxBuffered ?? 100_000, 'maxBuffered', true);
+  const flushMs = positiveOption(options.flushMs ?? 1_000, 'flushMs', false);
+  const maxBuffered = positiveOption(options.maxBuffered ?? 100_000, 'maxBuffered', true);
   const retention = {
-    day: positive(options.retentionDays ?? 90, 'retentionDays', false) * DAY,
-    hour: positive(options.maxHours ?? 168, 'maxHours', false) * HOUR,
+    day: positiveOption(options.retentionDays ?? 90, 'retentionDays', false) * DAY,
+    hour: positiveOption(options.maxHours ?? 168, 'maxHours', false) * HOUR,
   } as const;
-  const maxNetworks = positive(options.maxNetworksPerDay ?? 10_000, 'maxNetworksPerDay', true);
+  const maxNetworks = positiveOption(options.maxNetworksPerDay ?? 10_000, 'maxNetworksPerDay', true);
   const now = options.now ?? Date.now;
   const dmps = options.dmps ?? [];
   const index = { day: `${prefix}days`, hour: `${prefix}hours` } as const;
