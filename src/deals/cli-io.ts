@@ -19,6 +19,7 @@ import {
 } from './client/index.js';
 import { ConfigError } from './client/config.js';
 import { fileErrorText } from '../core/file-error.js';
+import { DealDateTimeSchema } from './rules/index.js';
 
 /** --json, --csv and --columns. */
 export interface OutputFlags {
@@ -75,11 +76,13 @@ export function intArg(name: string, min = 0): (value: string) => number {
   };
 }
 
-/** An ISO 8601 date or date-time option parser (`2025-01-01`, `2025-01-01T12:00:00Z`), checked before any request. */
+/**
+ * An ISO 8601 date or date-time option parser (`2025-01-01`, `2025-01-01T12:00:00Z`), checked before any request
+ * by the same rule the service applies to dates (DealDateTimeSchema).
+ */
 export function isoDateArg(name: string): (value: string) => string {
-  const ISO = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
   return (value: string) => {
-    if (!ISO.test(value) || Number.isNaN(Date.parse(value))) {
+    if (!DealDateTimeSchema.safeParse(value).success) {
       throw new CliError(`${name} must be an ISO 8601 date or date-time such as 2025-01-31 or 2025-01-31T08:00:00Z, got ${JSON.stringify(value)}`, EXIT.USAGE);
     }
     return value;
