@@ -16,7 +16,7 @@ describe('relative links in README.md and docs/', () => {
       'README.md:17: docs/missing.md: docs/missing.md does not exist',
       'README.md:18: docs/guide.md#no-such-heading: no heading "no-such-heading" in docs/guide.md',
       'README.md:19: #nowhere: no heading "nowhere" in README.md',
-      'README.md:20: ../shared/spec/deal-api.md: points outside the repository (readers on GitHub or npm do not have it)',
+      'README.md:20: ../elsewhere/notes.md: points outside the repository (readers on GitHub or npm do not have it)',
       'README.md:21: docs/gone.html: docs/gone.html does not exist',
       'README.md:22: docs/nope.md: docs/nope.md does not exist',
       'README.md:22: [nowhere-ref]: no link definition [nowhere-ref]: … in README.md',
