@@ -1,11 +1,11 @@
 // Builds the browser tag:
 // - dist/sas.js        the core tag (minified IIFE, `/*! eidkit vX */` banner) — what a network with no modules gets
 // - dist/sas.debug.js  the same, readable
-// - dist/modules/<name>.js  one add-on IIFE per provider module (src/tag/modules/<name>.ts, issue #5),
+// - dist/modules/<name>.js  one add-on IIFE per provider module (src/tag/modules/<name>.ts),
 //                      concatenated after the core in the per-network script when the operator enables it
 // - dist/addons/<name>.js  page add-ons outside the core (src/tag/addons/<name>.ts): render.js shows the answer's ads
 // - dist/sas.full.js   the core with every module (src/tag/full.ts, when present), for the full-tag size budget
-// - dist/prebid/eidkit-adapter.js  the standalone Prebid.js bid adapter (src/prebid/standalone.ts, issue #17),
+// - dist/prebid/eidkit-adapter.js  the standalone Prebid.js bid adapter (src/prebid/standalone.ts),
 //                      and dist/prebid/index.js, the `eidkit/prebid` ES module for publishers who build Prebid from npm
 import typescript from '@rollup/plugin-typescript';
 import terser from '@rollup/plugin-terser';

@@ -1,4 +1,4 @@
-// The demo ad server's receiving side, built on eidkit/adserver (issue #4): parses each ad call, mints the `pid`
+// The demo ad server's receiving side, built on eidkit/adserver: parses each ad call, mints the `pid`
 // cookie on a first visit, logs providers, keeps the report, expands reference envelopes, builds the bid
 // requests sent to three demo partners, and serves the live report (`/report`, `/report.json`, `/report.csv`).
 // demo/server.mjs routes its ad-call endpoints and these paths here (WHATWG Request in, Response out).
@@ -38,7 +38,7 @@ export const DEMO_PARTNERS = [
   { id: 'dmp-uid2', kind: 'dmp', preferredProvider: 'uidapi.com', gvlVendorId: 97 },
 ];
 
-/** The operator's DMPs and each one's preferred provider (extended-ids.md §8): the report's Has DMP Id count. */
+/** Each DMP's one preferred provider (docs/wire-format.md#dmp-preferred-providers): the report's Has DMP Id. */
 export const DEMO_DMPS = parseDmpConfig([
   { dmp: 'dmp-uid2', source: 'uidapi.com' },
   { dmp: 'dmp-sharedid', source: 'pubcid.org' },

@@ -24,7 +24,7 @@ const here = new URL('./', import.meta.url);
 /** The demo's icon: "e" on a blue square. */
 const FAVICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#36c"/><text x="8" y="12" font-size="11" text-anchor="middle" fill="#fff" font-family="sans-serif">e</text></svg>';
 
-/** The ad-call endpoints and the kind of call each receives (extended-ids.md §4). */
+/** The ad-call endpoints and the kind of call each receives (docs/wire-format.md#how-eids-reach-an-ad-call). */
 export const AD_CALL_PATHS = { '/ac': 'get', '/genericpost': 'generic', '/call': 'onecall' };
 
 /**
@@ -79,7 +79,7 @@ export function createDemoApp(adserver = createAdServerDemo(), { origins = [] } 
     app.get(path, async (c) => (await adserver.reportResponse(c.req.raw)) ?? c.notFound());
   }
   app.get('/', async (c) => c.html(await readFile(new URL('index.html', here), 'utf8')));
-  // Header bidding (issue #17): /prebid/page.html, Prebid.js, the adapter, and the POST /prebid/v1 ad server.
+  // Header bidding: /prebid/page.html, Prebid.js, the adapter, and the POST /prebid/v1 ad server.
   mountPrebidDemo(app, adserver, { print: (m) => print(m) });
   // Browsers ask every page's origin for /favicon.ico; an icon keeps a 404 out of the console.
   app.get('/favicon.ico', (c) => c.body(FAVICON, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'max-age=86400' }));
@@ -109,7 +109,7 @@ export async function startDemo(port = Number(process.env.PORT ?? 8080), { quiet
   const adserver = createAdServerDemo({ redis });
   // The app is built once the port is known: its own page origins are the CORS allow-list.
   let honoListener = (_req, res) => res.writeHead(503).end();
-  // The provider-module demo routes (issue #5) answer plain node:http requests first; hono gets the rest.
+  // The provider-module demo routes answer plain node:http requests first; hono gets the rest.
   // Node refuses request heads over 16 KiB with a bare 431 before any handler runs; the ad-call library has its
   // own, documented caps (a 16,384-character `eids` parameter among them), so let those be what applies.
   const server = createServer({ maxHeaderSize: 64 * 1024 }, async (req, res) => {

@@ -1,4 +1,4 @@
-// Size budgets of the tag (issue 5): a network with no modules downloads at most 4.75 KB gzip (the core with its
+// Size budgets of the tag: a network with no modules downloads at most 4.75 KB gzip (the core with its
 // built-in consent reader), and the full tag with every module stays under 9 KB gzip. Measured with gzip -9 on the
 // built files, so `npm test` (which builds first) fails when a change breaks a budget.
 import { describe, expect, test } from 'vitest';

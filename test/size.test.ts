@@ -1,5 +1,5 @@
-// The tag's size budget (issue #2): dist/sas.js, the script a network with no modules downloads, is at most
-// 4.75 KB gzip (4,864 B, gzip -9; issue 12 added 256 B for consent through locator frames and GPP's EU section).
+// The tag's size budget: dist/sas.js, the script a network with no modules downloads, is at most
+// 4.75 KB gzip (4,864 B, gzip -9, consent through locator frames and GPP's EU section included).
 // `npm test` builds first, so a change that breaks the budget fails here.
 import { describe, expect, test } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';

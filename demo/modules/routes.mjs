@@ -1,4 +1,4 @@
-// Demo routes for the provider modules (issue 5), mounted by demo/server.mjs with one call:
+// Demo routes for the provider modules, mounted by demo/server.mjs with one call:
 //   /modules/<page>.html      demo pages in this folder
 //   /modules/cmp.js           a real TCF CMP (@iabtcf/core + @iabtcf/cmpapi), see cmp-entry.mjs
 //   /modules/prebid.js        a real Prebid.js (userId + SharedID) from the npm package, see prebid-bundle.mjs

@@ -1,4 +1,4 @@
-// The header-bidding demo (issue #17), mounted by demo/server.mjs on its hono app:
+// The header-bidding demo, mounted by demo/server.mjs on its hono app:
 //   /prebid/page.html           a publisher page running a real Prebid.js with the eidkit adapter
 //   /prebid/prebid.js           Prebid.js from the npm package: userId + SharedID + publisher-provided ids + TCF
 //   /prebid/eidkit-adapter.js   the built standalone adapter (dist/prebid/, `npm run build` first)

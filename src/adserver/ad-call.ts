@@ -1,5 +1,5 @@
 /**
- * What an ad call is once parsed (extended-ids.md §4): the `AdCall` and its parts, the input and options of the
+ * What an ad call is once parsed (docs/wire-format.md): the `AdCall` and its parts, the input and options of the
  * parse functions, and the `Collector` every reader (GET query, POST body, parse-ortb.ts) fills one with. The
  * Collector validates each field as it is handed over: what is broken is dropped and named in `issues`.
  */
@@ -29,7 +29,7 @@ export interface AdCallFormat {
   floor?: { value: number; currency: string };
 }
 
-/** Privacy signals carried by the call (domain-notes.md "Consent"), passed on to bid requests untouched. */
+/** Privacy signals of the call (docs/wire-format.md#consent-signals-and-rules), passed on to bid requests as sent. */
 export interface AdCallConsent {
   /** 1 when GDPR applies, 0 when it does not. */
   gdpr?: 0 | 1;
@@ -61,7 +61,7 @@ export interface AdCall {
   target?: string;
   /** The tag's timestamp (`tmstp` / `timestamp`), milliseconds since the epoch. */
   timestamp?: number;
-  /** Publisher user id (`uid`); when present it overrides `pid` as the user id (extended-ids.md §2.3). */
+  /** Publisher user id (`uid`); it overrides `pid` as the user id (docs/wire-format.md#user-ids-uid-and-pid). */
   uid?: string;
   /** The service's own user id, from the cookie named `pid`. */
   pid?: string;

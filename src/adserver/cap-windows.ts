@@ -1,5 +1,5 @@
 /**
- * Frequency caps as ad-server users write them (issue #10): one item, one or more windows ("3 a day and 10 a week,
+ * Frequency caps as ad-server users write them: one item, one or more windows ("3 a day and 10 a week,
  * 20 lifetime"), each a UTC calendar period (day, ISO week, month), a rolling period, or a rolling window of any
  * length. Validated when the cap is defined, so a bad cap fails at start-up, never at the first ad call.
  */

@@ -1,7 +1,8 @@
 /**
- * Frequency capping by an alternative id (extended-ids.md §1, §8): impressions per user per time frame per item.
- * The user is the publisher `uid` when present (it overrides `pid`, §2.3), else the `pid` cookie (the default),
+ * Frequency capping by an alternative id: impressions per user per time frame per item.
+ * The user is the publisher `uid` when present (it overrides `pid`), else the `pid` cookie (the default),
  * else — only when the network activated one provider and the call carries neither — that provider's id.
+ * See docs/wire-format.md#frequency-capping-by-an-alternative-id.
  */
 import { providerById, providerForSource } from '../core/index.js';
 import type { Provider } from '../core/index.js';
@@ -165,7 +166,7 @@ export function resolveAlternativeIds(config: AlternativeIdConfig = {}): Map<num
   const out = new Map<number, Provider>();
   for (const [network, ref] of Object.entries(config)) {
     // Only canonical network ids: '01234' or ' 1234' would otherwise land on network 1234 as a second provider,
-    // silently replacing the first (extended-ids.md §8: one provider per network).
+    // silently replacing the first (a network has one provider for capping, no more).
     if (!/^[1-9]\d{0,9}$/.test(network)) throw new TypeError(`alternativeIds: "${network}" is not a network id`);
     if (typeof ref !== 'number' && typeof ref !== 'string') {
       // An array or object here usually means several providers for one network: the service allows one.
@@ -181,7 +182,7 @@ export function resolveAlternativeIds(config: AlternativeIdConfig = {}): Map<num
 }
 
 /**
- * The user capping counts against (extended-ids.md §8): `uid` (scoped to its network) > `pid` cookie >
+ * The user capping counts against: `uid` (scoped to its network) > `pid` cookie >
  * the network's one activated alternative provider's first id, used only when the call has neither > none.
  */
 export function cappingUserOf(call: AdCall, alternatives: ReadonlyMap<number, Provider> = new Map()): CappingUser {

@@ -22,7 +22,7 @@ export { GPP_CAPS } from './consent/gpp-header.js';
 
 /** What decides the legal basis under GDPR; the defaults are those of the tag (src/tag/consent-rules.ts). */
 export interface TcfRules {
-  /** TCF purposes of which at least one needs a legal basis. Default 2 to 10 (domain-notes.md "Consent"). */
+  /** TCF purposes, one needing a legal basis. Default 2 to 10 (docs/wire-format.md#consent-signals-and-rules). */
   purposes?: readonly number[];
   /** Whether legitimate interest (vendor and purpose) is a legal basis. Default true; false requires consent. */
   legitimateInterest?: boolean;

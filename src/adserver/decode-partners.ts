@@ -1,5 +1,5 @@
 /**
- * `eidkit decode --partners partners.json` (issue 11): what each partner would receive from a decoded ad call,
+ * `eidkit decode --partners partners.json`: what each partner would receive from a decoded ad call,
  * and why, under the forwarding policy in the file.
  */
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * DMP-preferred ids (extended-ids.md §4 "DMP integration", §8 "one preferred extended id provider per DMP"):
+ * DMP-preferred ids (docs/wire-format.md#dmp-preferred-providers):
  * the operator declares each DMP's one provider (`dmps: [{ dmp, source }]`), and `dmpIds` picks that provider's
  * id out of an ad call: the key a DMP's segment lookup uses.
  */
@@ -40,7 +40,7 @@ const DmpsSchema = z
     }),
   )
   .superRefine((list, ctx) => {
-    // One preferred provider per DMP (§8): a second entry for the same DMP is an error, whatever its source.
+    // One preferred provider per DMP: a second entry for the same DMP is an error, whatever its source.
     const seen = new Map<string, number>();
     list.forEach((d, i) => {
       const key = d.dmp.toLowerCase();

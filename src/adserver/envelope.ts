@@ -1,11 +1,12 @@
 /**
- * Envelope expansion (extended-ids.md §1): one provider sends an encrypted identity envelope; the service
+ * Envelope expansion: one provider sends an encrypted identity envelope; the service
  * decrypts it and shares the ids inside (the provider's own id, Unified ID 2.0 `uidapi.com` and `euid.eu`,
  * a publisher-link id and a connect id `yahoo.com`) as extra eids when forwarding.
  *
  * The provider's real envelope format is private. Decryption is therefore a pluggable step
  * ({@link EnvelopeDecryptor}); what ships is a REFERENCE format of our own, documented in docs/ad-server.md
  * ("Envelope expansion"), so the whole path can be tested end to end. It is not the provider's format.
+ * See docs/wire-format.md#identity-envelopes.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { mergeEids, validateEids } from '../core/index.js';

@@ -1,8 +1,8 @@
 /**
- * `eidkit/adserver`: the receiving side of ad calls (issue #4, extended-ids.md §1, §2.2, §2.3, §4, §8).
+ * `eidkit/adserver`: the receiving side of ad calls (docs/wire-format.md).
  * Parse ad calls, log providers, report, forward eids to demand partners in OpenRTB, cap frequency by an
  * alternative id, and expand identity envelopes. Caps and reports live in memory for one process, or in Redis for
- * a fleet (issue #10).
+ * a fleet.
  * @packageDocumentation
  */
 /** The error of an options object that is not what the function takes; `field` names the option. */

@@ -1,5 +1,5 @@
 /**
- * Forwarding eids to demand partners (extended-ids.md §1, §4 "DMP integration", §8): an OpenRTB 2.6 bid request
+ * Forwarding eids to demand partners (docs/wire-format.md#forwarding-to-demand-partners): an OpenRTB 2.6 bid request
  * carrying every received eid, known and unknown, unmodified, in `user.eids`; for a partner flagged OpenRTB 2.5,
  * in `user.ext.eids` (with the 2.5 places of the privacy signals); for one flagged `both`, in both places. A DMP
  * receives only its preferred provider's eids. With a forwarding policy (forwarding.ts), only the eids the

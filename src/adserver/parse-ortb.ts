@@ -1,11 +1,12 @@
 /**
- * The body shapes beside eidkit's own (extended-ids.md §4): the Prebid.js adapter's ad units (`POST /prebid/v1`,
+ * The body shapes beside eidkit's own: the Prebid.js adapter's ad units (`POST /prebid/v1`,
  * src/prebid/wire.ts) and OpenRTB-shaped requests (the video plugin, Prebid Server, another SSP) on any POST
  * endpoint. Like the rest of the parser they never throw: what is broken is dropped and named in `issues`.
  *
  * Where the eids of an OpenRTB body are read, first found wins: a top-level `eids` (eidkit's POST field), then
  * `user.eids` (OpenRTB 2.6), then `user.ext.eids` (2.5). When more than one is present the others are ignored
  * with an issue naming them, as OpenRTB 2.6 readers let `user.eids` win over `user.ext.eids`.
+ * See docs/wire-format.md#post-ad-calls-the-eids-array.
  */
 import { isInt32, isObject } from '../core/index.js';
 import type { AdCallFormat, Collector } from './ad-call.js';

@@ -1,5 +1,5 @@
 /**
- * Reading an ad call's fields into a Collector: the GET `/ac` query (extended-ids.md §4) and the JSON body of a
+ * Reading an ad call's fields into a Collector: the GET `/ac` query and the JSON body of a
  * POST (`/genericpost`, `/call`, `/prebid/v1`), handing OpenRTB-shaped bodies and Prebid ad units to
  * parse-ortb.ts. Like the rest of the parser they never throw: what is broken is dropped and named in `issues`.
  */
@@ -10,7 +10,7 @@ import { isOrtbBody, readOrtbBody, readPrebidUnits } from './parse-ortb.js';
 const decoder = new TextDecoder();
 
 
-/** The GET parameters an ad call reads (extended-ids.md §4, domain-notes.md "Consent"). */
+/** The GET parameters an ad call reads (docs/wire-format.md#get-ad-calls-the-base64-eids-parameter). */
 const QUERY_KEYS = new Set(['nwid', 'siteid', 'pgid', 'fmtid', 'tgt', 'tmstp', 'uid', 'eids', 'gdpr', 'gdpr_consent', 'gpp', 'gpp_sid', 'us_privacy']);
 
 /**
@@ -173,7 +173,7 @@ function readBodyFields(col: Collector, b: Record<string, unknown>, fresh: boole
   const page = col.text('page', field('page'));
   if (page !== undefined) call.referer = page;
   const eids = field('eids');
-  // The spec sends an array; a Base64 string (what `setEids` also accepts) is decoded rather than refused.
+  // The body carries an array; a Base64 string (what `setEids` also accepts) is decoded rather than refused.
   if (typeof eids === 'string') col.eidsParam(eids);
   else if (eids !== undefined && eids !== null) col.eids(eids, fresh);
 }

@@ -1,5 +1,5 @@
 /**
- * Parsing ad calls (extended-ids.md §4): GET `/ac` with the Base64 `eids` parameter, POST `/genericpost` and
+ * Parsing ad calls (docs/wire-format.md): GET `/ac` with the Base64 `eids` parameter, POST `/genericpost` and
  * `/call` with an `eids` array in the JSON body, POST `/prebid/v1` from the Prebid.js adapter, and OpenRTB-shaped
  * bodies on any POST endpoint (parse-ortb.ts). This file holds the entry points: the endpoint, the URL and the
  * headers (cookie `pid`, user agent, referer) of a request, and the adapters that read a body from a WHATWG

@@ -1,7 +1,8 @@
 /**
- * Demand partners (extended-ids.md §4 "DMP integration"): who bid requests go to, and which eids a partner may
+ * Demand partners: who bid requests go to, and which eids a partner may
  * receive before any forwarding policy: every eid for a DSP, only its preferred provider's for a DMP. Shared by
  * the bid request builder (openrtb.ts) and the forwarding policy (forwarding.ts).
+ * See docs/wire-format.md#forwarding-to-demand-partners.
  */
 import { providerById, providerForSource } from '../core/index.js';
 import type { Eid, Provider } from '../core/index.js';

@@ -1,6 +1,7 @@
 /**
- * The service's own user id, kept in a cookie named `pid` (extended-ids.md §2.3): minted on a first visit,
+ * The service's own user id, kept in a cookie named `pid`: minted on a first visit,
  * read back by {@link parseAdCall}.
+ * See docs/wire-format.md#user-ids-uid-and-pid.
  */
 import { randomUUID } from 'node:crypto';
 

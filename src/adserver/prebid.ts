@@ -1,5 +1,5 @@
 /**
- * Answering the Prebid.js adapter (extended-ids.md §4 "Header-bidding adapter"): `prebidBidResponse` writes the
+ * Answering the Prebid.js adapter (docs/wire-format.md#how-eids-reach-an-ad-call): `prebidBidResponse` writes the
  * JSON body `POST /prebid/v1` answers with (src/prebid/wire.ts), so an ad server answers from the parsed call
  * without knowing the adapter's wire format. This is where deals meet the auction: a bid carries the deal's
  * cross-platform `dealId`.

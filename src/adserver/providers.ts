@@ -1,6 +1,7 @@
 /**
- * Provider logging (extended-ids.md §1, §2.2): each eid's source maps through the registry to a provider id and
+ * Provider logging: each eid's source maps through the registry to a provider id and
  * name, unknown sources to `Unknown` (0); one log record per ad call lists the provider ids present.
+ * See docs/wire-format.md#providers-and-their-sources.
  */
 import { providerForSource, providerIdForSource } from '../core/index.js';
 import type { Eid, Provider } from '../core/index.js';
@@ -110,7 +111,7 @@ export function logProviders(call: AdCall, sink: ProviderLogSink, now?: Date): P
     if (typeof sink === 'function') sink(record);
     else sink.write(record);
   } catch {
-    // Logging is best effort: the ad call goes on (issue #4).
+    // Logging is best effort: a broken sink never costs an ad call.
   }
   return record;
 }
@@ -146,7 +147,7 @@ export function jsonLinesLogSink(stream: { write(chunk: string): unknown }): Jso
     try {
       stream.write(chunk);
     } catch {
-      // Logging is best effort (issue #4): a failing stream loses these lines, never an ad call.
+      // Logging is best effort: a failing stream loses these lines, never an ad call.
     }
   };
   const sink = (record: ProviderLogRecord) => {

@@ -1,5 +1,5 @@
 /**
- * Report dimensions (extended-ids.md §2.3), aggregated per UTC day (and hour) and network:
+ * Report dimensions (docs/wire-format.md#report-dimensions), aggregated per UTC day (and hour) and network:
  * Extended Ids (calls carrying each provider's eids), Has User Uid and Has User Pid (calls with / without).
  * Readable as JSON and CSV (the CSV also carries which id served as the user id: uid, pid or none).
  */
@@ -102,7 +102,7 @@ export function countersOf(call: AdCall, dmps: readonly DmpConfig[] = []): strin
   if (call.uid !== undefined) out.push('uid');
   if (call.pid !== undefined) out.push('pid');
   out.push(call.uid !== undefined ? 'eff:uid' : call.pid !== undefined ? 'eff:pid' : 'eff:none');
-  // Has DMP Id (extended-ids.md §8): `dmp:<name>` when the call carries that DMP's preferred provider's id.
+  // Has DMP Id: `dmp:<name>` when the call carries that DMP's preferred provider's id.
   if (dmps.length) for (const [dmp, id] of Object.entries(dmpIds(call, dmps))) if (id !== undefined) out.push(`dmp:${dmp}`);
   return out;
 }

@@ -1,8 +1,9 @@
 /**
- * The Base64 codec of the `eids` GET parameter (extended-ids.md §4): Base64 of the UTF-8 JSON array.
+ * The Base64 codec of the `eids` GET parameter: Base64 of the UTF-8 JSON array.
  * Encoding is URL-safe without padding; decoding accepts standard or URL-safe, padded or not.
  * Built on `btoa`/`atob`, which browsers and Node ≥ 16 both provide: the tag's size budget has no room for a
  * Base64 library.
+ * See docs/wire-format.md#get-ad-calls-the-base64-eids-parameter.
  */
 import type { Issue, Result } from './eid.js';
 

@@ -1,6 +1,6 @@
 /**
  * OpenRTB 2.6 / AdCOM 1.0 extended identifiers: types, validation and merging.
- * Spec: extended-ids.md §2.1. Validation never throws: it returns the valid part and one issue per problem.
+ * Fields: docs/wire-format.md#the-eid-and-uid-objects. Validation never throws: the valid part, one issue per problem.
  */
 
 /** One identifier of a provider (AdCOM `UID`). */

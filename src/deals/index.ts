@@ -1,6 +1,6 @@
 /**
  * `eidkit/deals`: the deal management API — shared rules (schemas, validateDeal) and the client.
- * Spec: ../shared/spec/deal-api.md.
+ * The contract: docs/deal-rules.md.
  * @packageDocumentation
  */
 export * from './rules/index.js';

@@ -1,6 +1,7 @@
 /**
- * Composing the per-network tag script (extended-ids.md §4): the operator switches (`window.__sasop`), the core,
+ * Composing the per-network tag script: the operator switches (`window.__sasop`), the core,
  * then the add-on script of every module enabled for that network: one response, no extra request.
+ * See docs/wire-format.md#loading-the-tag-the-network-id-in-the-script-path.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,6 @@
 /**
- * The operator's networks configuration (extended-ids.md §4: the automatic transfer is "enabled for the network by
- * the service operator"; the id-linking module "can be disabled globally by the operator"). One JSON file:
+ * The operator's networks configuration (the operator enables automatic transfer per network
+ * and may turn a module off for every network: docs/wire-format.md#automatic-transfer-settings). One JSON file:
  *
  * ```json
  * {

@@ -1,5 +1,5 @@
 /**
- * `eidkit/operator`: per-network tag delivery for the service operator (extended-ids.md §4): the networks
+ * `eidkit/operator`: per-network tag delivery for the service operator: the networks
  * configuration, composing a network's script, building static files for a CDN, and a hono app that serves them.
 
  * @packageDocumentation

@@ -1,5 +1,5 @@
 /**
- * The eidkit Prebid.js bid adapter (extended-ids.md §4 "Header-bidding adapter"): one `spec` in the shape
+ * The eidkit Prebid.js bid adapter: one `spec` in the shape
  * `pbjs.registerBidAdapter(null, code, spec)` takes (Prebid 9 to 11). It sends the eids exactly as Prebid hands
  * them to a bidder, so Prebid's own consent enforcement (tcfControl, `transmitEids`) keeps deciding what goes.
  * Written for size (the standalone build has a 1,536 B gzip budget): no dependencies, nothing from Prebid.
@@ -133,7 +133,7 @@ function unitOf(bid: PrebidBid): PrebidWireUnit {
   return u;
 }
 
-/** The privacy signals under their ad-call names (domain-notes.md "Consent"): the body's fields and the sync URLs' parameters. */
+/** Privacy signals by ad-call name (docs/wire-format.md#consent-signals-and-rules): body fields, sync URL query. */
 function consentFields(gdpr?: PrebidBidderRequest['gdprConsent'], usp?: string, gpp?: PrebidBidderRequest['gppConsent']) {
   return {
     gdpr: gdpr && gdpr.gdprApplies != null ? (+gdpr.gdprApplies as 0 | 1) : undefined,

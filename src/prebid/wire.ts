@@ -65,7 +65,7 @@ export interface PrebidWireBid {
   ttl?: number;
   creativeId: string;
   netRevenue?: boolean;
-  /** The deal's cross-platform `dealId` (deal-api.md), when the bid comes from a deal. */
+  /** The deal's cross-platform `dealId` (docs/deal-rules.md#the-read-shape), when the bid comes from a deal. */
   dealId?: string;
   /** `banner` or `video` (a bid with `vastXml` must say `video`). */
   mediaType: 'banner' | 'video';

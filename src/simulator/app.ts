@@ -35,7 +35,7 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   // Order matters: the token routes come before the user-token check, /deals/countBreakdown before /deals/:id,
   // and the lookups' /:resource last.
   registerTokenRoutes(api, ctx);
-  // --- Every other call needs a user token (spec 5 step 3). ----------------------------------------------------
+  // --- Every other call needs a user token (step 3 of the login). ----------------------------------------------------
   api.use('*', requireUserToken(ctx));
   registerDealListRoutes(api, ctx);
   registerDealRoutes(api, ctx);

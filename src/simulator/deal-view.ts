@@ -1,5 +1,5 @@
 /**
- * The read view of a stored deal (spec 2.6): the cross-platform deal id, the computed type and states (archived,
+ * The read view of a stored deal: the cross-platform deal id, the computed type and states (archived,
  * parent, expiration) and the defaulted read-only fields the API returns beside the write fields.
  */
 import { PricingModel, parseDealDate, type DealRead } from '../deals/rules/index.js';
@@ -12,13 +12,13 @@ export const SOON_MS = 7 * DAY_MS;
 /** Deals whose end passed this long ago are returned as archived. */
 const ARCHIVE_AFTER_MS = 30 * DAY_MS;
 
-/** A cross-platform deal id, distinct from the numeric id (spec 2.6). */
+/** A cross-platform deal id, distinct from the numeric id. */
 export function makeDealId(companyId: number, id: number): string {
   const mix = ((id * 2_654_435_761) ^ (companyId * 40_503)) >>> 0;
   return `EDK-${companyId.toString(36).toUpperCase()}-${mix.toString(36).toUpperCase().padStart(7, '0')}`;
 }
 
-/** The deal type (2.7) a stored deal reads as: guaranteed, direct (fixed price, one buyer) or private auction. */
+/** The deal type a stored deal reads as: guaranteed, direct (fixed price, one buyer) or private auction. */
 export function dealTypeId(w: StoredDeal['write']): 1 | 2 | 3 {
   return w.pricingModel === PricingModel.GuaranteedPrice ? 3 : w.pricingModel === PricingModel.FixedPrice && w.buyerIds.length === 1 ? 2 : 1;
 }
@@ -31,7 +31,7 @@ export function dealFacts(d: StoredDeal, now: number): { expiration: number | nu
   return { expiration, isArchived: end !== null && end < now - ARCHIVE_AFTER_MS, isParentDeal: w.childrenDealIds.length > 0 };
 }
 
-/** The read shape (2.6) of a stored deal at time `now`: write fields plus computed read-only fields. */
+/** The read shape of a stored deal at time `now`: write fields plus computed read-only fields. */
 export function toRead(d: StoredDeal, ref: ReferenceData, now: number): DealRead {
   const w = d.write;
   const { expiration, isArchived, isParentDeal } = dealFacts(d, now);

@@ -1,5 +1,5 @@
 /**
- * `eidkit/simulator`: a local deal management API that speaks the contract of ../shared/spec/deal-api.md, in
+ * `eidkit/simulator`: a local deal management API that keeps to docs/deal-rules.md, in
  * process (a fetch-compatible handler) or over HTTP on loopback. The same rules as the client (`eidkit/deals`).
  * @example
  * const sim = createDealApiSimulator();
@@ -69,14 +69,14 @@ export interface DealApiSimulatorOptions {
   latencyMs?: number;
   /** Random failures. */
   faults?: FaultOptions;
-  /** Daily quotas per company; default 15 creations and 500 updates (spec 8). */
+  /** Daily quotas per company; default 15 creations and 500 updates. */
   quotas?: { creationsPerDay?: number; updatesPerDay?: number };
   /**
    * Auth attempt limit: failed token requests per window, per client id and per source address (default 10 per
    * 5 minutes), and how many source addresses are remembered (default 10,000).
    */
   authLimit?: { attempts?: number; windowMs?: number; maxTrackedAddresses?: number };
-  /** Token lifetime in seconds; default 36000 (spec 5). Client-credentials tokens live 600 s. */
+  /** Token lifetime in seconds; default 36000 (10 hours). Client-credentials tokens live 600 s. */
   tokenTtlSeconds?: number;
   /** Largest accepted request body in bytes; default 1 MiB (larger: 413). */
   maxBodyBytes?: number;
@@ -135,7 +135,7 @@ function fetchFailed(): TypeError {
 }
 
 /**
- * Creates a deal API simulator: auth, lookups and deals with the spec's rules, quotas, pagination and persistence.
+ * Creates a deal API simulator: auth, lookups and deals with the API's rules, quotas, pagination and persistence.
  * @example
  * const sim = createDealApiSimulator({ seed: { deals: 250 } });
  * const { url, close } = await sim.listen();

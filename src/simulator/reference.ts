@@ -1,5 +1,5 @@
 /**
- * The simulator's seeded reference data: every lookup resource (spec 4.1, 2.8), believable and deterministic.
+ * The simulator's seeded reference data: every lookup resource, believable and deterministic.
  * Countries are the real ISO 3166-1 list; cities, states, DMAs and providers are real names.
  */
 import {
@@ -213,7 +213,7 @@ export function createReferenceData(): ReferenceData {
   };
 }
 
-/** Canonical resource name for a lookup path segment, matched case-insensitively (spec 4). */
+/** Canonical resource name for a lookup path segment, matched case-insensitively. */
 export function canonicalResource(segment: string, resources: readonly LookupResource[]): LookupResource | undefined {
   const lower = segment.toLowerCase();
   return resources.find((r) => r.toLowerCase() === lower);

@@ -21,7 +21,7 @@ export interface StoredDeal {
   write: CompleteDealWrite;
 }
 
-/** Per-company usage of the daily quotas (spec 8), for one UTC day. */
+/** Per-company usage of the daily quotas, for one UTC day. */
 export interface QuotaUsage {
   day: string;
   creations: number;

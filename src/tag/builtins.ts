@@ -1,5 +1,5 @@
 /**
- * Extensions built into every copy of the tag (owned by issue #5: consent signals on every call).
+ * Extensions built into every copy of the tag: the consent reader, so every call carries the signals.
  * The core host installs each of these on load, before the command queue runs.
  */
 import type { TagExtension } from './extension.js';

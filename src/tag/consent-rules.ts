@@ -1,6 +1,7 @@
 /**
- * Consent rules (issue #5; domain-notes.md "Consent"): pure functions over a {@link ConsentState}, shared by the
+ * Consent rules: pure functions over a {@link ConsentState}, shared by the
  * built-in consent reader and every provider module.
+ * See docs/wire-format.md#consent-signals-and-rules.
  */
 import type { ConsentState } from './extension.js';
 

@@ -1,5 +1,5 @@
 /**
- * The built-in consent reader (issues #5, #12; extended-ids.md §4; domain-notes.md "Consent"). Reads TCF v2.2
+ * The built-in consent reader (docs/wire-format.md#consent-signals-and-rules). Reads TCF v2.2
  * (`__tcfapi`), GPP (`__gpp`) and US Privacy (`__uspapi`) when the page has them, keeps listening for changes,
  * and puts the signals on every ad call. A tag in an iframe (a player, a SafeFrame, another origin) reaches the
  * top page's consent platform through its locator frame and the IAB postMessage protocol. A missing platform

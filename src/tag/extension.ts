@@ -65,7 +65,7 @@ export interface TagHost {
   /** Runs `fn` and swallows (and reports in debug) anything it throws; the page never sees it. */
   guard<T>(fn: () => T, label?: string): T | undefined;
   /**
-   * The page's consent signals as read by the built-in consent reader (issue #5). Resolves within the
+   * The page's consent signals as read by the built-in consent reader. Resolves within the
    * consent bound and never rejects. Hosts wire it to `readConsent(host)` from builtins.ts; a host without
    * it leaves every provider module off (modules fail closed rather than run without knowing consent).
    */

@@ -1,6 +1,6 @@
 /**
  * The browser tag's entry: the only file with top-level side effects. It installs `window.sas` with the
- * built-in extensions (consent reader, issue #5); everything else lives in importable, tested modules.
+ * built-in extensions (the consent reader); everything else lives in importable, tested modules.
  */
 import { builtinExtensions } from './builtins.js';
 import { findScriptSrc, installTag } from './tag.js';

@@ -1,6 +1,6 @@
 /**
  * Debug logging and the one guard function of the tag. The tag lives on other people's pages: nothing it runs
- * may throw into the page or reach `window.onerror` (issue #2, "the tag never throws into the page").
+ * may throw into the page or reach `window.onerror`: a broken tag must never break the page it serves.
  */
 
 /** Replaced at build time: `true` in dist/sas.debug.js (readable, logging on), `false` in dist/sas.js. */

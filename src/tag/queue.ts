@@ -1,5 +1,5 @@
 /**
- * The GPT / Prebid command-queue convention (domain-notes.md, "The tag's command queue"): the page pushes
+ * The GPT / Prebid command-queue convention (docs/wire-format.md#the-command-queue): the page pushes
  * functions onto `sas.cmd` before the tag loads; the tag runs them in order, each isolated, then replaces `push`
  * so later pushes run at once and return a count like `Array.prototype.push`.
  */

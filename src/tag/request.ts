@@ -1,7 +1,8 @@
 /**
- * Builds the HTTP request of one ad call (issue #2, "sas.call"; extended-ids.md §4): GET `/ac` with the eids
+ * Builds the HTTP request of one ad call (`sas.call`): GET `/ac` with the eids
  * as a Base64 query parameter for `std` and `video`, POST JSON with an `eids` array for `generic` and `onecall`.
  * Pure: no DOM, no network, so every rule is unit-tested.
+ * See docs/wire-format.md#get-ad-calls-the-base64-eids-parameter.
  */
 import { encodeEids, isKnownSource, type Eid } from '../core/index.js';
 import type { CallType } from './extension.js';
@@ -44,10 +45,10 @@ export interface AdRequest {
   dropped: string[];
 }
 
-/** A GET URL must stay under this many characters (issue #2): a limit many proxies and servers enforce. */
+/** A GET URL must stay under this many characters: a limit many proxies and servers enforce. */
 export const MAX_GET_URL = 8000;
 
-/** Every ad-call type and the path it goes to (extended-ids.md §4). */
+/** Every ad-call type and the path it goes to (docs/wire-format.md#how-eids-reach-an-ad-call). */
 export const CALL_PATHS: Record<CallType, string> = { std: '/ac', video: '/ac', generic: '/genericpost', onecall: '/call' };
 
 /** An id as given when it is a finite number or a non-empty string; digit strings become numbers. */
@@ -71,7 +72,7 @@ export function targetString(target: unknown): string | undefined {
 
 /**
  * Chooses the eids that fit in `budget` Base64 characters, leaving out whole EIDs: unknown sources first, then
- * the largest (issue #2). Returns the kept EIDs in their original order and the sources left out, in the order they went.
+ * the largest. Returns the kept EIDs in their original order and the sources left out, in the order they went.
  */
 export function fitEids(eids: Eid[], budget: number): { kept: Eid[]; dropped: string[] } {
   // UTF-8 bytes of each item of the JSON array, plus its separator (a comma, or the closing bracket).
@@ -108,7 +109,7 @@ export function buildRequest(type: CallType, options: unknown, ctx: CallContext)
       .map((k) => encodeURIComponent(k) + '=' + encodeURIComponent(fields[k] as string))
       .join('&');
     ({ kept: eids, dropped } = fitEids(eids, MAX_GET_URL - 1 - base.length - 6));
-    // With no eids the parameter is absent, not empty (issue #2).
+    // With no eids the parameter is absent, not empty: an empty one would read as "no ids" to a strict server.
     return { method: 'GET', url: eids.length ? base + '&eids=' + encodeEids(eids) : base, eids, dropped };
   }
 

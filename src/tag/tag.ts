@@ -1,5 +1,5 @@
 /**
- * The `window.sas` tag: command queue, setup, page eids, and ad calls (issue #2; extended-ids.md §2.1, §4).
+ * The `window.sas` tag: command queue, setup, page eids, and ad calls (docs/wire-format.md).
  * `installTag` builds it on a given window so unit tests run it in happy-dom; `index.ts` is the only file that
  * runs it for real.
  */
@@ -62,7 +62,7 @@ const DEFAULT_TIMEOUT = 300;
 /** Problems printed per input: 10,000 bad entries must not flood the console. */
 const MAX_ISSUES_SHOWN = 20;
 
-/** The network id in a tag URL path `/tag/<network_id>/<file>` (extended-ids.md §4), if any. */
+/** The network id in a tag URL path `/tag/<network_id>/<file>`, if any. */
 export function networkIdFromSrc(src: unknown): number | undefined {
   const m = /\/tag\/(\d{1,12})\/[^/?#]+([?#].*)?$/.exec(String(src));
   return m ? +m[1] : undefined;
@@ -84,7 +84,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
   return guard(() => {
     if (!win.sas || typeof win.sas !== 'object') win.sas = {};
     const sas = win.sas as SasApi;
-    // A second copy of the script changes nothing (domain-notes.md, command queue); `version` marks a loaded tag.
+    // A second copy of the script changes nothing (a page may include the snippet twice); `version` marks a loaded tag.
     if (sas.version) return DEBUG_BUILD && log('tag already loaded'), sas;
 
     const options: SetupOptions = {};
@@ -95,7 +95,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
     let moduleEids: Eid[] = [];
     let blocked: boolean | undefined;
 
-    // setup({ networkid }) wins over the id in the script path (extended-ids.md §4).
+    // setup({ networkid }) wins over the id in the script path: the page knows best.
     const networkId = () => {
       const n = +(options.networkid as number);
       return n > 0 ? Math.floor(n) : networkIdFromSrc(scriptSrc);
@@ -150,7 +150,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
           input = warn(!DEBUG_BUILD ? 'eids: not valid Base64 JSON' : json == null ? 'eids: not valid Base64' : 'eids: Base64 does not hold valid JSON');
         }
       }
-      // A later setEids replaces what the page set before; null or undefined clear it (issue #2).
+      // A later setEids replaces what the page set before; null or undefined clear it.
       const { value, issues } = validateEids(input == null ? [] : input);
       // 10,000 bad entries must not flood the console.
       issues.slice(0, MAX_ISSUES_SHOWN).forEach((i) => warn(`${i.path}: ${i.message}; dropped`));
@@ -182,7 +182,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
                 const req = buildRequest(type, snapshot, { domain: base, networkId: networkId(), uid, eids: nextEids(), params: c.params, now: Date.now() });
                 if (req.dropped.length) warn('left out eids of', req.dropped, DEBUG_BUILD ? 'to keep the URL under 8000 characters' : '(URL over 8000)');
                 log(type, (r.url = req.url), DEBUG_BUILD ? describe((r.eids = req.eids)) : (r.eids = req.eids));
-                // Cookies go with the call: the ad server keeps its own `pid` user id there (extended-ids.md §2.3).
+                // Cookies go with the call: the ad server keeps its own `pid` user id there.
                 // A string body goes as text/plain, a CORS "simple" request: no preflight round trip before the ad call.
                 // No keepalive: its 64 KiB body cap would fail large POST bodies, and the page wants the response.
                 sent(win.fetch!(req.url, { method: req.method, body: req.body, credentials: 'include' }));

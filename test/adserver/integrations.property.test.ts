@@ -1,5 +1,5 @@
-// Property (issue #17): random valid eids (any atype, random ext, inserter, matcher, mm) sent through every
-// integration of extended-ids.md §4 come out of parseAdCallRequest, and into a partner's OpenRTB bid request,
+// Property: random valid eids (any atype, random ext, inserter, matcher, mm) sent through every
+// integration (docs/wire-format.md) come out of parseAdCallRequest, and into a partner's OpenRTB bid request,
 // unchanged: the tag's GET and POST calls, the Prebid.js adapter, and OpenRTB 2.5 and 2.6 bodies.
 import { expect, test } from 'vitest';
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-// The receiving side reads every body shape of extended-ids.md §4: the Prebid adapter's POST /prebid/v1 and
+// The receiving side reads every body shape of docs/wire-format.md: the Prebid adapter's POST /prebid/v1 and
 // OpenRTB-shaped bodies (the video plugin, Prebid Server, other SSPs) on any POST endpoint.
 import { describe, expect, test } from 'vitest';
 import { buildBidRequest, endpointOf, parseAdCall, parseAdCallRequest } from '../../src/adserver/index.js';

@@ -20,7 +20,7 @@ describe('provider registry', () => {
     expect(new Set(all).size).toBe(all.length);
   });
 
-  test('fixes Unknown = 0, hemsha256 = 42 and ip = 43 as the spec says', () => {
+  test('fixes Unknown = 0, hemsha256 = 42 and ip = 43, the three sources that are not domains', () => {
     expect(UNKNOWN_PROVIDER).toMatchObject({ id: 0, name: 'Unknown' });
     expect(providerForSource('hemsha256').id).toBe(42);
     expect(providerForSource('ip').id).toBe(43);

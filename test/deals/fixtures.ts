@@ -1,6 +1,6 @@
 /** Deal fixtures shared by the rules, simulator and client tests. */
 
-/** A valid fixed-price deal (spec 2.1–2.3) for one buyer and one country, with `overrides` laid over it. */
+/** A valid fixed-price deal for one buyer and one country, with `overrides` laid over it. */
 export function validDeal(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     name: 'Premium FR display',

@@ -1,4 +1,4 @@
-// The standalone Prebid.js adapter's size budget (issue #17): dist/prebid/eidkit-adapter.js is at most 1,536 B
+// The standalone Prebid.js adapter's size budget: dist/prebid/eidkit-adapter.js is at most 1,536 B
 // gzip -9. `npm test` builds first, so a change that breaks the budget fails here.
 import { expect, test } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';

@@ -98,7 +98,7 @@ describe.each(['in-process', 'http'] as const)('deals (%s)', (kind) => {
     expect(((await (await call(`/deals/${deal.id}`)).json()) as { currency: string }).currency).toBe('EUR');
   });
 
-  test('a DSP without multiple-buyer support is refused with the spec message and the DSP id', async () => {
+  test('a DSP without multiple-buyer support is refused with the API message and the DSP id', async () => {
     const { call } = await setup(kind);
     const res = await call('/deals', { method: 'POST', body: dealBody({ buyerIds: [], dspIds: [4] }) });
     expect(res.status).toBe(400);

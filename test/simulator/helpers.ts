@@ -33,7 +33,7 @@ export function sim(options: DealApiSimulatorOptions = {}): DealApiSimulator {
   return createDealApiSimulator(options);
 }
 
-/** Runs the two-step login (spec 5) and returns the user token. */
+/** Runs the two-step login and returns the user token. */
 export async function login(f: Fetcher, user: SimulatorUser = COMPANY, audience?: string): Promise<string> {
   const res = await f('/oauth/token', { method: 'POST', body: passwordRealmForm(user, audience) });
   if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${await res.text()}`);

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-// Consent where the tag really runs (issue 12): in a frame below the consent platform (IAB locator frames and
+// Consent where the tag really runs: in a frame below the consent platform (IAB locator frames and
 // postMessage protocol), with a platform that loads late, and with GDPR signalled only through GPP's EU section.
 // Cross-origin frames in real Chromium: test/e2e/consent-frames.spec.ts.
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';

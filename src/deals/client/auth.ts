@@ -1,5 +1,5 @@
 /**
- * The two-step token flow of spec §5: an identity-provider access token (`POST {authUrl}/oauth/token`), then the
+ * The two-step token flow: an identity-provider access token (`POST {authUrl}/oauth/token`), then the
  * user token (`GET {baseUrl}/authorize`). Tokens are cached until shortly before expiry, concurrent callers share
  * one refresh, and a local budget keeps the client under the service's 10 attempts per 5 minutes.
  */
@@ -13,7 +13,7 @@ import {
 import type { Redactor } from './redact.js';
 import { mapApiError, parseRetryAfter, type HttpRequest, type HttpResponse, type Logger, type Transport } from './transport.js';
 
-/** The four confidential values of spec §5 (username and password are not needed for client credentials). */
+/** The four confidential values a caller is given (username and password are not needed for client credentials). */
 export interface Credentials {
   clientId: string;
   clientSecret: string;
@@ -50,7 +50,7 @@ export interface AuthBudget {
 
 /** The grant type Auth0 uses for its password-realm extension grant. */
 export const PASSWORD_REALM_GRANT = 'http://auth0.com/oauth/grant-type/password-realm';
-/** The realm of spec §5. */
+/** The realm of the password-realm grant (docs/deal-rules.md#authentication). */
 export const DEFAULT_REALM = 'Username-Password-Authentication';
 
 export interface TokenManagerSettings {
@@ -262,7 +262,7 @@ export class TokenManager {
     const token = typeof res.body === 'string' ? res.body.trim() : typeof (res.body as any)?.token === 'string' ? (res.body as any).token : '';
     if (!token) throw new AuthenticationError(`GET ${url.pathname}: the service answered without a user token`, { redact, status: res.status });
     this.#s.redactor.add(token);
-    // Spec §5: the user token is valid 10 hours; a JWT's own `exp` wins, and it is never kept past the access token.
+    // The user token is valid 10 hours; a JWT's own `exp` wins, and it is never kept past the access token.
     const jwtExp = jwtExpiry(token);
     const lifetimeMs = jwtExp !== undefined ? jwtExp - this.#s.now() : 36_000_000;
     return { token, expiresAt: Math.min(this.#expiry(lifetimeMs), access.expiresAt) };

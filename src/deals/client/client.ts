@@ -1,5 +1,5 @@
 /**
- * DealApiClient: the deal management API (spec ../shared/spec/deal-api.md) from Node. It wires the transport,
+ * DealApiClient: the deal management API (docs/deal-rules.md) from Node. It wires the transport,
  * the tokens and the hooks, and composes the resources (deals.ts, lookups.ts) that hold the operations.
  */
 import { inspect } from 'node:util';
@@ -23,7 +23,7 @@ export interface DealApiClientOptions {
   audience?: string;
   /** client id and secret, plus username and password for the password-realm grant. Kept out of every output. */
   credentials?: Credentials;
-  /** `password-realm` (default, spec §5) or `client-credentials`. */
+  /** `password-realm` (default, docs/deal-rules.md#authentication) or `client-credentials`. */
   grant?: Grant;
   /** The password-realm realm (default `Username-Password-Authentication`). */
   realm?: string;
@@ -231,7 +231,7 @@ export class DealApiClient implements ClientCore {
               items.push(item);
             }
           } catch (err) {
-            // DSP callers may not read identity providers (spec §7): that rule is then left to the service.
+            // DSP callers may not read identity providers (docs/deal-rules.md#dsp-callers): the service checks.
             if (!(err instanceof ForbiddenError)) throw err;
           }
         }

@@ -102,7 +102,7 @@ export class DealsResource {
    * const { id: same, recovered } = await client.deals.create(deal, { key: 'spring-fr' }); // safe to run again on failure
    */
   async create(deal: DealWriteInput, options?: CreateOptions & { copyOf?: undefined }): Promise<CreatedDeal>;
-  /** A copy of deal `copyOf` with the given fields changed (spec 4.3 X-CopyOfDealId); `{}` copies it as it is. */
+  /** A copy of deal `copyOf` with the given fields changed (the `X-CopyOfDealId` header); `{}` copies it as it is. */
   async create(deal: Partial<DealWriteInput> | undefined, options: CreateOptions & { copyOf: number | string }): Promise<CreatedDeal>;
   async create(deal: Partial<DealWriteInput> | undefined, options: CreateOptions = {}): Promise<CreatedDeal> {
     if (options.key !== undefined) {
@@ -147,8 +147,8 @@ export class DealsResource {
   }
 
   /**
-   * Replaces a deal (PUT): every field left out is reset to its default (spec 4.3). Prefer {@link update}.
-   * `stored` skips reading the deal for the immutability checks.
+   * Replaces a deal (PUT): every field left out is reset to its default. Prefer {@link update}.
+   * `stored` skips reading the deal for the immutability checks. See docs/deal-rules.md#a-put-replaces-the-whole-deal.
    */
   async replace(id: number | string, deal: DealWriteInput, options: CallOptions & { stored?: DealRead } = {}): Promise<DealRead> {
     const prepared = await this.#prepareReplace(id, deal, options);
@@ -167,12 +167,12 @@ export class DealsResource {
     return (await this.#c.send(prepared, options.signal)).body as DealRead;
   }
 
-  /** Pauses a deal (`isActive` false, spec §3). */
+  /** Pauses a deal (`isActive` false). */
   pause(id: number | string, options: UpdateOptions = {}): Promise<DealRead> {
     return this.update(id, { isActive: false }, options);
   }
 
-  /** Resumes a paused deal (`isActive` true, spec §3). */
+  /** Resumes a paused deal (`isActive` true). */
   resume(id: number | string, options: UpdateOptions = {}): Promise<DealRead> {
     return this.update(id, { isActive: true }, options);
   }
@@ -251,7 +251,7 @@ export class DealsResource {
 
   async #checked(deal: unknown, mode: 'create' | 'update', stored: DealRead | undefined, signal?: AbortSignal): Promise<{ value: Record<string, unknown>; warnings: FieldIssue[] }> {
     if (stored && (stored.isEditable === false || stored.isArchived === true)) {
-      // The service refuses every edit of an archived deal (spec 2.6 isEditable): no PUT, no quota spent.
+      // The service refuses every edit of an archived deal (its `isEditable` is false): no PUT, no quota spent.
       const why = stored.isArchived ? 'archived' : 'not editable';
       throw new ValidationError(`deal ${stored.id} is ${why} and cannot be changed`, [{ path: '', message: `the deal is ${why}` }], { attempts: 0, redact: this.#c.redact });
     }

@@ -137,7 +137,7 @@ export class InvalidGrantError extends AuthenticationError {
 }
 
 /**
- * Too many authentication attempts: either the client's own budget (fewer than 10 per 5 minutes, spec §8) is
+ * Too many authentication attempts: either the client's own budget (fewer than the 10 per 5 minutes allowed) is
  * spent and nothing was sent, or the identity provider answered `too_many_attempts`.
  */
 export class AuthAttemptsExhaustedError extends AuthenticationError {
@@ -150,7 +150,7 @@ export class AuthAttemptsExhaustedError extends AuthenticationError {
   }
 }
 
-/** The caller may not do this (403), e.g. a DSP caller on the domain-list operations (spec §7). */
+/** The caller may not do this (403), e.g. a DSP caller on domain-list operations (docs/deal-rules.md#dsp-callers). */
 export class ForbiddenError extends DealApiError {
   static override readonly errorName: string = 'ForbiddenError';
 }
@@ -171,7 +171,7 @@ export class RateLimitedError extends DealApiError {
   }
 }
 
-/** A daily quota is spent (spec §8: 15 creations, 500 updates per day). Never retried. */
+/** A daily quota is spent (by default 15 creations, 500 updates a day). Never retried. */
 export class QuotaExceededError extends RateLimitedError {
   static override readonly errorName: string = 'QuotaExceededError';
   /** Which quota. */

@@ -1,4 +1,4 @@
-/** The deal API client (issue #6): `DealApiClient`, its pagination and its error family. */
+/** The deal API client: `DealApiClient`, its pagination and its error family. */
 export { DealApiClient, type DealApiClientOptions } from './client.js';
 export { DealsResource } from './deals.js';
 export { LookupsResource } from './lookups.js';

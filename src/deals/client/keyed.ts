@@ -2,7 +2,7 @@
  * Deal keys: a caller-chosen stable name carried in `callerDealIds` as the marker `eidkit:<key>` (optionally
  * `eidkit:<key>#<hash>`, the hash of the fields `eidkit deals apply` last wrote), so the live deal of a key is
  * found by listing, from any machine, with no local state. And `create(deal, { key })`: a create that is never
- * lost or doubled although the API has no idempotency key (spec §4, §8).
+ * lost or doubled although the API has no idempotency key and caps creations at 15 a day.
  */
 import type { DealRead, DealWriteInput } from '../rules/index.js';
 import { DealApiError, ValidationError } from './errors.js';

@@ -1,5 +1,5 @@
 /**
- * LookupsResource (`client.lookups`): the reference lookups of spec 4.1 (DSPs, buyers, identity providers, …),
+ * LookupsResource (`client.lookups`): the reference lookups (DSPs, buyers, identity providers, …),
  * listed across pages.
  */
 import { LOOKUP_RESOURCES, type LookupItem } from '../rules/index.js';
@@ -10,7 +10,7 @@ import type { LookupListOptions } from './options.js';
 
 const LOOKUP_NAMES = new Map<string, string>(LOOKUP_RESOURCES.map((r) => [r.toLowerCase(), r]));
 
-/** Reference lookups: `client.lookups` (spec 4.1). */
+/** Reference lookups: `client.lookups` (docs/deal-rules.md#lookups). */
 export class LookupsResource {
   readonly #c: ClientCore;
   constructor(client: ClientCore) {
@@ -27,7 +27,7 @@ export class LookupsResource {
     const name = LOOKUP_NAMES.get(String(resource).toLowerCase());
     if (!name) {
       throw new ValidationError(`unknown lookup resource ${JSON.stringify(resource)}; known: ${LOOKUP_RESOURCES.join(', ')}`, [
-        { path: 'resource', message: 'is not a lookup resource of spec 4.1' },
+        { path: 'resource', message: 'is not a lookup resource of the deal API' },
       ], { attempts: 0 });
     }
     const limit = options.limit;

@@ -23,7 +23,7 @@ export function mergeDeal<T extends Record<string, unknown>>(base: T, patch: Rec
   return out as T;
 }
 
-/** The write fields of a deal as read (spec 2.6 minus the read-only fields). */
+/** The write fields of a deal as read (the read shape minus its read-only fields). */
 export function writableFields(deal: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const field of DEAL_WRITE_FIELDS) if (deal[field] !== undefined) out[field] = deal[field];

@@ -13,7 +13,7 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** Filters of GET /deals (spec 4.2). Arrays are sent comma-separated, dates as ISO 8601 UTC. */
+/** Filters of GET /deals (docs/deal-rules.md#listing-deals). Arrays are sent comma-separated, dates as ISO 8601 UTC. */
 export interface DealListFilters {
   createdOrModifiedSince?: Date | string;
   isArchived?: boolean;
@@ -30,7 +30,7 @@ export interface DealListFilters {
   platformIds?: number[];
   /** Skip this many deals. */
   offset?: number;
-  /** Deals per request (default and maximum 100, spec 4.2). */
+  /** Deals per request (default and maximum 100: the API clamps larger limits). */
   pageSize?: number;
 }
 

@@ -85,7 +85,7 @@ export class PagedList<T> implements AsyncIterable<T> {
     if (first.items.length === 0 || first.offset + first.items.length >= end) return;
     const total = first.total;
     if (total !== undefined && this.#concurrency > 1) {
-      // The service may clamp the page size (spec 4.2: at most 100): the first page tells the real one.
+      // The service may clamp the page size (at most 100): the first page tells the real one.
       const step = first.items.length < src.pageSize && first.offset + first.items.length < total ? first.items.length : src.pageSize;
       const offsets: number[] = [];
       for (let o = first.offset + first.items.length; o < Math.min(total, end); o += step) offsets.push(o);

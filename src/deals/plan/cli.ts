@@ -33,8 +33,8 @@ function planOptions(cmd: Command): Command {
     .requiredOption('-f, --file <path>', 'the deals file (YAML, or JSON when it ends in .json; - reads YAML or JSON from stdin)')
     .addOption(new Option('--prune <mode>', 'live deals whose key left the file (and doubled deals of one key): pause or delete them').choices(['pause', 'delete']))
     .option('--json', 'print JSON')
-    .option('--creation-quota <n>', 'deal creations allowed per day (spec §8 default 15)', intArg('--creation-quota'))
-    .option('--update-quota <n>', 'deal updates allowed per day (spec §8 default 500)', intArg('--update-quota'));
+    .option('--creation-quota <n>', 'deal creations allowed per day (default 15)', intArg('--creation-quota'))
+    .option('--update-quota <n>', 'deal updates allowed per day (default 500)', intArg('--update-quota'));
 }
 
 function optionsOf(flags: PlanFlags): PlanOptions {

@@ -1,6 +1,6 @@
 /**
- * Field-level comparison of a desired deal with a live one, over every write field of spec §2: a field the live
- * deal lacks (or holds null) counts as its §4.3 default, dates compare as instants, and key markers in
+ * Field-level comparison of a desired deal with a live one, over every write field: a field the live
+ * deal lacks (or holds null) counts as its default (what a PUT sets), dates compare as instants, and key markers in
  * `callerDealIds` are left out (they are eidkit's, not the user's). Also the content hash kept in the marker.
  */
 import { createHash } from 'node:crypto';
@@ -41,7 +41,7 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-/** The changes that turn `live` into `desired`, in the order of the spec's field list. */
+/** The changes that turn `live` into `desired`, in the order of the write fields. */
 export function diffDeal(live: Record<string, unknown>, desired: Record<string, unknown>): FieldChange[] {
   const changes: FieldChange[] = [];
   for (const field of DEAL_WRITE_FIELDS) {

@@ -1,5 +1,5 @@
 /**
- * Deals as code (issue #13): a deals file (YAML or JSON) of desired deals with stable keys, `planDeals` (what
+ * Deals as code: a deals file (YAML or JSON) of desired deals with stable keys, `planDeals` (what
  * would change, per key, within the daily quotas) and `applyPlan` (make it so, never losing or doubling a create).
  */
 export { DealsFileSchema, DealEntrySchema, DealDefaultsSchema, DealKeySchema, dealsFileJsonSchema, type DealsFileInput, type DealEntryInput } from './schema.js';

@@ -75,7 +75,7 @@ export interface Plan {
 export interface PlanOptions {
   /** What to do with live deals whose key left the file; default: leave them (shown as `orphan`). */
   prune?: PruneMode;
-  /** Daily quotas (default spec §8: 15 creations, 500 updates). */
+  /** Daily quotas (by default 15 creations, 500 updates). */
   quotas?: Partial<QuotaLimits>;
 }
 

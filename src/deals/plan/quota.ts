@@ -1,5 +1,5 @@
 /**
- * The daily quotas of spec §8 (15 creations, 500 updates; reset daily, at 00:00 UTC in the simulator) as a plan
+ * The daily quotas of the deal API (15 creations, 500 updates; reset daily, at 00:00 UTC in the simulator) as a plan
  * sees them: what is left today, estimated from the live deals' createdAt / updatedAt (the API has no quota
  * endpoint), and on which UTC day each piece of work beyond it can go.
  */
@@ -7,13 +7,13 @@ import type { DealRead } from '../rules/index.js';
 
 const DAY_MS = 86_400_000;
 
-/** Quota limits (spec §8 defaults: 15 creations and 500 updates a day). */
+/** Quota limits (the defaults: 15 creations and 500 updates a day). */
 export interface QuotaLimits {
   creationsPerDay: number;
   updatesPerDay: number;
 }
 
-/** Default limits of spec §8. */
+/** The default limits (docs/deal-rules.md#limits-and-quotas). */
 export const DEFAULT_QUOTAS: QuotaLimits = { creationsPerDay: 15, updatesPerDay: 500 };
 
 /** The quota situation today. */

@@ -1,6 +1,6 @@
 /**
  * The deals file (`eidkit deals plan|apply -f deals.yaml`) as zod schemas, and its JSON Schema for editors
- * (`eidkit deals schema > deals.schema.json`). Deal fields are those of spec §2 (`dealWriteFields`); the
+ * (`eidkit deals schema > deals.schema.json`). Deal fields are the write fields (`dealWriteFields`); the
  * cross-field rules are checked by validateDeal when the file is planned.
  */
 import { z } from 'zod';
@@ -25,7 +25,7 @@ export const UnmanagedFieldsSchema = z
 /** Shared field values, laid under every deal of the file. */
 export const DealDefaultsSchema = z.strictObject(optionalDealFields).describe('Field values every deal takes unless it sets them itself.');
 
-/** One desired deal: its key, optionally its own unmanaged fields, and the deal fields of spec §2. */
+/** One desired deal: its key, optionally its own unmanaged fields, and the deal write fields. */
 export const DealEntrySchema = z.strictObject({ key: DealKeySchema, unmanaged: UnmanagedFieldsSchema.optional(), ...optionalDealFields });
 
 /** The whole deals file. */
@@ -39,7 +39,7 @@ export const DealsFileSchema = z
       .describe('Keys this file\'s deals as "<namespace>/<key>": plan and apply see only the deals of this namespace, so several files and scripts share one account.'),
     defaults: DealDefaultsSchema.optional(),
     unmanaged: UnmanagedFieldsSchema.optional(),
-    deals: z.array(DealEntrySchema).describe('The deals that should exist; every field a deal leaves out (and its defaults do not set) is reset to its spec §4.3 default.'),
+    deals: z.array(DealEntrySchema).describe('The deals that should exist; every field a deal leaves out (and its defaults do not set) is reset to its default.'),
   })
   .describe('eidkit deals file: the deals that should exist on the deal API (eidkit deals plan / apply).');
 

@@ -1,5 +1,5 @@
 /**
- * The values a PUT resets omitted fields to (spec 4.3: "Any field left out is reset to its default value").
+ * The values a PUT resets omitted fields to (docs/deal-rules.md#a-put-replaces-the-whole-deal).
  */
 import { DEAL_WRITE_FIELDS, MANDATORY_DEAL_FIELDS, type DealWrite } from './schemas.js';
 

@@ -1,6 +1,6 @@
 /**
- * The enumerations of the deal API (spec 2.7), as id → name tables and zod schemas.
- * Spec: ../shared/spec/deal-api.md §2.7.
+ * The enumerations of the deal API, as id → name tables and zod schemas.
+ * See docs/deal-rules.md#enumerations.
  */
 import { z } from 'zod';
 
@@ -43,7 +43,7 @@ export const DealType = { PrivateAuction: 1, DirectDeal: 2, GuaranteedDeal: 3 } 
 /** Named impression type ids. */
 export const ImpressionType = { Display: 0, Native: 1, InStream: 2, OutStream: 3, Audio: 4, Unknown: 5 } as const;
 
-/** Impression types a guaranteed-price deal may target (spec 2.2, rule 3): Display, In-Stream, Out-Stream. */
+/** What a guaranteed deal may target (docs/deal-rules.md#guaranteed-deals): Display, In-Stream, Out-Stream. */
 export const GUARANTEED_IMPRESSION_TYPE_IDS: readonly number[] = [
   ImpressionType.Display,
   ImpressionType.InStream,

@@ -1,6 +1,6 @@
 /**
- * Shared deal rules (issue #3): schemas, enumerations, defaults and validateDeal, used by the client and the simulator.
- * Spec: ../shared/spec/deal-api.md §2, §3, §7.
+ * Shared deal rules: schemas, enumerations, defaults and validateDeal, used by the client and the simulator.
+ * The rules: docs/deal-rules.md#rules-a-deal-must-follow.
  */
 export * from './enums.js';
 export * from './schemas.js';

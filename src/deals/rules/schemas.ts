@@ -1,6 +1,6 @@
 /**
- * zod 4 schemas of the deal API: the write shape (spec 2.1–2.5), the read shape (2.6) and the lookup items (2.8).
- * Shape only: cross-field rules (sections 2, 3 and 7) live in validateDeal.
+ * zod 4 schemas of the deal API: the write shape, the read shape and the lookup items (docs/deal-rules.md).
+ * Shape only: cross-field rules live in validateDeal.
  */
 import { z } from 'zod';
 import {
@@ -37,14 +37,14 @@ export const DealDateTimeSchema = z
   .transform((v) => (v.length === 10 ? `${v}T00:00:00Z` : v))
   .pipe(isoDateTime);
 const dateTime = DealDateTimeSchema;
-/** Spec 2.2: "number (2 decimals)". */
+/** An amount with at most 2 decimals, as the API takes prices and costs. */
 const money = z.number().nonnegative().multipleOf(0.01, 'must have at most 2 decimal places');
 const rate = money.max(1, 'must be a fraction between 0 and 1 (0.15 means 15%)');
 const percentage = z.int().min(0).max(100);
 const count = z.int().nonnegative();
 /** One term of a segment expression: an id, optionally preceded by `NOT`. */
 const SEGMENT_TERM = String.raw`\s*(NOT\s+)?[A-Za-z0-9_.:-]+\s*`;
-/** Segment expression: ids joined by `,` (OR) and `;` (AND), each may be preceded by `NOT` (spec 2.3); blank = none. */
+/** Segment expression: ids joined by `,` (OR) and `;` (AND), each may be preceded by `NOT`; blank = none. */
 const segmentExpression = z
   .string()
   .max(10_000)
@@ -70,7 +70,7 @@ const domain = z
   .max(253, 'must be a domain name such as example.com')
   .regex(/^([A-Za-z0-9-]+\.)+[A-Za-z0-9-]{2,}$/, 'must be a domain name such as example.com');
 
-/** One point of hyperlocal targeting (spec 2.4). */
+/** One point of hyperlocal targeting. */
 export const CoordinateSchema = z.strictObject({
   name: z.string().max(255).nullish(),
   latitude: z.number().min(-90, 'must be between -90 and 90').max(90, 'must be between -90 and 90'),
@@ -78,32 +78,32 @@ export const CoordinateSchema = z.strictObject({
   radius: z.int().positive().max(1_000_000, 'must be at most 1,000,000 meters'),
 });
 
-/** Hyperlocal targeting (spec 2.4): precision 1 = GPS and IP addresses, 2 = GPS only. */
+/** Hyperlocal targeting (docs/deal-rules.md#hyperlocal-targeting): precision 1 = GPS and IP addresses, 2 = GPS only. */
 export const HyperLocalTargetingSchema = z.strictObject({
   precision: z.literal([1, 2], { message: 'must be 1 (GPS coordinates and IP addresses) or 2 (GPS coordinates only)' }),
   coordinates: z.array(CoordinateSchema).min(1, 'needs at least one coordinate').max(10_000),
 });
 
-/** VPAID / OMSDK compliance requirements (spec 2.3). */
+/** VPAID / OMSDK compliance requirements. */
 export const ApiComplianceSchema = z.strictObject({
   isVpaidCompliant: z.boolean(),
   isOmSdkCompliant: z.boolean(),
 });
 
-/** Minimum video player size (spec 2.3); at least one of the two is required (checked by validateDeal). */
+/** Minimum video player size; at least one of the two is required (checked by validateDeal). */
 export const VideoPlayerSizeDimensionSchema = z.strictObject({
   minWidth: z.int().positive().nullish(),
   minHeight: z.int().positive().nullish(),
 });
 
-/** A third-party provider cost (spec 2.1). */
+/** A third-party provider cost. */
 export const ThirdPartyProviderCostSchema = z.strictObject({
   providerId: id,
   costRate: z.number().nonnegative(),
 });
 
 /**
- * Field schemas of the deal write shape, by field. Mandatory fields (spec 2.1, 2.2): beginDate, endDate, currency,
+ * Field schemas of the deal write shape, by field. Mandatory fields: beginDate, endDate, currency,
  * isActive, name, pricingModel, price. Every other field is optional and nullable (null means "default").
  */
 export const dealWriteFields = {
@@ -121,7 +121,7 @@ export const dealWriteFields = {
   identityProviderId: id.nullish(),
   thirdPartyProviderCosts: z.array(ThirdPartyProviderCostSchema).max(100).nullish(),
   isDspSyncEnabled: z.boolean().nullish(),
-  // 2.1 fields the spec names without a definition: types chosen to match their names (docs/deals.md "Shared rules").
+  // Fields the API names without a definition: types chosen to match their names (docs/deals.md "Shared rules").
   salesPersonUserId: id.nullish(),
   ctrTargetingPercentage: percentage.nullish(),
   templateIds: ids.nullish(),
@@ -207,7 +207,7 @@ export const dealWriteFields = {
   softCapped: z.boolean().nullish(),
 } as const;
 
-/** The deal write shape (spec 2.1–2.5): the body of POST /deals and PUT /deals/{id}. Unknown fields are refused. */
+/** The deal write shape (docs/deal-rules.md#deal-fields), of POST and PUT bodies; unknown fields refused. */
 export const DealWriteSchema = z.strictObject(dealWriteFields);
 
 /** A deal as written by a caller (POST / PUT body). */
@@ -215,13 +215,13 @@ export type DealWrite = z.infer<typeof DealWriteSchema>;
 /** A deal write body before parsing (what a caller may send). */
 export type DealWriteInput = z.input<typeof DealWriteSchema>;
 
-/** Names of the mandatory write fields (spec 2.1, 2.2). */
+/** Names of the mandatory write fields. */
 export const MANDATORY_DEAL_FIELDS = ['name', 'isActive', 'beginDate', 'endDate', 'currency', 'pricingModel', 'price'] as const;
 
 /** Names of every write field. */
 export const DEAL_WRITE_FIELDS = Object.keys(dealWriteFields) as Array<keyof typeof dealWriteFields>;
 
-/** Field schemas of the read-only part of a deal (spec 2.1 and 2.6), computed by the service. */
+/** Field schemas of the read-only part of a deal, computed by the service. */
 export const dealReadOnlyFields = {
   id: id,
   dealId: z.string().min(1),
@@ -250,7 +250,7 @@ export const dealReadOnlyFields = {
 /** Names of the read-only deal fields: accepted (and ignored) in a PUT body, refused in a POST body. */
 export const DEAL_READ_ONLY_FIELDS = Object.keys(dealReadOnlyFields) as Array<keyof typeof dealReadOnlyFields>;
 
-/** The deal read shape (spec 2.6): what GET /deals and GET /deals/{id} return. Unknown fields are dropped. */
+/** The deal read shape (docs/deal-rules.md#the-read-shape), as GET returns it; unknown fields dropped. */
 export const DealReadSchema = z.object({ ...dealWriteFields, ...dealReadOnlyFields });
 
 /** A deal as returned by the service. */
@@ -272,7 +272,7 @@ export const CountBreakdownSchema = z.object({
 export type CountBreakdown = z.infer<typeof CountBreakdownSchema>;
 
 // ---------------------------------------------------------------------------------------------------------------
-// Lookup items (spec 2.8). Only City and Partner items are defined by the spec; the others carry id, name and
+// Lookup items. The API defines only the City and Partner items; the others carry id, name and
 // isArchived plus the fields the deal rules need (flags for multiple-buyer support, guaranteed eligibility,
 // frequency capping).
 
@@ -280,7 +280,7 @@ const lookupBase = { id: z.int().nonnegative(), name: z.string(), isArchived: z.
 
 /** A generic lookup item: id, name, isArchived. */
 export const LookupItemSchema = z.object(lookupBase);
-/** City item (spec 2.8). */
+/** City item. */
 export const CityItemSchema = z.object({
   ...lookupBase,
   countryId: z.int(),
@@ -288,11 +288,11 @@ export const CityItemSchema = z.object({
   stateId: z.int(),
   extendedName: z.string(),
 });
-/** Partner item (spec 2.8). */
+/** Partner item. */
 export const PartnerItemSchema = z.object({ ...lookupBase, isMultiBuyerDealForbidden: z.boolean() });
-/** DSP item: the partner item shape (DSPs replace partners, spec 2.1). */
+/** DSP item: the partner item shape (DSPs replaced partners). */
 export const DspItemSchema = PartnerItemSchema;
-/** Buyer seat item; `isGuaranteedDealEligible` answers spec 2.2 guaranteed rule 2. */
+/** Buyer seat item; `isGuaranteedDealEligible` says whether the buyer may have a guaranteed deal. */
 export const BuyerItemSchema = z.object({ ...lookupBase, dspId: z.int(), isGuaranteedDealEligible: z.boolean() });
 /** Country item: ISO 3166-1 alpha-2 `code` is what `countryCodes` takes. */
 export const CountryItemSchema = z.object({ ...lookupBase, code: z.string().length(2) });
@@ -306,7 +306,7 @@ export const DmaItemSchema = z.object({ ...lookupBase, code: z.string(), country
 export const PublisherItemSchema = z.object({ ...lookupBase, countryId: z.int() });
 /** Segment item (audience or semantic), belonging to a provider. */
 export const SegmentItemSchema = z.object({ ...lookupBase, providerId: z.int(), cpm: z.number() });
-/** Identity provider item; `isFrequencyCappingSupported` answers spec 2.5. */
+/** Identity provider item; `isFrequencyCappingSupported` says whether frequency capping can work. */
 export const IdentityProviderItemSchema = z.object({ ...lookupBase, isFrequencyCappingSupported: z.boolean() });
 /** Third-party provider item. */
 export const ThirdPartyProviderItemSchema = z.object({ ...lookupBase, defaultCostRate: z.number() });
@@ -346,7 +346,7 @@ export type DomainListItem = z.infer<typeof DomainListItemSchema>;
 /** A creative banner size. */
 export type CreativeBannerSizeItem = z.infer<typeof CreativeBannerSizeItemSchema>;
 
-/** Lookup resources (spec 4.1 plus the ones creation cites and the three refused to DSP callers), by canonical name. */
+/** Lookup resources (docs/deal-rules.md#lookups), by canonical name. */
 export const LOOKUP_RESOURCES = [
   'buyers',
   'partners',
@@ -381,7 +381,7 @@ export const LOOKUP_RESOURCES = [
 /** A lookup resource name. */
 export type LookupResource = (typeof LOOKUP_RESOURCES)[number];
 
-/** Lookups refused to DSP callers with 403 (spec 4.1, 7). */
+/** Lookups refused to DSP callers with 403 (docs/deal-rules.md#dsp-callers). */
 export const DSP_FORBIDDEN_LOOKUPS: readonly LookupResource[] = ['identityProviders', 'thirdPartyProviders', 'domainLists'];
 
 /** The item schema of each lookup resource. */

@@ -1,5 +1,5 @@
 /**
- * validateDeal: every rule of spec sections 2, 3 and 7 for a deal write body, collected as issues, never thrown.
+ * validateDeal: every rule of docs/deal-rules.md#rules-a-deal-must-follow, collected as issues, never thrown.
  */
 import { formatPath } from '../../core/path.js';
 import type { z } from 'zod';
@@ -59,11 +59,11 @@ export type ReferenceTable<T extends { id: number }> = ReadonlyMap<number, T> | 
  * The simulator passes full tables with `complete: true`; a client passes what it prefetched.
  */
 export interface DealReference {
-  /** DSPs by id (GET /dsps items); `isMultiBuyerDealForbidden: true` refuses the DSP in `dspIds` (spec 2.1, 7). */
+  /** DSPs by id (GET /dsps items); `isMultiBuyerDealForbidden: true` refuses the DSP in `dspIds`. */
   dsps?: ReferenceTable<{ id: number; isMultiBuyerDealForbidden: boolean }>;
-  /** Buyer seats by id (GET /buyers items); `isGuaranteedDealEligible` answers guaranteed rule 2 (spec 2.2). */
+  /** Buyer seats by id (GET /buyers items); `isGuaranteedDealEligible` allows a guaranteed deal. */
   buyers?: ReferenceTable<{ id: number; isGuaranteedDealEligible: boolean }>;
-  /** Identity providers by id (GET /identityProviders items); without `isFrequencyCappingSupported` capping is ignored (spec 2.5). */
+  /** Identity providers by id (GET /identityProviders items); without `isFrequencyCappingSupported`, no capping. */
   identityProviders?: ReferenceTable<{ id: number; isFrequencyCappingSupported: boolean }>;
   /** True when the given tables hold every existing item, so an id missing from a given table is reported as unknown. */
   complete?: boolean;
@@ -93,7 +93,7 @@ export interface DealValidationResult {
   warnings: DealIssue[];
 }
 
-/** Parses a deal date-time to ms since the epoch; a date-time without an offset is read as UTC (spec 4.2). */
+/** Parses a deal date-time to ms since the epoch; a date-time without an offset is read as UTC, as the API reads it. */
 export function parseDealDate(value: string): number {
   const hasZone = /(Z|[+-]\d{2}:\d{2})$/i.test(value);
   return Date.parse(hasZone ? value : `${value}Z`);
@@ -168,7 +168,7 @@ function lookup<T extends { id: number }>(table: ReferenceTable<T> | undefined, 
   return (table as ReadonlyMap<number, T>).get(id);
 }
 
-/** Fields that count as a targeting criterion (spec 2.3, plus the targeting-like undefined fields of 2.1). */
+/** Fields that count as a targeting criterion (and the API's undefined targeting-like ones). */
 const TARGETING_FIELDS = [
   'apiCompliance', 'audienceSegmentsTargeting', 'semanticSegmentsTargeting', 'cityIds', 'countryCodes', 'creativeSizes',
   'ctvOttIds', 'ctvCategoryIds', 'ctvChannelIds', 'ctvDistributorIds', 'ctvNetworkIds', 'dmaIds', 'impressionTypeIds',
@@ -180,7 +180,7 @@ const TARGETING_FIELDS = [
   'ctrTargetingPercentage', 'isRewardedVideo', 'skippable', 'spoTargetingIds',
 ] as const;
 
-/** Geographic targeting types, only one of which may be active (spec 2.3). */
+/** Geographic targeting types, only one of which may be active. */
 const GEO_FIELDS = ['countryCodes', 'regionIds', 'cityIds', 'stateIds', 'dmaIds', 'countryCodesPostalCodes'] as const;
 
 function isSet(field: string, v: unknown): boolean {
@@ -199,7 +199,7 @@ const READ_ONLY = new Set<string>(DEAL_READ_ONLY_FIELDS);
 const FIELDS = dealWriteFields as Record<string, z.ZodType>;
 
 /**
- * Checks a deal write body against every rule of spec sections 2, 3 and 7 and returns all problems with their field
+ * Checks a deal write body against every rule of the deal API and returns all problems with their field
  * paths. Never throws. On success `value` is the body to store, with defaults filled in (PUT semantics).
  * @example
  * const r = validateDeal(body, { mode: 'update', stored, now: Date.now(), reference: { dsps } });
@@ -228,7 +228,7 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
 
   for (const [key, v] of Object.entries(body)) {
     if (key === 'partnerIds') {
-      // Spec 2.1 / 4.3 / 7: partnerIds was removed; existing deals are edited with dspIds.
+      // partnerIds was removed from the API (docs/deal-rules.md#partnerids-is-gone); old deals are edited with dspIds.
       issues.push({ path: 'partnerIds', message: 'partnerIds was removed from the API and is refused: use dspIds instead' });
       continue;
     }

@@ -1,5 +1,5 @@
 /**
- * The route definitions of the auth routes (routes/auth.ts, spec 5 steps 1 and 2) and of the document itself:
+ * The route definitions of the auth routes (routes/auth.ts, login steps 1 and 2) and of the document itself:
  * what the OpenAPI document says about them. The token endpoint's refusals are described generically: which of
  * 401 and 403 a refused credential gets is the identity provider's business, not a contract to build on.
  */

@@ -1,6 +1,6 @@
 /**
- * The auth routes (spec 5): the identity provider's token endpoint (step 1), the user-token exchange (step 2),
- * and the middleware that makes every later route need a user token (step 3).
+ * The auth routes: the identity provider's token endpoint (step 1), the user-token exchange (step 2),
+ * and the middleware that makes every later route need a user token (step 3). See docs/deal-rules.md#authentication.
  */
 import type { Hono, MiddlewareHandler } from 'hono';
 import { addressKey, PASSWORD_REALM_GRANT, REALM, sameSecret } from '../auth.js';
@@ -16,7 +16,7 @@ const REFUSED_CLIENT = { error: 'access_denied', error_description: 'Unauthorize
 export function registerTokenRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
   const { auth } = ctx;
 
-  // --- Spec 5 step 1: the identity provider's token endpoint. -------------------------------------------------
+  // --- Login step 1: the identity provider's token endpoint. -------------------------------------------------
   api.post('/oauth/token', async (c) => {
     const type = (c.req.header('content-type') ?? '').toLowerCase();
     const text = await c.req.text();
@@ -89,7 +89,7 @@ export function registerTokenRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
   const sameLogin = (user: SimulatorUser | undefined, password: string) =>
     sameSecret(user?.password ?? '\0unknown', password) && !!user;
 
-  // --- Spec 5 step 2: the user token. ---------------------------------------------------------------------------
+  // --- Login step 2: the user token. --------------------------------------------------------------------------
   api.get('/authorize', (c) => {
     const r = auth.check(c.req.header('authorization'), 'access');
     if (!r.ok) {
@@ -102,7 +102,7 @@ export function registerTokenRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
   });
 }
 
-/** The middleware every other call passes: a valid user token (spec 5 step 3), whose user it sets on the context. */
+/** The middleware every other call passes: a valid user token (login step 3), whose user it sets on the context. */
 export function requireUserToken(ctx: AppContext): MiddlewareHandler<ApiEnv> {
   const { auth } = ctx;
   return async (c, next) => {

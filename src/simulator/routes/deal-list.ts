@@ -1,6 +1,7 @@
 /**
- * The deal collection reads (spec 4.2): GET /deals/countBreakdown and GET /deals, its filters, sort keys and
+ * The deal collection reads: GET /deals/countBreakdown and GET /deals, its filters, sort keys and
  * paging (X-Pagination-Total-Count and an RFC 5988 Link header).
+ * See docs/deal-rules.md#listing-deals.
  */
 import type { Hono } from 'hono';
 import { parseDealDate } from '../../deals/rules/index.js';
@@ -10,10 +11,10 @@ import type { ApiEnv, AppContext } from './context.js';
 import { parseBool, parseDateParam, parseIdList, parseIntParam, type Parsed } from './http.js';
 import { anyCase, BOOLEAN_QUERY, ID_LIST, query, route, type JsonSchema, type OperationDef } from './operation.js';
 
-/** Largest page of GET /deals (spec 4.2, 8). */
+/** Largest page of GET /deals. */
 export const MAX_PAGE_SIZE = 100;
 
-/** Sort keys GET /deals accepts (spec 2.7 leaves them open). */
+/** Sort keys GET /deals accepts (the API leaves them open). */
 export const SORT_KEYS = ['id', 'dealId', 'name', 'createdAt', 'updatedAt', 'beginDate', 'endDate', 'expirationDate', 'price', 'isActive', 'pricingModel', 'typeId'] as const;
 
 /** A date-time parameter: the `date-time` input schema of the deal rules (a date alone is midnight UTC). */
@@ -128,7 +129,7 @@ export function registerDealListRoutes(api: Hono<ApiEnv>, ctx: AppContext): void
     const archived = v(checks.isArchived);
     const soon = v(checks.isSoonExpired);
     const parent = v(checks.isParentDeal);
-    // Filter and sort on cheap facts of the stored deal; the full read view (2.6) is built only for the page,
+    // Filter and sort on cheap facts of the stored deal; the full read view is built only for the page,
     // so one page of a 10,000-deal company costs a sort, not 10,000 read views.
     const sortKey = (d: StoredDeal): unknown => {
       if (key === 'id' || key === 'dealId') return d[key];
@@ -153,7 +154,7 @@ export function registerDealListRoutes(api: Hono<ApiEnv>, ctx: AppContext): void
         }
       }
       const w = d.write;
-      // Legacy partner ids are today's DSP ids (spec 2.1); formats are impression types.
+      // Legacy partner ids are today's DSP ids; formats are impression types.
       if (!intersects(w.buyerIds ?? [], v(checks.buyerIds))) continue;
       if (!intersects(w.dspIds ?? [], v(checks.dspIds))) continue;
       if (!intersects(w.dspIds ?? [], v(checks.partnerIds))) continue;

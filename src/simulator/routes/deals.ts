@@ -1,5 +1,5 @@
 /**
- * The single-deal routes (spec 4.2, 4.3, 7, 8): read, create (or copy), update and delete one of the caller's
+ * The single-deal routes (docs/deal-rules.md#endpoints): read, create (or copy), update and delete one of the caller's
  * deals, and attach or detach its domain list; writes are checked by the shared deal rules and the daily quotas.
  */
 import type { Context, Hono } from 'hono';
@@ -287,7 +287,7 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     if (c.get('user').kind === 'dsp') return forbiddenForDsp(c, 'the domain-list operations');
     const d = ownDeal(c);
     if (!d) return notFound(c, c.req.param('id'));
-    // The body is optional (spec 4 leaves it open); when it names a list, it must be the attached one.
+    // The body is optional (the API leaves it open); when it names a list, it must be the attached one.
     const text = await c.req.text();
     if (text.trim() !== '') {
       let b: unknown;

@@ -13,7 +13,7 @@ export function fieldError(c: Context, field: string, message: string, status: 4
 
 /** The 400 of a deal that fails the rules: the first issue (or the multiple-buyer refusal) in `message`, all in `errors`. */
 export function validationError(c: Context, issues: DealIssue[]) {
-  // Spec 7: the multiple-buyer refusal is said in `message`, followed by the DSP id.
+  // The multiple-buyer refusal is said in `message`, followed by the DSP id.
   const multiBuyer = issues.find((i) => i.message.startsWith('Deal cannot target DSPs'));
   const first = issues[0];
   const message = multiBuyer

@@ -1,6 +1,7 @@
 /**
- * The lookup routes (spec 4.1): GET /:resource for every lookup resource, filtered by ids and extendedSearch and
+ * The lookup routes: GET /:resource for every lookup resource, filtered by ids and extendedSearch and
  * paged by limit and offset; a DSP user is refused the lookups it may not read.
+ * See docs/deal-rules.md#lookups.
  */
 import type { Hono } from 'hono';
 import { DSP_FORBIDDEN_LOOKUPS, LOOKUP_RESOURCES, type LookupResource } from '../../deals/rules/index.js';
@@ -54,7 +55,7 @@ export const LOOKUP_OPERATIONS: OperationDef[] = LOOKUP_RESOURCES.map((r): Opera
 export function registerLookupRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
   const { reference } = ctx;
 
-  // --- Lookups (spec 4.1) --------------------------------------------------------------------------------------
+  // --- Lookups -------------------------------------------------------------------------------------------------
   api.get('/:resource', (c) => {
     const resource = canonicalResource(c.req.param('resource'), LOOKUP_RESOURCES);
     if (!resource) return c.json({ message: `No such resource: ${c.req.param('resource')}`, code: 'NOT_FOUND' }, 404);

@@ -1,5 +1,5 @@
 /**
- * The daily deal quotas (spec 8): creations and updates per company per UTC day, read and counted in the store,
+ * The daily deal quotas: creations and updates per company per UTC day, read and counted in the store,
  * and the 429 with Retry-After (seconds to the next UTC midnight) when one is spent.
  */
 import type { Context } from 'hono';

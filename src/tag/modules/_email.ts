@@ -1,7 +1,8 @@
 /**
- * Email detection and normalisation for identity-link (domain-notes.md "Identity-link"): trim, lowercase, and
+ * Email detection and normalisation for identity-link: trim, lowercase, and
  * for gmail.com / googlemail.com drop the dots and any `+tag` of the local part. Only the hash of the result
  * ever leaves the browser.
+ * See docs/wire-format.md#automatic-transfer-settings.
  */
 
 // Deliberately simple: one @, no spaces, a dot in the domain, a 2+ letter TLD. Inputs holding anything else are ignored.

@@ -1,5 +1,5 @@
 /**
- * What every provider module shares (issue #5): the switches (operator + window flag + `modules.<name>: false`),
+ * What every provider module shares: the switches (operator + window flag + `modules.<name>: false`),
  * consent gating, and registration as a tag extension. A module that is switched off does nothing at all: no
  * storage, no listeners, no requests.
  */

@@ -1,5 +1,5 @@
 /**
- * Provenance of module eids (issue 11; OpenRTB 2.6 §3.2.27 EID `inserter`, `mm`): who put an id on the ad call
+ * Provenance of module eids (OpenRTB 2.6 §3.2.27 EID `inserter`, `mm`): who put an id on the ad call
  * and how it was matched. Buyers value ids by it and ad servers' permission rules match on it. Only module
  * eids are stamped: eids the page sets with `setEids` go out exactly as given.
  */

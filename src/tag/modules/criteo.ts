@@ -1,5 +1,5 @@
 /**
- * Ad-side id reader (`criteo.com`; extended-ids.md §4, §2.2). Transfers the provider's ad-side id (`cto_bidid`,
+ * Ad-side id reader (`criteo.com`). Transfers the provider's ad-side id (`cto_bidid`,
  * cookie or localStorage) only when the publisher already runs the provider's script (`window.criteo_pubtag` or
  * `window.Criteo`); it never loads that script and never sends the marketing-side bundle (`cto_bundle`).
  * Page flag: `window.sas_disable_criteo = true`.

@@ -1,5 +1,5 @@
 /**
- * Identifier-linking module (`setup({ modules: { idLinking: { pd? } } })`; extended-ids.md §4). Asks the
+ * Identifier-linking module (`setup({ modules: { idLinking: { pd? } } })`). Asks the
  * provider's endpoint for the user's id as partner 102 (fixed: the service's partner number), with the optional
  * `pd` and the consent signals; caches the answer in localStorage with an expiry, refreshes it in the background
  * when it is due, and emits an `id5-sync.com` eid with `ext.linkType` and `ext.abTestingControlGroup` as returned.
@@ -11,7 +11,7 @@ import { consentParams } from '../consent-rules.js';
 import { defineModule, registerExtension, type ModuleDefinition, type ModuleContext, type ModuleRun } from './_module.js';
 import { loadItem, removeItem, saveItem } from './_storage.js';
 
-/** The service's partner number at the provider (extended-ids.md §4: it cannot change). */
+/** The service's partner number at the provider: fixed by agreement, it never changes. */
 export const PARTNER = 102;
 /** The provider's endpoint base; `modules.idLinking.url` replaces it (tests and the demo use a local stand-in). */
 export const DEFAULT_URL = 'https://id5-sync.com/g/v2';

@@ -1,5 +1,5 @@
 /**
- * Identity-link module (`setup({ modules: { identityLink: { placementId, ... } } })`; extended-ids.md §4).
+ * Identity-link module (`setup({ modules: { identityLink: { placementId, ... } } })`).
  * Finds an email in the page's inputs (also inputs added after load) and/or a URL parameter, normalises and
  * SHA-256 hashes it, keeps the hash with an expiry, and emits it as a `hemsha256` eid. When the provider's
  * envelope is on the page (its `_lr_env` cookie / localStorage entry, or its script's `ats.retrieveEnvelope`),
@@ -28,7 +28,7 @@ export interface IdentityLinkSettings {
   urlParameter: string;
 }
 
-/** Applies the defaults of extended-ids.md §4 and checks each key; returns the settings or why they are refused. */
+/** Applies the defaults (docs/wire-format.md#automatic-transfer-settings), checks each key; the settings or why not. */
 export function readSettings(s: Record<string, unknown>): IdentityLinkSettings | string {
   const { placementId, cssSelectors, detectionType = 'scrapeAndUrl', storageType = 'localStorage', urlParameter = 'email' } = s;
   if (typeof placementId !== 'number' || !Number.isFinite(placementId)) return 'placementId (number) is mandatory';

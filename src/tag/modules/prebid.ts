@@ -1,5 +1,5 @@
 /**
- * Header-bidding bridge (extended-ids.md §4 "unified auction"): before each ad call, reads the eids of the
+ * Header-bidding bridge (the unified auction): before each ad call, reads the eids of the
  * publisher's Prebid.js user id module (`pbjs.getUserIdsAsEids()`; `modules.prebid.global` names another global)
  * and hands them to the host, which merges them under the page's own eids. When it has none yet and the library
  * offers `getUserIdsAsync`, the bridge waits for its ids (within the host's bound).

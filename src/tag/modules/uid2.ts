@@ -1,5 +1,5 @@
 /**
- * Unified id reader (extended-ids.md §4, §2.2): transfers the advertising token of the Unified ID 2.0 SDK
+ * Unified id reader: transfers the advertising token of the Unified ID 2.0 SDK
  * already on the page (`window.__uid2` → `uidapi.com`, for US users) or of its European counterpart
  * (`window.__euid` → `euid.eu`). It never loads either SDK. Where GDPR applies only the European id is sent:
  * UID 2.0 is not offered to European users. Page flag: `window.sas_disable_uid2 = true`.

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { DealApiClient, PagedList, parseLinkHeader } from '../../../src/deals/index.js';
 import { PASS, clientOptions, fakeApi, json } from './fake.js';
 
-/** A fake GET /deals over `n` deals, clamping limit to 100 and sending total + Link like the spec says. */
+/** A fake GET /deals over `n` deals, clamping limit to 100 and sending total + Link like the API does. */
 function dealsApi(n: number, opts: { total?: boolean; link?: boolean; delayMs?: number } = {}) {
   const deals = Array.from({ length: n }, (_, i) => ({ id: i + 1, name: `deal ${i + 1}` }));
   let inflight = 0;
@@ -76,7 +76,7 @@ describe('deals.list', () => {
     expect(pages).toEqual([100, 100, 100, 100, 20]);
   });
 
-  test('sends filters per spec 4.2: arrays comma-separated, dates in ISO 8601', async () => {
+  test('sends filters as the API reads them: arrays comma-separated, dates in ISO 8601', async () => {
     const fake = dealsApi(1);
     await new DealApiClient(clientOptions(fake.api.fetch)).deals.list({ buyerIds: [1, 2], createdOrModifiedSince: new Date('2025-01-02T03:04:05Z'), sortBy: 'name', sortAsc: true }).toArray({ limit: 5 });
     const q = fake.api.api()[0]!.url.searchParams;

@@ -5,7 +5,7 @@ import { validDeal } from '../fixtures.js';
 
 export type Transport = 'in-process' | 'http';
 
-/** A valid fixed-price deal (spec 2.2 shape) targeting one buyer and one country. */
+/** A valid fixed-price deal targeting one buyer and one country. */
 export const VALID_DEAL = validDeal({ name: 'Spring sale', minCompanyVendorCost: 0.1 });
 
 export async function startSimulator(

@@ -32,7 +32,7 @@ describe('apply under injected faults and the daily creation quota', () => {
       const deal = live.find((d) => dealKeyOf(d)?.key === want.key)!;
       const { key, ...fields } = want;
       expect(writableFields(deal as never)).toMatchObject({ ...DEFAULTS, ...fields });
-      // Every other write field holds its spec §4.3 default: nothing more, nothing less than the file.
+      // Every other write field holds its default: nothing more, nothing less than the file.
       expect(diffDeal(deal as never, { ...DEFAULTS, ...fields })).toEqual([]);
     }
     // The faults really happened, drops after processing included.

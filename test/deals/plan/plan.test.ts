@@ -68,7 +68,7 @@ describe('plan', () => {
     expect(plan.items[0]!.drift).toBeUndefined();
   });
 
-  test('a field the file omits is reset to its spec §4.3 default; listed as unmanaged, the live value is kept', async () => {
+  test('a field the file omits is reset to its default; listed as unmanaged, the live value is kept', async () => {
     const { sim, client, make } = setup();
     const file = dealsFile(manyDeals(1));
     await applyPlan(client, await planDeals(client, file));

@@ -129,7 +129,7 @@ describe('shape', () => {
   });
 });
 
-describe('buyers and DSPs (2.1)', () => {
+describe('buyers and DSPs', () => {
   test('accepts buyerIds alone or dspIds alone', () => {
     expectValid(deal({ buyerIds: [1] }));
     expectValid(deal({ buyerIds: [], dspIds: [3] }));
@@ -144,7 +144,7 @@ describe('buyers and DSPs (2.1)', () => {
     expect(issueAt(deal({ buyerIds: undefined }), 'buyerIds')).toBeDefined();
   });
 
-  test('refuses a DSP without multiple-buyer support with the spec message followed by the DSP id', () => {
+  test('refuses a DSP without multiple-buyer support with the API message followed by the DSP id', () => {
     const reference = { dsps: [{ id: 3, isMultiBuyerDealForbidden: false }, { id: 4, isMultiBuyerDealForbidden: true }] };
     expectValid(deal({ buyerIds: [], dspIds: [3] }), { mode: 'create', reference });
     const issue = issueAt(deal({ buyerIds: [], dspIds: [3, 4] }), 'dspIds[1]', { mode: 'create', reference });
@@ -164,7 +164,7 @@ describe('buyers and DSPs (2.1)', () => {
   });
 });
 
-describe('targeting (2.3, 2.4)', () => {
+describe('targeting and hyperlocal targeting', () => {
   test('needs at least one targeting criterion', () => {
     expect(issueAt(deal({ countryCodes: [] }), '')?.message).toMatch(/targeting criterion/);
     expectValid(deal({ countryCodes: [], platformIds: [1] }));
@@ -204,7 +204,7 @@ describe('targeting (2.3, 2.4)', () => {
   });
 });
 
-describe('pricing shapes (2.2)', () => {
+describe('pricing shapes', () => {
   test('variable floor with a floor price takes companyVendorCostRate 0', () => {
     expectValid(deal({ pricingModel: 0, price: 1.5, companyVendorCostRate: 0 }));
     expect(issueAt(deal({ pricingModel: 0, price: 1.5, companyVendorCostRate: 0.1 }), 'companyVendorCostRate')).toBeDefined();
@@ -231,7 +231,7 @@ describe('pricing shapes (2.2)', () => {
   });
 });
 
-describe('guaranteed price (2.2, 3)', () => {
+describe('guaranteed price and flight phases', () => {
   const guaranteed = (o: Record<string, unknown> = {}) =>
     deal({ pricingModel: 3, price: 10, impressionTypeIds: [0, 2], beginDate: '2030-01-01T00:00:00Z', endDate: '2030-02-01T00:00:00Z', ...o });
   const reference = { buyers: [{ id: 101, isGuaranteedDealEligible: true }, { id: 102, isGuaranteedDealEligible: false }, { id: 103, isGuaranteedDealEligible: true }] };
@@ -277,7 +277,7 @@ describe('guaranteed price (2.2, 3)', () => {
   });
 });
 
-describe('dates, immutables and sync (2.1, 3)', () => {
+describe('dates, immutables and sync', () => {
   test('endDate must come after beginDate', () => {
     expectValid(deal({ beginDate: '2030-01-01T00:00:00Z', endDate: '2030-01-02T00:00:00Z' }));
     expect(issueAt(deal({ beginDate: '2030-01-02T00:00:00Z', endDate: '2030-01-01T00:00:00Z' }), 'endDate')?.message).toBe('must be after beginDate');
@@ -302,7 +302,7 @@ describe('dates, immutables and sync (2.1, 3)', () => {
   });
 });
 
-describe('capping and budgets (2.5)', () => {
+describe('capping and budgets', () => {
   test('a budget needs both dates', () => {
     expectValid(deal({ budgetIds: [4], beginDate: '2030-01-01T00:00:00Z', endDate: '2030-02-01T00:00:00Z' }));
     const r = validateDeal(deal({ budgetIds: [4] }), create);

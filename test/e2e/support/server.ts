@@ -265,7 +265,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       }
     }
     if (kind) {
-      // The service keeps its own user id in a `pid` cookie (extended-ids.md §2.3).
+      // The service keeps its own user id in a `pid` cookie.
       const setCookie: Record<string, string> = req.cookies.pid ? {} : { 'Set-Cookie': `pid=test-pid-${++pidCounter}; Path=/; SameSite=Lax` };
       const r = options.adResponse ? await options.adResponse(req) : { body: { ok: true, kind } };
       return answer(req, res, r, { ...cors, ...setCookie });

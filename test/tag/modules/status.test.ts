@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-// Each module reports how its last call went on window.__sasms (issue 12: the modules demo page shows it).
+// Each module reports how its last call went on window.__sasms (the modules demo page shows it).
 import { afterEach, beforeEach, expect, test } from 'vitest';
 import { defineModule } from '../../../src/tag/modules/_module.js';
 import { fakeHost, gdprState, operatorEnables, resetPage } from './_host.js';
