@@ -78,6 +78,7 @@ describe('the CLI in the clone', () => {
     }
     const next = runCli('--version', env);
     expect(next, next.stderr).toMatchObject({ status: 0, lastLine: pkg.version });
-    expect(next.ms).toBeLessThan(2000);
+    // At once, not a rebuild (npx rebuilds its cache entry in tens of seconds); the 2 s bound is the test above.
+    expect(next.ms).toBeLessThan(10_000);
   }, 60_000);
 });
