@@ -61,7 +61,8 @@ describe('the CLI in the clone', () => {
     expect(fastest, `${cli} --version: ${runs.map((r) => Math.round(r.ms)).join(', ')} ms`).toBeLessThan(2000);
   }, 60_000);
 
-  test.each(['SIGTERM', 'SIGKILL'] as const)('a first run killed after 1 s (%s, the whole process group) does not break the next one', async (signal) => {
+  const killed = 'a first run killed after 1 s (%s, the whole process group) does not break the next one';
+  test.each(['SIGTERM', 'SIGKILL'] as const)(killed, async (signal) => {
     // A long-running command (the simulator serves until stopped), so the kill lands mid-run, as `timeout 1` or a
     // cancelled CI job would.
     const env = freshNpmCache();

@@ -45,8 +45,8 @@ function aptGetUpdate(env) {
   const deadline = Date.now() + 300_000;
   for (;;) {
     console.log('\n=== apt-get update');
-    const options = { cwd: root, stdio: ['inherit', 'inherit', 'pipe'], env: { ...process.env, ...env }, encoding: 'utf8' };
-    const r = spawnSync('apt-get', ['update', '-q'], options);
+    const stdio = ['inherit', 'inherit', 'pipe'];
+    const r = spawnSync('apt-get', ['update', '-q'], { cwd: root, stdio, env: { ...process.env, ...env }, encoding: 'utf8' });
     process.stderr.write(r.stderr ?? '');
     if (r.status === 0 || !/Could not get lock/.test(r.stderr ?? '') || Date.now() > deadline) return r.status === 0;
     console.log('the package lists are locked by another apt-get: trying again in 5 s');
