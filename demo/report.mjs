@@ -30,7 +30,7 @@ import {
 
 /**
  * The demo's demand partners: a 2.6 DSP, a DSP flagged OpenRTB 2.5, and a DMP preferring Unified ID 2.0, each
- * with a vendor id of the demo CMP's vendor list (demo/modules/gvl.mjs), so consent applies per partner.
+ * with a vendor id of the demo CMP's vendor list (test/support/tcf/gvl.mjs), so consent applies per partner.
  */
 export const DEMO_PARTNERS = [
   { id: 'dsp-ortb26', openrtb: '2.6', gvlVendorId: 21 },

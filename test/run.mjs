@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // The one test command (`npm test`): installs the browsers (Chromium, Firefox ESR, WebKitGTK's WebDriver and Xvfb) and
-// redis-server when missing, builds, type-checks, runs the unit suites (vitest, size budgets included) and the
-// end-to-end suites (test/e2e, in Chromium, Firefox and WebKit), prints each engine's count and the tests skipped in
-// an engine with the reason, then one summary line `N passed, N failed` counting every suite together.
+// redis-server when missing, builds, type-checks, lints (when package.json has a `lint` script), runs the unit suites
+// (vitest, size budgets included) and the end-to-end suites (test/e2e, in Chromium, Firefox and WebKit), prints each
+// engine's count and the tests skipped in an engine with the reason, then the steps' outcome and one summary line
+// `N passed, N failed` counting the tests of every suite together. A step (an install, the build, the type check,
+// the lint, a suite that could not run) is no test: it is not counted, but one that fails fails the run.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +17,8 @@ mkdirSync(out, { recursive: true });
 
 let passed = 0;
 let failed = 0;
+/** Each step's label and whether it succeeded, in order. */
+const steps = [];
 
 function run(label, cmd, args, env = {}) {
   console.log(`\n=== ${label}: ${cmd} ${args.join(' ')}`);
@@ -22,12 +26,31 @@ function run(label, cmd, args, env = {}) {
   return r.status === 0;
 }
 
-/** A step that is not itself a test suite counts as one test: it passes or it fails. */
+/** Records a step's outcome (not a test: never counted in the summary, but a failure fails the run). */
+function stepDone(label, ok, why = 'failed') {
+  steps.push({ label, ok });
+  if (!ok) console.log(`!!! ${label} ${why}`);
+}
+
+/** Runs a command as a step. */
 function step(label, cmd, args) {
-  if (run(label, cmd, args)) passed++;
-  else {
-    failed++;
-    console.log(`!!! ${label} failed`);
+  stepDone(label, run(label, cmd, args));
+}
+
+/**
+ * `apt-get update`, waiting (up to 5 minutes) while another apt-get holds the package lists' lock: apt-get
+ * update gives up at once there, whatever DPkg::Lock::Timeout says (that option covers the dpkg lock only).
+ */
+function aptGetUpdate(env) {
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    console.log('\n=== apt-get update');
+    const stdio = ['inherit', 'inherit', 'pipe'];
+    const r = spawnSync('apt-get', ['update', '-q'], { cwd: root, stdio, env: { ...process.env, ...env }, encoding: 'utf8' });
+    process.stderr.write(r.stderr ?? '');
+    if (r.status === 0 || !/Could not get lock/.test(r.stderr ?? '') || Date.now() > deadline) return r.status === 0;
+    console.log('the package lists are locked by another apt-get: trying again in 5 s');
+    spawnSync('sleep', ['5']);
   }
 }
 
@@ -36,10 +59,9 @@ function ensureDebian(path, packages) {
   if (existsSync(path)) return true;
   console.log(`${path} is missing: installing Debian's ${packages.join(', ')} with apt-get`);
   const env = { DEBIAN_FRONTEND: 'noninteractive' };
+  aptGetUpdate(env);
   // A dpkg lock held by another install waits (up to 5 minutes) instead of failing.
-  const lock = ['-o', 'DPkg::Lock::Timeout=300'];
-  run('apt-get update', 'apt-get', [...lock, 'update', '-q'], env);
-  const args = [...lock, 'install', '-y', '-q', '--no-install-recommends', ...packages];
+  const args = ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-q', '--no-install-recommends', ...packages];
   return run(`apt-get install ${packages[0]}`, 'apt-get', args, env) && existsSync(path);
 }
 
@@ -59,16 +81,11 @@ const installs = [
   ['xvfb', ensureXvfb],
   ['redis-server', ensureRedisServer],
 ];
-for (const [name, ensure] of installs) {
-  if (ensure()) passed++;
-  else {
-    failed++;
-    console.log(`!!! ${name} could not be installed`);
-  }
-}
+for (const [name, ensure] of installs) stepDone(`install ${name}`, ensure(), 'could not be installed');
 
 step('build', 'npm', ['run', 'build']);
 step('typecheck', 'npm', ['run', 'typecheck']);
+if (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts?.lint) step('lint', 'npm', ['run', 'lint']);
 
 // Unit tests (vitest): counted per test.
 const vitestJson = join(out, 'vitest.json');
@@ -77,13 +94,10 @@ if (existsSync(vitestJson)) {
   const r = JSON.parse(readFileSync(vitestJson, 'utf8'));
   passed += r.numPassedTests ?? 0;
   failed += (r.numFailedTests ?? 0);
-  // A test file that fails to load has no tests but is a failure.
+  // A test file that fails to load has no tests to count, but fails the run.
   const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0).length;
-  failed += brokenFiles;
-} else {
-  failed++;
-  console.log('!!! vitest produced no report');
-}
+  stepDone('unit test files', brokenFiles === 0, `failed: ${brokenFiles} could not load`);
+} else stepDone('unit tests', false, 'produced no report');
 
 // End-to-end tests (Playwright runner, one project per engine): counted per test and per engine.
 const pwJson = join(out, 'playwright.json');
@@ -115,12 +129,12 @@ if (existsSync(pwJson)) {
     failed += c.failed;
   }
   skips.forEach((line) => console.log(line));
-  // A run that could not start (a config or import error) has no tests but errors.
-  if (engines.size === 0 || (report.errors ?? []).length) failed++;
-} else {
-  failed++;
-  console.log('!!! playwright produced no report');
-}
+  // A run that could not start (a config or import error) has no tests to count, but fails the run.
+  stepDone('e2e run', engines.size > 0 && !(report.errors ?? []).length, 'failed: no engine ran, or errors');
+} else stepDone('e2e tests', false, 'produced no report');
 
-console.log(`\n${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+const stepsFailed = steps.filter((s) => !s.ok);
+const failedList = stepsFailed.length ? ` (${stepsFailed.map((s) => s.label).join(', ')})` : '';
+console.log(`\nsteps: ${steps.length - stepsFailed.length} ok, ${stepsFailed.length} failed${failedList}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && stepsFailed.length === 0 ? 0 : 1);

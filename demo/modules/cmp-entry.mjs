@@ -2,7 +2,7 @@
 // hand-written stub). `window.demoCmp` plays the user's choice; with `ui` it shows a consent banner whose buttons
 // make the choice, as a real CMP would.
 import { CmpApi } from '@iabtcf/cmpapi';
-import { CMP_ID, CMP_VERSION, encodeTcString as encode } from './tc-string.mjs';
+import { CMP_ID, CMP_VERSION, encodeTcString as encode } from '../../test/support/tcf/tc-string.mjs';
 
 const api = new CmpApi(CMP_ID, CMP_VERSION, true);
 

@@ -12,7 +12,7 @@ import type { TcfRules } from '../../src/adserver/index.js';
 import { readGppHeader } from '../../src/adserver/consent/gpp-header.js';
 import { gppHeader } from './consent-craft.js';
 // @ts-expect-error: plain JS, the demo CMP's vendor list
-import { vendorList } from '../../demo/modules/gvl.mjs';
+import { vendorList } from '../support/tcf/gvl.mjs';
 
 const RUNS = Number(process.env.CONSENT_PROPERTY_RUNS) || 1000;
 /** GPP strings cost more to encode (a TC string inside, half the time): half as many. */

@@ -6,9 +6,9 @@ import { GVL, PurposeRestriction, RestrictionType, TCModel, TCString } from '@ia
 import { buildBidRequest, createConsentDecoder, createForwardingPolicy, explainForwarding, parseAdCall } from '../../src/adserver/index.js';
 import type { AdCall, AdCallConsent, DemandPartner } from '../../src/adserver/index.js';
 // @ts-expect-error: plain JS helper shared with the demo CMP
-import { encodeTcString } from '../../demo/modules/tc-string.mjs';
+import { encodeTcString } from '../support/tcf/tc-string.mjs';
 // @ts-expect-error: plain JS, the demo CMP's vendor list
-import { vendorList } from '../../demo/modules/gvl.mjs';
+import { vendorList } from '../support/tcf/gvl.mjs';
 import { ID5, UID2, callWith } from './fixtures.js';
 
 const tc: (purposes: number[], vendors: number[], vendorLI?: number[], purposeLI?: number[]) => string = encodeTcString;

@@ -6,7 +6,7 @@ import { buildBidRequest, createForwardingPolicy, explainForwarding, ForwardingP
 import type { AdCall, AdCallConsent, DemandPartner, ForwardingPolicy, OrtbEid, PermissionRule } from '../../src/adserver/index.js';
 import { validateEids } from '../../src/core/index.js';
 // @ts-expect-error: plain JS helper shared with the demo CMP
-import { encodeTcString } from '../../demo/modules/tc-string.mjs';
+import { encodeTcString } from '../support/tcf/tc-string.mjs';
 
 const SOURCES = ['id5-sync.com', 'uidapi.com', 'pubcid.org', 'liveramp.com', 'example.org'];
 const INSERTERS = ['pub.example', 'ssp.example'];

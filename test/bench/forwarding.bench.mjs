@@ -6,7 +6,7 @@
 // consent string not seen before (a cache of one, four strings in turn), is printed for scale, not budgeted.
 import { GppModel } from '@iabgpp/cmpapi';
 import { buildBidRequest, createForwardingPolicy, parseAdCall } from '../../dist/node/adserver/index.js';
-import { encodeTcString } from '../../demo/modules/tc-string.mjs';
+import { encodeTcString } from '../support/tcf/tc-string.mjs';
 import { eids as baseEids } from './eids.mjs';
 import { interleavedRounds, quantile } from './rounds.mjs';
 

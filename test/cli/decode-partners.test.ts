@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 // @ts-expect-error: plain JS helper shared with the demo CMP
-import { encodeTcString } from '../../demo/modules/tc-string.mjs';
+import { encodeTcString } from '../support/tcf/tc-string.mjs';
 
 // Spawns the real built binary (`npm run build` first; `npm test` builds before the suites run).
 const bin = fileURLToPath(new URL('../../dist/node/cli/index.js', import.meta.url));

@@ -26,12 +26,13 @@ describe('eidkit commands in the docs', () => {
   test('an unknown subcommand or flag fails, naming the file, the line the command starts on, and the command', () => {
     const problems = cliDocProblems(cli, [readMarkdown(fixture, 'README.md')]);
     expect(problems.map((p) => `${p.at}: ${p.problem}`)).toEqual([
-      expect.stringMatching(/^README\.md:31: unknown subcommand "lst" of eidkit deals \(it has: .*\blist, get, .*\)$/),
-      'README.md:32: unknown flag --jsn of eidkit decode',
-      expect.stringMatching(/^README\.md:33: unknown subcommand "resum" of eidkit deals/),
-      'README.md:34: unknown flag --sort of eidkit deals list',
-      expect.stringMatching(/^README\.md:36: unknown subcommand "frobnicate" of eidkit \(/),
-      'README.md:40: unknown flag --prot of eidkit simulate',
+      expect.stringMatching(/^README\.md:32: unknown subcommand "lst" of eidkit deals \(it has: .*\blist, get, .*\)$/),
+      'README.md:33: unknown flag --jsn of eidkit decode',
+      expect.stringMatching(/^README\.md:34: unknown subcommand "resum" of eidkit deals/),
+      'README.md:35: unknown flag --sort of eidkit deals list',
+      expect.stringMatching(/^README\.md:37: unknown subcommand "frobnicate" of eidkit \(/),
+      'README.md:38: unknown flag --jsn of eidkit decode',
+      'README.md:42: unknown flag --prot of eidkit simulate',
     ]);
     expect(problems[1].command).toBe('npx eidkit@0.1.0 decode --jsn x');
   });

@@ -207,8 +207,21 @@ function eidkitInvocations(tokens: ShellToken[]): string[][][] {
   return commands.flatMap((positions) => {
     let i = 0;
     while (i < positions.length && /^[A-Za-z_]\w*=/.test(positions[i][0])) i++; // FOO=bar eidkit …
-    if (positions[i]?.[0] === 'npx') for (i++; i < positions.length && positions[i][0].startsWith('-'); i++);
-    return /^eidkit(@\S+)?$/.test(positions[i]?.[0] ?? '') ? [positions.slice(i + 1)] : []; // also `npx eidkit@0.1.0`
+    const skipFlags = () => {
+      while (i < positions.length && positions[i][0].startsWith('-')) i++;
+    };
+    if (positions[i]?.[0] === 'npx') {
+      i++;
+      skipFlags();
+    }
+    // The clone's npm script: `npm run -s eidkit -- deals list`, the CLI's words after the `--`.
+    const script = positions[i]?.[0] === 'npm' && positions[i + 1]?.[0] === 'run';
+    if (script) {
+      i += 2;
+      skipFlags();
+    }
+    if (!/^eidkit(@\S+)?$/.test(positions[i]?.[0] ?? '')) return []; // also `npx eidkit@0.1.0`
+    return [positions.slice(script && positions[i + 1]?.[0] === '--' ? i + 2 : i + 1)];
   });
 }
 

@@ -1,7 +1,7 @@
 // A real GPP CMP for the e2e tests (npm @iabgpp/cmpapi), carrying only the EU TCF section (tcfeuv2) with the
 // user's choice: <script src="/gpp-cmp.js" data-choice="consent|refuse">. No TCF API on the page.
 import { CmpApi } from '@iabgpp/cmpapi';
-import { encodeTcString } from '../../../demo/modules/tc-string.mjs';
+import { encodeTcString } from '../../support/tcf/tc-string.mjs';
 
 const choice = document.currentScript?.dataset.choice || 'consent';
 const api = new CmpApi(10, 1);

@@ -3,7 +3,7 @@
 import type { ConsentState, SetupOptions, TagExtension, TagHost } from '../../../src/tag/extension.js';
 import { createCmpCaller } from '../../../src/tag/consent.js';
 // @ts-expect-error: plain JS helper shared with the demo CMP
-import { encodeTcString } from '../../../demo/modules/tc-string.mjs';
+import { encodeTcString } from '../../support/tcf/tc-string.mjs';
 
 /** A host with fixed options; `consent` is what `host.consent()` resolves to (change it between calls). */
 export function fakeHost(options: SetupOptions = {}, consent: ConsentState | null = { ready: true }) {

@@ -1,4 +1,4 @@
-// Encodes TCF v2.2 consent strings with npm @iabtcf/core, for the demo CMP (cmp-entry.mjs) and the unit tests.
+// Encodes TCF v2.2 consent strings with npm @iabtcf/core, for the tests and the demo CMP (demo/modules/cmp-entry.mjs).
 import { GVL, TCModel, TCString } from '@iabtcf/core';
 import { vendorList } from './gvl.mjs';
 
