@@ -6,10 +6,8 @@ import type { Eid, Issue } from '../core/index.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { examples, out, outText } from '../cli/output.js';
 import { fieldText } from '../cli/format.js';
-import { DEFAULT_LIMITS } from './limits.js';
-import { parseAdCall } from './parse.js';
-import type { AdCall } from './ad-call.js';
-import { providerHits } from './providers.js';
+import { DEFAULT_LIMITS, parseAdCall, providerHits } from './index.js';
+import type { AdCall } from './index.js';
 import { formatForwarding, forwardingOf, readPartnersFile } from './decode-partners.js';
 import type { DecodedForwarding } from './decode-partners.js';
 

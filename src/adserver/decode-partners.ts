@@ -6,10 +6,8 @@ import { readFileSync } from 'node:fs';
 import type { Eid } from '../core/index.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { fieldText } from '../cli/format.js';
-import { createForwardingPolicy, ForwardingPolicyError } from './forwarding.js';
-import type { ForwardingPolicy, ForwardingPolicyConfig, ForwardingReason } from './forwarding.js';
-import type { DemandPartner } from './partners.js';
-import type { AdCall } from './ad-call.js';
+import { createForwardingPolicy, ForwardingPolicyError } from './index.js';
+import type { AdCall, DemandPartner, ForwardingPolicy, ForwardingPolicyConfig, ForwardingReason } from './index.js';
 
 /** One partner's share in `eidkit decode --partners --json` output. */
 export interface DecodedForwarding {

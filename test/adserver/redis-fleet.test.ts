@@ -12,7 +12,7 @@ import { connectRedis, startRedis } from '../support/redis-server.mjs';
 import { fleetCall, fleetStart } from '../support/fleet-calls.mjs';
 
 const worker = fileURLToPath(new URL('../support/redis-worker.mjs', import.meta.url));
-const dist = fileURLToPath(new URL('../../dist/node/adserver/redis-capping.js', import.meta.url));
+const dist = fileURLToPath(new URL('../../dist/node/adserver/capping/redis-store.js', import.meta.url));
 
 /** Starts one worker per job, releases them together once all are ready (and `beforeGo`), returns their results. */
 async function runFleet(jobs: object[], beforeGo?: () => Promise<unknown>): Promise<any[]> {

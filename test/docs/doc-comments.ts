@@ -12,11 +12,11 @@ export interface UndocumentedExport {
   entry: string;
   /** The name it is exported under. */
   name: string;
-  /** Where it is declared (`src/adserver/parse.ts:42`), relative to `root`. */
+  /** Where it is declared (`src/adserver/parse/parse.ts:42`), relative to `root`. */
   declaredAt: string;
 }
 
-/** One line per problem: `eidkit/adserver: parseAdCall (src/adserver/parse.ts:42)`. */
+/** One line per problem: `eidkit/adserver: parseAdCall (src/adserver/parse/parse.ts:42)`. */
 export function formatUndocumented(list: UndocumentedExport[]): string {
   return list.map((u) => `${u.entry}: ${u.name} (${u.declaredAt})`).join('\n');
 }

@@ -7,8 +7,8 @@
  * 65,535 vendors) and inserts publisher restrictions into an unbalanced search tree, quadratic in a range's width,
  * so a 59-character string holds the event loop for seconds. The library stays the reference: a property test
  * encodes thousands of strings with it and checks that both give the same decisions
- * (test/adserver/consent.property.test.ts). Where the library refuses a string, this reader refuses it too; it also
- * refuses absurd values the format allows (the caps below), which no CMP writes.
+ * (test/adserver/consent/consent.property.test.ts). Where the library refuses a string, this reader refuses it too;
+ * it also refuses absurd values the format allows (the caps below), which no CMP writes.
  */
 import { bitReader, OutOfBits } from './bits.js';
 import type { BitReader } from './bits.js';

@@ -1,0 +1,216 @@
+/**
+ * A frequency-cap store shared by a fleet through Redis. One sorted set per user × item holds the times of the
+ * impressions kept; one Lua script counts every window and records, atomically per decision, so servers racing for
+ * a user's last impression serve it exactly once. Concurrent decisions of one process are coalesced: they go out
+ * together as one script call (docs/ad-server.md, "Caps in Redis").
+ *
+ * Keys: `<prefix>{<user>}<item>`, for example `eidkit:fc:{pid:3f2a…}deal:42`. The user sits in the hash tag, so
+ * all the keys of one decision (one user, one or several items) share a Redis Cluster hash slot.
+ */
+import { randomBytes } from 'node:crypto';
+import type { CapCheck, CapOutcome, FrequencyCapStore } from './capper.js';
+import { checkPrefix, clusterKeySlot, given, isRedisCluster, luaScript, requireRedisClient } from '../common/index.js';
+import type { RedisClientInput } from '../common/index.js';
+
+/** Options of {@link createRedisFrequencyCapStore}. */
+export interface RedisFrequencyCapStoreOptions {
+  /** Key prefix (default `eidkit:fc:`); no `{` or `}`. */
+  prefix?: string;
+  /** Most impressions kept per user × item (oldest trimmed first); caps above it cannot be enforced. Default 1,000. */
+  maxEventsPerKey?: number;
+  /** Most decisions carried by one script call (default 64): bounds how long one call holds Redis. */
+  maxBatch?: number;
+  /**
+   * Most decisions waiting to be sent (default 10,000); beyond it a decision fails at once and the capper's
+   * policy answers. With the batches in flight, this bounds the memory a stalled Redis can take.
+   */
+  maxPending?: number;
+  /** Whether the client is a Redis Cluster: batches are then grouped by hash slot. Default: detected. */
+  cluster?: boolean;
+}
+
+// Several decisions in one call, each decided and counted in turn, exactly as if it had run alone.
+// ARGV: maxEvents, member base, then one per decision, space-separated (one argument each costs the client less
+// than one per number): mode, now, key count, then per key: keepMs, window count, (since, max) per window.
+// KEYS: the decisions' keys in order. Returns per decision: allowed (1/0), then the count of each window of each key.
+const TAKE = luaScript(`
+local maxEvents, base = tonumber(ARGV[1]), ARGV[2]
+local out, k = {}, 0
+for d = 3, #ARGV do
+  local f = {}
+  for word in string.gmatch(ARGV[d], '%S+') do f[#f + 1] = word end
+  local mode, now, n, a = f[1], tonumber(f[2]), tonumber(f[3]), 4
+  local at, keep = #out + 1, {}
+  out[at] = 1
+  for c = 1, n do
+    local key = KEYS[k + c]
+    keep[c] = tonumber(f[a])
+    local windows = tonumber(f[a + 1])
+    a = a + 2
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (now - keep[c]))
+    for w = 1, windows do
+      local count = redis.call('ZCOUNT', key, f[a], '+inf')
+      if count >= tonumber(f[a + 1]) then out[at] = 0 end
+      out[#out + 1] = count
+      a = a + 2
+    end
+  end
+  if mode == 'record' or (mode == 'take' and out[at] == 1) then
+    local member = base .. ':' .. d
+    for c = 1, n do
+      local key = KEYS[k + c]
+      redis.call('ZADD', key, now, member)
+      local extra = redis.call('ZCARD', key) - maxEvents
+      if extra > 0 then redis.call('ZREMRANGEBYRANK', key, 0, extra - 1) end
+      if redis.call('PTTL', key) < keep[c] then redis.call('PEXPIRE', key, keep[c]) end
+    end
+  end
+  k = k + n
+end
+return out
+`);
+
+// `{` and `}` inside a user or item would move the hash tag or make two keys collide: escape them (and `%`).
+const escapeKeyPart = (s: string) => (/[{}%]/.test(s) ? s.replace(/[{}%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`) : s);
+
+const positiveInt = (value: unknown, setting: string, fallback: number): number => {
+  const n = value ?? fallback;
+  if (!Number.isInteger(n) || (n as number) < 1) {
+    throw new TypeError(`${setting} must be an integer >= 1 (got ${given(value)})`);
+  }
+  return n as number;
+};
+
+/** A decision waiting for its script call. */
+interface Pending {
+  mode: 'check' | 'take' | 'record';
+  checks: readonly CapCheck[];
+  at: number;
+  resolve(outcome: CapOutcome): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Creates a frequency-cap store over Redis, for `createFrequencyCapper({ store })`. Decisions (`check`, `take`,
+ * `record`) made while a script call is in flight wait for it and then go out together, at most `maxBatch` per
+ * EVALSHA (on a cluster, one per hash slot); each is decided atomically, as if alone. Keys expire with the cap's
+ * longest window; per user × item Redis holds at most the impressions of that window (≤ the window's max when
+ * served through `take`), never more than `maxEventsPerKey`.
+ * @example
+ * const redis = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).on('error', log).connect();
+ * const capper = createFrequencyCapper({ store: createRedisFrequencyCapStore(redis) });
+ */
+export function createRedisFrequencyCapStore(redis: RedisClientInput, options: RedisFrequencyCapStoreOptions = {}): FrequencyCapStore & {
+  /** The Redis key of one user × item. */
+  keyOf(user: string, item: string): string;
+} {
+  const client = requireRedisClient(redis, 'createRedisFrequencyCapStore');
+  const prefix = checkPrefix(options.prefix ?? 'eidkit:fc:');
+  const maxEvents = positiveInt(options.maxEventsPerKey, 'maxEventsPerKey', 1_000);
+  const maxBatch = positiveInt(options.maxBatch, 'maxBatch', 64);
+  const maxPending = positiveInt(options.maxPending, 'maxPending', 10_000);
+  const cluster = options.cluster ?? isRedisCluster(redis);
+  // Impressions at the same millisecond must stay distinct members: a per-process random part, the call's
+  // sequence number and the decision's place in the call.
+  const origin = randomBytes(6).toString('base64url');
+  let seq = 0;
+  const keyOf = (user: string, item: string) => `${prefix}{${escapeKeyPart(user)}}${escapeKeyPart(item)}`;
+  const splitKey = (key: string) => {
+    // The capper calls `apply` with user and item apart; a direct count/record caller's key splits at its last '|'.
+    const bar = key.lastIndexOf('|');
+    return bar < 0 ? { user: key, item: '' } : { user: key.slice(0, bar), item: key.slice(bar + 1) };
+  };
+
+  let queue: Pending[] = [];
+  let inFlight = 0;
+  let scheduled = false;
+  // At most this many calls in flight, so that a stalled Redis holds at most maxInFlight × maxBatch decisions there.
+  const maxInFlight = 8;
+
+  function schedule() {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  }
+
+  // One call per event-loop turn while none is in flight; while one is, the decisions made meanwhile wait for its
+  // reply (at most one round trip) unless a full batch is ready. Fewer, larger calls: less CPU per decision.
+  function flush() {
+    scheduled = false;
+    if (inFlight > 0 && queue.length < maxBatch) return;
+    while (queue.length > 0 && inFlight < maxInFlight) {
+      const taken = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
+      queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
+      if (!cluster) send(taken);
+      else for (const group of bySlot(taken)) send(group);
+    }
+  }
+
+  function bySlot(batch: Pending[]): Pending[][] {
+    const groups = new Map<number, Pending[]>();
+    for (const p of batch) {
+      const slot = clusterKeySlot(keyOf(p.checks[0].user, p.checks[0].item));
+      const group = groups.get(slot);
+      if (group) group.push(p);
+      else groups.set(slot, [p]);
+    }
+    return [...groups.values()];
+  }
+
+  function send(batch: Pending[]) {
+    const keys: string[] = [];
+    const args = [String(maxEvents), `${origin}:${(seq = (seq + 1) % 1e9)}`];
+    for (const p of batch) {
+      let arg = `${p.mode} ${p.at} ${p.checks.length}`;
+      for (const c of p.checks) {
+        keys.push(keyOf(c.user, c.item));
+        arg += ` ${c.keepMs} ${c.windows.length}`;
+        for (const w of c.windows) arg += ` ${w.since === -Infinity ? '-inf' : w.since} ${w.max}`;
+      }
+      args.push(arg);
+    }
+    inFlight++;
+    TAKE(client, keys, args).then(
+      (reply) => {
+        const r = reply as number[];
+        let i = 0;
+        for (const p of batch) {
+          const allowed = Number(r[i++]) === 1;
+          p.resolve({ allowed, counts: p.checks.map((c) => c.windows.map(() => Number(r[i++]))) });
+        }
+      },
+      (e) => {
+        for (const p of batch) p.reject(e);
+      },
+    ).finally(() => {
+      inFlight--;
+      if (queue.length > 0) schedule();
+    });
+  }
+
+  function apply(mode: 'check' | 'take' | 'record', checks: readonly CapCheck[], at: number): Promise<CapOutcome> {
+    if (checks.length === 0) return Promise.resolve({ allowed: true, counts: [] });
+    if (queue.length >= maxPending) {
+      const message = `createRedisFrequencyCapStore: ${maxPending} decisions already waiting (maxPending)`;
+      return Promise.reject(new Error(message));
+    }
+    return new Promise((resolve, reject) => {
+      queue.push({ mode, checks, at, resolve, reject });
+      schedule();
+    });
+  }
+
+  return {
+    keyOf,
+    apply,
+    async count(key, since) {
+      const { user, item } = splitKey(key);
+      const { counts } = await apply('check', [{ key, user, item, keepMs: Number.MAX_SAFE_INTEGER, windows: [{ since, max: 1 }] }], Date.now());
+      return counts[0][0];
+    },
+    async record(key, at, ttlMs) {
+      const { user, item } = splitKey(key);
+      await apply('record', [{ key, user, item, keepMs: ttlMs, windows: [] }], at);
+    },
+  };
+}

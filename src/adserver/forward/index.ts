@@ -1,0 +1,40 @@
+/** Forwarding eids to demand partners: the partners, the policy of who receives which eid, the OpenRTB requests. */
+export type { DemandPartner } from './partners.js';
+export { eidsForPartner, preferredProviderOf } from './partners.js';
+export type {
+  BidRequestOptions,
+  OrtbBidRequest,
+  OrtbBidRequest25,
+  OrtbBidRequest26,
+  OrtbBidRequestBoth,
+  OrtbBidRequestBase,
+  OrtbEid,
+  OrtbUid,
+} from './openrtb.js';
+export { buildBidRequest } from './openrtb.js';
+export type { OrtbImp, OrtbVideo } from './openrtb-imp.js';
+export { bidRequestsJson } from './openrtb-json.js';
+export type {
+  PermissionRule,
+  ForwardingPolicyConfig,
+  ForwardingPolicy,
+  ForwardingReason,
+  EidDecision,
+  PartnerForwarding,
+  ForwardingExplanation,
+} from './policy.js';
+export { createForwardingPolicy, explainForwarding, ForwardingPolicyError } from './policy.js';
+export type {
+  EnvelopeDecryptor,
+  ExpandOptions,
+  ReferenceEnvelopeIds,
+  EnvelopeKeys,
+  ReferenceDecryptorOptions,
+} from './envelope.js';
+export {
+  expandEnvelopes,
+  sealReferenceEnvelope,
+  createReferenceEnvelopeDecryptor,
+  envelopeKeysFromText,
+  REFERENCE_ENVELOPE_SOURCES,
+} from './envelope.js';

@@ -1,0 +1,313 @@
+/**
+ * The report shared by a fleet through Redis: each process counts ad calls in a local buffer and flushes it every
+ * `flushMs` as one pipeline into one hash per UTC day and one per UTC hour; reads merge every process's counts. An
+ * ad call never waits for Redis: `add` only touches memory.
+ *
+ * Keys (prefix `eidkit:report:`): `d:<YYYY-MM-DD>` and `h:<YYYY-MM-DDTHH>` hashes with fields
+ * `<network id>|<counter>` (counters: see `countersOf`) plus `#networks` (networks counted in the period) and, in
+ * day hashes, `#dropped` (calls of networks over `maxNetworksPerDay`); the sorted sets `days` and `hours` indexing
+ * them; the hash `meta` (`dropped`: calls dropped at a full buffer, fleet-wide). A day bucket expires
+ * `retentionDays` after its day ends, an hour bucket `maxHours` after its hour ends. The network cap is applied
+ * inside Redis by a Lua script per bucket (see {@link FLUSH_BUCKET}), so it holds exactly however many processes
+ * write (docs/ad-server.md "Sharing caps and reports through Redis").
+ */
+import type { AdCall } from '../parse/index.js';
+import { countersOf, periodsOf, reportCSV, rowOf, sortRows } from './report.js';
+import type { Counters, ReportGranularity, ReportJson, ReportReadOptions, ReportRow } from './report.js';
+import { checkPrefix, luaScript, positiveOption, requireRedisClient } from '../common/index.js';
+import type { RedisClientInput } from '../common/index.js';
+import type { DmpConfig } from './dmp.js';
+
+/** Options of {@link createRedisReport}. */
+export interface RedisReportOptions {
+  /** Key prefix (default `eidkit:report:`); no `{` or `}`. */
+  prefix?: string;
+  /** Milliseconds between flushes (default 1,000): what a process killed without `close()` can lose at most. */
+  flushMs?: number;
+  /**
+   * Most counter entries (period × network × counter) held unflushed, failed flushes included (default 100,000:
+   * hours of a Redis outage at typical cardinality). A call that would need a new entry beyond it is dropped, and
+   * counted in `droppedCalls`.
+   */
+  maxBuffered?: number;
+  /** Days a day bucket is kept after its day ends (key expiry; default 90). */
+  retentionDays?: number;
+  /** Hours an hour bucket is kept after its hour ends (key expiry; default 168, as `createReport`'s `maxHours`). */
+  maxHours?: number;
+  /**
+   * Networks counted per day (and per hour), fleet-wide, as `createReport`'s option: calls of further networks are
+   * dropped and counted in `droppedCalls` (default 10,000). Network ids are the caller's choice: this bounds what
+   * one day can hold.
+   */
+  maxNetworksPerDay?: number;
+  /** DMPs and their preferred providers (parseDmpConfig): adds the Has DMP Id count per DMP, as createReport. */
+  dmps?: readonly DmpConfig[];
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+/** Counters of one process's report buffer. */
+export interface RedisReportMetrics {
+  /** Counter entries waiting for a flush (in flight included). */
+  buffered: number;
+  /** Calls this process dropped at the buffer bound (also flushed into the fleet's `droppedCalls`). */
+  droppedCalls: number;
+  /** Calls this process flushed that Redis dropped because their day already had `maxNetworksPerDay` networks. */
+  cappedCalls: number;
+  /** Flushes that reached Redis, and flushes that failed (their counts kept for the next one). */
+  flushes: number;
+  flushErrors: number;
+  /** Redis commands sent by flushes so far. */
+  commands: number;
+}
+
+/** A report shared through Redis: `add` as `createReport()`'s; reads are asynchronous and merge the fleet. */
+export interface RedisReport {
+  /** Counts one ad call in the local buffer (no I/O), on the UTC day and hour of `at` (default now). */
+  add(call: AdCall, at?: Date): void;
+  /** The fleet's merged report (this process's buffer flushed first), per day (default) or per hour. */
+  toJSON(options?: ReportReadOptions): Promise<ReportJson>;
+  /** The same as CSV, through the same writer as `createReport().toCSV()`. */
+  toCSV(options?: ReportReadOptions): Promise<string>;
+  /** Sends the buffer now; rejects when Redis failed (the counts stay buffered for the next flush). */
+  flush(): Promise<void>;
+  /** Stops the timer and flushes; call it on shutdown. Rejects when the last flush failed (retry with `flush()`). */
+  close(): Promise<void>;
+  /** Buffer and flush counters. */
+  metrics(): RedisReportMetrics;
+}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/**
+ * Adds one flush's counts to one bucket hash, within the network cap, atomically.
+ * KEYS[1]: the bucket. ARGV: the cap, the expiry time (ms), '1' to count dropped calls in `#dropped` (day buckets),
+ * then per network: its `<network>|calls` field, the number of counters, and each counter's field and increment.
+ * A network is counted when the bucket knows it (its `calls` field exists) or still has room; returns the calls
+ * dropped.
+ */
+const FLUSH_BUCKET = `
+local max = tonumber(ARGV[1])
+local networks = tonumber(redis.call('HGET', KEYS[1], '#networks') or '0')
+local counted = networks
+local dropped = 0
+local i = 4
+while i <= #ARGV do
+  local callsField, n = ARGV[i], tonumber(ARGV[i + 1])
+  local known = redis.call('HEXISTS', KEYS[1], callsField) == 1
+  if not known and networks < max then
+    networks = networks + 1
+    known = true
+  end
+  for j = i + 2, i + 2 * n, 2 do
+    if known then
+      redis.call('HINCRBY', KEYS[1], ARGV[j], ARGV[j + 1])
+    elseif ARGV[j] == callsField then
+      dropped = dropped + tonumber(ARGV[j + 1])
+    end
+  end
+  i = i + 2 + 2 * n
+end
+if networks ~= counted then redis.call('HSET', KEYS[1], '#networks', networks) end
+if dropped > 0 and ARGV[3] == '1' then redis.call('HINCRBY', KEYS[1], '#dropped', dropped) end
+redis.call('PEXPIREAT', KEYS[1], ARGV[2])
+return dropped
+`;
+const flushBucket = luaScript(FLUSH_BUCKET);
+const readDropped = luaScript(`return redis.call('HGET', KEYS[1], '#dropped')`);
+
+/** Networks per script call: bounds the time one flush holds Redis. */
+const NETWORKS_PER_SCRIPT = 500;
+
+/**
+ * Creates a report shared through Redis. Call `close()` on shutdown.
+ * @example
+ * const report = createRedisReport(redis, { flushMs: 1000 });
+ * report.add(call);                       // memory only
+ * res.end(await report.toCSV());          // the whole fleet
+ * process.on('SIGTERM', () => report.close());
+ */
+export function createRedisReport(redis: RedisClientInput, options: RedisReportOptions = {}): RedisReport {
+  const client = requireRedisClient(redis, 'createRedisReport');
+  const prefix = checkPrefix(options.prefix ?? 'eidkit:report:');
+  const flushMs = positiveOption(options.flushMs ?? 1_000, 'flushMs', false);
+  const maxBuffered = positiveOption(options.maxBuffered ?? 100_000, 'maxBuffered', true);
+  const retention = {
+    day: positiveOption(options.retentionDays ?? 90, 'retentionDays', false) * DAY,
+    hour: positiveOption(options.maxHours ?? 168, 'maxHours', false) * HOUR,
+  } as const;
+  const maxNetworks = positiveOption(options.maxNetworksPerDay ?? 10_000, 'maxNetworksPerDay', true);
+  const now = options.now ?? Date.now;
+  const dmps = options.dmps ?? [];
+  const index = { day: `${prefix}days`, hour: `${prefix}hours` } as const;
+  const bucketKey = (g: ReportGranularity, period: string) => `${prefix}${g === 'day' ? 'd' : 'h'}:${period}`;
+  const periodEnd = (g: ReportGranularity, period: string) => Date.parse(g === 'day' ? `${period}T00:00:00Z` : `${period}:00:00Z`) + (g === 'day' ? DAY : HOUR);
+
+  // Redis key → field → count; `entries` counts fields here and in flight, the bound of `maxBuffered`.
+  let buffer = new Map<string, Map<string, number>>();
+  const periodsOfKey = new Map<string, { g: ReportGranularity; period: string }>();
+  let entries = 0;
+  let droppedUnflushed = 0;
+  const m = { droppedCalls: 0, cappedCalls: 0, flushes: 0, flushErrors: 0, commands: 0 };
+  let inFlight: Promise<void> | undefined;
+
+  function fieldsFor(key: string, g: ReportGranularity, period: string) {
+    let f = buffer.get(key);
+    if (!f) {
+      f = new Map();
+      buffer.set(key, f);
+      periodsOfKey.set(key, { g, period });
+    }
+    return f;
+  }
+
+  function add(call: AdCall, at = new Date(now())) {
+    const { day, hour } = periodsOf(at);
+    const net = call.networkId ?? '';
+    const fields = countersOf(call, dmps).map((c) => `${net}|${c}`);
+    const targets = [fieldsFor(bucketKey('day', day), 'day', day), fieldsFor(bucketKey('hour', hour), 'hour', hour)];
+    const fresh = targets.reduce((n, t) => n + fields.filter((f) => !t.has(f)).length, 0);
+    if (entries + fresh > maxBuffered) {
+      m.droppedCalls++;
+      droppedUnflushed++;
+      return;
+    }
+    entries += fresh;
+    for (const t of targets) for (const f of fields) t.set(f, (t.get(f) ?? 0) + 1);
+  }
+
+  /** Puts a failed flush's counts back, merging with what arrived meanwhile. */
+  function restore(key: string, field: string, n: number) {
+    const { g, period } = periodsOfKey.get(key)!;
+    const f = fieldsFor(key, g, period);
+    if (f.has(field)) entries--; // merged into an entry that is already counted
+    f.set(field, (f.get(field) ?? 0) + n);
+  }
+
+  async function send(): Promise<void> {
+    const batch = buffer;
+    const dropped = droppedUnflushed;
+    buffer = new Map();
+    droppedUnflushed = 0;
+    if (batch.size === 0 && dropped === 0) return;
+    const t = now();
+    // A client that throws instead of rejecting (closed, misconfigured) must not lose the batch.
+    const attempt = (command: () => Promise<unknown>): Promise<unknown> => {
+      try {
+        return command();
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    };
+    const ops: Promise<unknown>[] = [];
+    const scripts: Array<[string, Array<[string, number]>, Promise<unknown>]> = [];
+    // All issued in one tick: node-redis writes them as one pipeline (one round trip per node).
+    for (const [key, fields] of batch) {
+      const { g, period } = periodsOfKey.get(key)!;
+      // Counters by network (the field's part before `|`): the script admits or drops each network whole.
+      const byNetwork = new Map<string, Array<[string, number]>>();
+      for (const [field, n] of fields) {
+        const net = field.slice(0, field.indexOf('|'));
+        let list = byNetwork.get(net);
+        if (!list) byNetwork.set(net, (list = []));
+        list.push([field, n]);
+      }
+      const networks = [...byNetwork];
+      for (let start = 0; start < networks.length; start += NETWORKS_PER_SCRIPT) {
+        const args = [String(maxNetworks), String(periodEnd(g, period) + retention[g]), g === 'day' ? '1' : '0'];
+        const sent: Array<[string, number]> = [];
+        for (const [net, list] of networks.slice(start, start + NETWORKS_PER_SCRIPT)) {
+          args.push(`${net}|calls`, String(list.length));
+          for (const [field, n] of list) args.push(field, String(n));
+          sent.push(...list);
+        }
+        scripts.push([key, sent, attempt(() => flushBucket(client, [key], args))]);
+      }
+      ops.push(attempt(() => client.zAdd(index[g], { score: periodEnd(g, period), value: period })));
+    }
+    const droppedOp = dropped ? attempt(() => client.hIncrBy(`${prefix}meta`, 'dropped', dropped)) : undefined;
+    for (const g of ['day', 'hour'] as const) {
+      ops.push(attempt(() => client.zRemRangeByScore(index[g], '-inf', t - retention[g])));
+    }
+    m.commands += scripts.length + ops.length + (droppedOp ? 1 : 0);
+    const settled = await Promise.allSettled(scripts.map((c) => c[2]));
+    let failed = 0;
+    settled.forEach((s, i) => {
+      const [key, sent] = scripts[i];
+      if (s.status === 'rejected') {
+        failed++;
+        for (const [field, n] of sent) restore(key, field, n);
+      } else {
+        entries -= sent.length;
+        if (periodsOfKey.get(key)?.g === 'day') m.cappedCalls += Number(s.value) || 0;
+      }
+    });
+    if (droppedOp) await droppedOp.catch(() => (failed++, (droppedUnflushed += dropped)));
+    // Expiry and index updates are repeated by every flush touching the bucket: a failure here loses no count.
+    await Promise.allSettled(ops);
+    for (const key of batch.keys()) if (!buffer.has(key)) periodsOfKey.delete(key);
+    if (failed) {
+      m.flushErrors++;
+      const reason = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')?.reason;
+      throw new Error(`Redis report: flush failed; ${entries} counter entries kept for the next flush`, { cause: reason });
+    }
+    m.flushes++;
+  }
+
+  /** One flush at a time; a flush asked for during one runs right after it. */
+  function flush(): Promise<void> {
+    const run = (inFlight ?? Promise.resolve())
+      .catch(() => {})
+      .then(send)
+      .finally(() => {
+        if (inFlight === run) inFlight = undefined;
+      });
+    inFlight = run;
+    return run;
+  }
+
+  const timer = setInterval(() => flush().catch(() => {}), flushMs);
+  timer.unref?.(); // the report's timer alone must not keep a process alive
+
+  async function read(g: ReportGranularity): Promise<ReportJson> {
+    await flush().catch(() => {}); // best effort: a read still answers with what the fleet flushed
+    const t = now();
+    const [periods, days] = await Promise.all([
+      client.zRangeByScore(index[g], t - retention[g], '+inf'),
+      client.zRangeByScore(index.day, t - retention.day, '+inf'),
+    ]);
+    const [hashes, meta, capped] = await Promise.all([
+      Promise.all(periods.map((p) => client.hGetAll(bucketKey(g, p)))),
+      client.hGetAll(`${prefix}meta`),
+      Promise.all(days.map((d) => readDropped(client, [bucketKey('day', d)], []))),
+    ]);
+    const rows: ReportRow[] = [];
+    periods.forEach((period, i) => {
+      const byNetwork = new Map<string, Counters>();
+      for (const [field, value] of Object.entries(hashes[i] ?? {})) {
+        if (field.startsWith('#')) continue; // the bucket's own bookkeeping: `#networks`, `#dropped`
+        const bar = field.indexOf('|');
+        const net = field.slice(0, bar);
+        let c = byNetwork.get(net);
+        if (!c) byNetwork.set(net, (c = new Map()));
+        c.set(field.slice(bar + 1), Number(value));
+      }
+      for (const [net, c] of byNetwork) rows.push(rowOf(period, net === '' ? null : Number(net), c, dmps));
+    });
+    const overCap = capped.reduce((n: number, v) => n + (Number(v) || 0), 0);
+    return { rows: sortRows(rows), droppedCalls: Number(meta?.dropped ?? 0) + overCap };
+  }
+
+  return {
+    add,
+    toJSON: (o) => read(o?.granularity ?? 'day'),
+    toCSV: async (o) => reportCSV((await read(o?.granularity ?? 'day')).rows, o?.granularity),
+    flush,
+    async close() {
+      clearInterval(timer);
+      await flush();
+    },
+    metrics: () => ({ buffered: entries, ...m }),
+  };
+}

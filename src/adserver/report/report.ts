@@ -1,0 +1,242 @@
+/**
+ * Report dimensions (docs/wire-format.md#report-dimensions), aggregated per UTC day (and hour) and network:
+ * Extended Ids (calls carrying each provider's eids), Has User Uid and Has User Pid (calls with / without).
+ * Readable as JSON and CSV (the CSV also carries which id served as the user id: uid, pid or none).
+ */
+import { providerById } from '../../core/index.js';
+import { dmpIds } from './dmp.js';
+import type { DmpConfig } from './dmp.js';
+import { csvRow } from '../../core/csv.js';
+import type { AdCall } from '../parse/index.js';
+import { providerIdsOf } from './providers.js';
+import { given, OptionsError, positiveOption } from '../common/index.js';
+
+/** Calls with and without a value. */
+export interface WithWithout {
+  with: number;
+  without: number;
+}
+
+/** One provider's line of the Extended Ids dimension. */
+export interface ExtendedIdsCount {
+  providerId: number;
+  providerName: string;
+  /** Ad calls that carried at least one eid of this provider. */
+  calls: number;
+}
+
+/** The three dimensions for one day (or one hour of it) and one network. */
+export interface ReportRow {
+  /** UTC day, `YYYY-MM-DD`. */
+  date: string;
+  /** UTC hour 0–23, in hourly rows only (`granularity: 'hour'`). */
+  hour?: number;
+  /** Network id; null for calls without a valid network id. */
+  networkId: number | null;
+  /** All ad calls counted in this row. */
+  calls: number;
+  /** Extended Ids: per provider (ascending id, `Unknown` = 0 included), the calls carrying its eids. */
+  extendedIds: ExtendedIdsCount[];
+  /** Calls that carried no eid at all. */
+  callsWithoutEids: number;
+  /** Has User Uid. */
+  hasUserUid: WithWithout;
+  /** Has User Pid. */
+  hasUserPid: WithWithout;
+  /** Which id served as the user id: `uid` when present (it overrides `pid`), else `pid`, else none. */
+  userId: { uid: number; pid: number; none: number };
+  /** Has DMP Id: per configured DMP (ReportOptions `dmps`), calls with and without its preferred provider's id. */
+  hasDmpId?: Record<string, WithWithout>;
+}
+
+/** A whole report: every day (or hour) and network kept, oldest first, then by network id. */
+export interface ReportJson {
+  rows: ReportRow[];
+  /** Calls not counted: a day already had `maxNetworksPerDay` networks, or a shared report's buffer was full. */
+  droppedCalls: number;
+}
+
+/** Rows per UTC day (default) or per UTC hour. */
+export type ReportGranularity = 'day' | 'hour';
+
+/** What a report read returns. */
+export interface ReportReadOptions {
+  /** `'day'` (default) or `'hour'`. */
+  granularity?: ReportGranularity;
+}
+
+/** Caps of the in-memory report. */
+export interface ReportOptions {
+  /** Days kept; older days are pruned as new ones arrive. Default 90. */
+  maxDays?: number;
+  /** Hours kept for hourly rows; older hours are pruned as new ones arrive. Default 168 (7 days). */
+  maxHours?: number;
+  /** Networks kept per day (and per hour); calls of further networks are counted in `droppedCalls`. Default 10,000. */
+  maxNetworksPerDay?: number;
+  /** DMPs and their preferred providers (parseDmpConfig): adds the Has DMP Id count per DMP. */
+  dmps?: readonly DmpConfig[];
+}
+
+/** An in-memory report you feed with ad calls and read as JSON or CSV. */
+export interface Report {
+  /** Counts one ad call, on the UTC day and hour of `at` (default now: the server's clock, not the tag's timestamp). */
+  add(call: AdCall, at?: Date): void;
+  /** The report as plain data, per day (default) or per hour. */
+  toJSON(options?: ReportReadOptions): ReportJson;
+  /** The report as CSV: `date,network_id,dimension,key,label,calls` (hourly: `date,hour,network_id,…`), one line per count. */
+  toCSV(options?: ReportReadOptions): string;
+}
+
+/** Counters of one period and network: field (see {@link countersOf}) → calls. */
+export type Counters = Map<string, number>;
+
+/**
+ * The counter fields one ad call increments, shared by the in-memory and the Redis report: `calls`, `p:<provider id>`
+ * per provider present, `noeids`, `uid` and `pid` (carried), `eff:uid|pid|none` (the id used as the user id).
+ */
+export function countersOf(call: AdCall, dmps: readonly DmpConfig[] = []): string[] {
+  const ids = providerIdsOf(call.eids);
+  const out = ['calls'];
+  for (let i = 0; i < ids.length; i++) out.push(providerField(ids[i]));
+  if (ids.length === 0) out.push('noeids');
+  if (call.uid !== undefined) out.push('uid');
+  if (call.pid !== undefined) out.push('pid');
+  out.push(call.uid !== undefined ? 'eff:uid' : call.pid !== undefined ? 'eff:pid' : 'eff:none');
+  // Has DMP Id: `dmp:<name>` when the call carries that DMP's preferred provider's id.
+  if (dmps.length) for (const [dmp, id] of Object.entries(dmpIds(call, dmps))) if (id !== undefined) out.push(`dmp:${dmp}`);
+  return out;
+}
+
+// `p:<id>` of the registry's ids, made once: countersOf runs on every ad call.
+const PROVIDER_FIELDS = Array.from({ length: 64 }, (_, id) => `p:${id}`);
+const providerField = (id: number) => PROVIDER_FIELDS[id] ?? `p:${id}`;
+
+/** A report row from one period's counters (`period`: `YYYY-MM-DD` or `YYYY-MM-DDTHH`). */
+export function rowOf(period: string, networkId: number | null, counters: Counters, dmps: readonly DmpConfig[] = []): ReportRow {
+  const n = (field: string) => counters.get(field) ?? 0;
+  const calls = n('calls');
+  const providers = [...counters.keys()].filter((k) => k.startsWith('p:')).map((k) => Number(k.slice(2)));
+  const row: ReportRow = {
+    date: period.slice(0, 10),
+    networkId,
+    calls,
+    extendedIds: providers
+      .sort((a, c) => a - c)
+      .map((providerId) => ({ providerId, providerName: providerById(providerId).name, calls: n(`p:${providerId}`) })),
+    callsWithoutEids: n('noeids'),
+    hasUserUid: { with: n('uid'), without: calls - n('uid') },
+    hasUserPid: { with: n('pid'), without: calls - n('pid') },
+    userId: { uid: n('eff:uid'), pid: n('eff:pid'), none: n('eff:none') },
+  };
+  if (dmps.length) row.hasDmpId = Object.fromEntries(dmps.map((d) => [d.dmp, { with: n(`dmp:${d.dmp}`), without: calls - n(`dmp:${d.dmp}`) }]));
+  if (period.length <= 10) return row;
+  const { date, ...rest } = row;
+  return { date, hour: Number(period.slice(11, 13)), ...rest };
+}
+
+/** Sorts rows oldest period first, then by network id (no network first). */
+export function sortRows(rows: ReportRow[]): ReportRow[] {
+  return rows.sort((a, b) => a.date.localeCompare(b.date) || (a.hour ?? 0) - (b.hour ?? 0) || (a.networkId ?? -1) - (b.networkId ?? -1));
+}
+
+let lastHour = { start: NaN, day: '', hour: '' };
+
+/** UTC day `YYYY-MM-DD` and hour `YYYY-MM-DDTHH` of a time. */
+export function periodsOf(d: Date): { day: string; hour: string } {
+  const t = d.getTime();
+  // Calls arrive in the same hour: reuse its strings (toISOString costs more than the rest of report.add).
+  if (!(t >= lastHour.start && t < lastHour.start + 3_600_000)) {
+    const iso = d.toISOString();
+    lastHour = { start: t - (t % 3_600_000), day: iso.slice(0, 10), hour: iso.slice(0, 13) };
+  }
+  return lastHour;
+}
+
+/**
+ * Creates an in-memory report.
+ * @example const report = createReport(); report.add(call); res.end(report.toCSV());
+ */
+export function createReport(options: ReportOptions = {}): Report {
+  const maxNetworks = positiveOption(options.maxNetworksPerDay ?? 10_000, 'maxNetworksPerDay', true);
+  const periods = { day: new Map<string, Map<number | null, Counters>>(), hour: new Map<string, Map<number | null, Counters>>() };
+  const keep = {
+    day: positiveOption(options.maxDays ?? 90, 'maxDays', true),
+    hour: positiveOption(options.maxHours ?? 168, 'maxHours', true),
+  };
+  if (options.dmps !== undefined && !Array.isArray(options.dmps)) {
+    throw new OptionsError('dmps', `must be an array from parseDmpConfig (got ${given(options.dmps)})`);
+  }
+  const dmps = options.dmps ?? [];
+  let droppedCalls = 0;
+
+  function countersFor(granularity: ReportGranularity, period: string, networkId: number | null): Counters | undefined {
+    const map = periods[granularity];
+    let p = map.get(period);
+    if (!p) {
+      p = new Map();
+      map.set(period, p);
+      if (map.size > keep[granularity]) {
+        const oldest = [...map.keys()].sort().slice(0, map.size - keep[granularity]);
+        for (const k of oldest) map.delete(k);
+        if (!map.has(period)) return undefined;
+      }
+    }
+    let c = p.get(networkId);
+    if (!c) {
+      if (p.size >= maxNetworks) return undefined;
+      c = new Map();
+      p.set(networkId, c);
+    }
+    return c;
+  }
+
+  function rows(granularity: ReportGranularity = 'day'): ReportRow[] {
+    const out: ReportRow[] = [];
+    for (const [period, networks] of periods[granularity]) for (const [networkId, c] of networks) out.push(rowOf(period, networkId, c, dmps));
+    return sortRows(out);
+  }
+
+  return {
+    add(call, at = new Date()) {
+      const { day, hour } = periodsOf(at);
+      const networkId = call.networkId ?? null;
+      const d = countersFor('day', day, networkId);
+      if (!d) {
+        droppedCalls++;
+        return;
+      }
+      const h = countersFor('hour', hour, networkId);
+      for (const field of countersOf(call, dmps)) {
+        d.set(field, (d.get(field) ?? 0) + 1);
+        if (h) h.set(field, (h.get(field) ?? 0) + 1);
+      }
+    },
+    toJSON: (o) => ({ rows: rows(o?.granularity), droppedCalls }),
+    toCSV: (o) => reportCSV(rows(o?.granularity), o?.granularity),
+  };
+}
+
+/** The report's CSV (RFC 4180, formulas defused), the one writer for every report: one line per count. */
+export function reportCSV(rows: readonly ReportRow[], granularity: ReportGranularity = 'day'): string {
+  const hourly = granularity === 'hour';
+  const lines = [csvRow(hourly ? ['date', 'hour', 'network_id', 'dimension', 'key', 'label', 'calls'] : ['date', 'network_id', 'dimension', 'key', 'label', 'calls'])];
+  const line = (r: ReportRow, dimension: string, key: string | number, label: string, calls: number) =>
+    lines.push(csvRow(hourly ? [r.date, r.hour ?? null, r.networkId, dimension, key, label, calls] : [r.date, r.networkId, dimension, key, label, calls]));
+  for (const r of rows) {
+    line(r, 'Ad Calls', 'all', 'all ad calls', r.calls);
+    for (const p of r.extendedIds) line(r, 'Extended Ids', p.providerId, p.providerName, p.calls);
+    line(r, 'Extended Ids', 'none', 'no extended id', r.callsWithoutEids);
+    line(r, 'Has User Uid', 'yes', 'with uid', r.hasUserUid.with);
+    line(r, 'Has User Uid', 'no', 'without uid', r.hasUserUid.without);
+    line(r, 'Has User Pid', 'yes', 'with pid', r.hasUserPid.with);
+    line(r, 'Has User Pid', 'no', 'without pid', r.hasUserPid.without);
+    line(r, 'User Id', 'uid', 'uid (overrides pid)', r.userId.uid);
+    line(r, 'User Id', 'pid', 'pid', r.userId.pid);
+    line(r, 'User Id', 'none', 'neither', r.userId.none);
+    for (const [dmp, n] of Object.entries(r.hasDmpId ?? {})) {
+      line(r, 'Has DMP Id', dmp, `with ${dmp} id`, n.with);
+      line(r, 'Has DMP Id', dmp, `without ${dmp} id`, n.without);
+    }
+  }
+  return lines.join('');
+}

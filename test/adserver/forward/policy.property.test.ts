@@ -1,0 +1,187 @@
+// Property tests of the forwarding policy: what buildBidRequest sends and what explainForwarding says always agree.
+import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
+import { GppModel } from '@iabgpp/cmpapi';
+import { buildBidRequest, createForwardingPolicy, explainForwarding, ForwardingPolicyError } from '../../../src/adserver/index.js';
+import type { AdCall, AdCallConsent, DemandPartner, ForwardingPolicy, OrtbEid, PermissionRule } from '../../../src/adserver/index.js';
+import { validateEids } from '../../../src/core/index.js';
+// @ts-expect-error: plain JS helper shared with the demo CMP
+import { encodeTcString } from '../../support/tcf/tc-string.mjs';
+
+const SOURCES = ['id5-sync.com', 'uidapi.com', 'pubcid.org', 'liveramp.com', 'example.org'];
+const INSERTERS = ['pub.example', 'ssp.example'];
+const MATCHERS = ['id5-sync.com', 'matcher.example'];
+const PARTNERS = ['dsp-a', 'dsp-b', 'dsp-c', 'dmp'];
+const VENDORS = [45, 131, 21];
+
+// Real consent strings, encoded once (encoding is slow): TCF by @iabtcf/core, GPP by @iabgpp/cmpapi.
+const TC = [encodeTcString([1, 2, 3, 4], VENDORS), encodeTcString([1, 2], [45]), encodeTcString([], [131]), encodeTcString([], [], [21], [2]), 'garbage'];
+const usnatOptOut = new GppModel();
+usnatOptOut.setFieldValue('usnat', 'SaleOptOut', 1);
+const usnatFine = new GppModel();
+usnatFine.setFieldValue('usnat', 'SaleOptOut', 2);
+const GPP = [usnatOptOut.encode(), usnatFine.encode(), 'DBABzYA~garbage'];
+
+const opt = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 2 });
+const strip = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+
+const eidArb = fc
+  .record({
+    source: fc.constantFrom(...SOURCES, 'ID5-SYNC.com'),
+    uids: fc.array(fc.record({ id: fc.string({ minLength: 1, maxLength: 6 }), atype: opt(fc.constantFrom(1, 3, 4, 571187)) }).map(strip), { minLength: 1, maxLength: 2 }),
+    inserter: opt(fc.constantFrom(...INSERTERS, 'PUB.example')),
+    matcher: opt(fc.constantFrom(...MATCHERS)),
+    mm: opt(fc.integer({ min: 0, max: 5 })),
+  })
+  .map(strip);
+
+const consentArb: fc.Arbitrary<AdCallConsent> = fc
+  .record({
+    gdpr: opt(fc.constantFrom(0 as const, 1 as const)),
+    gdprConsent: opt(fc.constantFrom(...TC)),
+    usPrivacy: opt(fc.constantFrom('1YYN', '1YNN', '1---')),
+    gpp: opt(fc.constantFrom(...GPP)),
+    gppSid: opt(fc.constantFrom<number[]>([7], [2], [2, 7])),
+  })
+  .map(strip);
+
+const callArb = fc.tuple(fc.array(eidArb, { maxLength: 6 }), consentArb).map(([raw, consent]): AdCall => ({
+  endpoint: 'call',
+  formats: [{ id: 1 }],
+  eids: validateEids(raw).value,
+  consent,
+  issues: [],
+}));
+
+/** An id as written somewhere else: same letters, any case (partner ids match case-insensitively). */
+const anyCase = (id: string) => fc.constantFrom(id, id.toUpperCase(), id[0].toUpperCase() + id.slice(1));
+
+// A rule names any of the four fields, at least one (not necessarily the source), and partners in any case.
+const ruleArb: fc.Arbitrary<PermissionRule> = fc
+  .record({
+    source: opt(fc.constantFrom(...SOURCES)),
+    inserter: opt(fc.constantFrom(...INSERTERS)),
+    matcher: opt(fc.constantFrom(...MATCHERS)),
+    mm: opt(fc.integer({ min: 0, max: 5 })),
+    partners: fc.oneof(fc.constant('*' as const), fc.subarray(PARTNERS).chain((ids) => fc.tuple(...ids.map(anyCase)))),
+  })
+  .map(strip)
+  .filter((r) => r.source !== undefined || r.inserter !== undefined || r.matcher !== undefined || r.mm !== undefined);
+
+const policyArb = fc
+  .record({
+    permissions: fc.array(ruleArb, { maxLength: 6 }),
+    allowSources: fc.subarray(SOURCES, { maxLength: 2 }),
+    legitimateInterest: fc.boolean(),
+    enforce: fc.boolean(),
+  })
+  .map(({ permissions, ...consent }) => {
+    try {
+      return createForwardingPolicy({ permissions, consent });
+    } catch (e) {
+      if (e instanceof ForwardingPolicyError) return undefined; // a random tie: refused, as it should be
+      throw e;
+    }
+  });
+
+const partnerArb: fc.Arbitrary<DemandPartner> = fc.constantFrom(...PARTNERS).chain((id) =>
+  fc
+    .record({
+      id: anyCase(id),
+      openrtb: opt(fc.constantFrom('2.5' as const, '2.6' as const, 'both' as const)),
+      gvlVendorId: opt(fc.constantFrom(...VENDORS, 999)),
+      kind: fc.constant(id === 'dmp' ? ('dmp' as const) : undefined),
+      preferredProvider: fc.constant(id === 'dmp' ? 'id5-sync.com' : undefined),
+    })
+    .map(strip),
+);
+
+/** The eids a bid request carries, from each place its version puts them. */
+function received(call: AdCall, partner: DemandPartner, policy?: ForwardingPolicy): OrtbEid[][] {
+  const r = buildBidRequest(call, partner, { policy, id: 'x' }) as { user?: { eids?: OrtbEid[]; ext?: { eids?: OrtbEid[] } } };
+  const places = partner.openrtb === '2.5' ? [r.user?.ext?.eids] : partner.openrtb === 'both' ? [r.user?.eids, r.user?.ext?.eids] : [r.user?.eids];
+  return places.map((p) => p ?? []);
+}
+
+describe('forwarding policy properties', () => {
+  test('no partner ever receives an eid explainForwarding says is removed, and it receives every eid it says is kept', () => {
+    let policies = 0;
+    let removed = 0;
+    // Partner ids unique up to case: a policy refuses two partners that differ only by case.
+    const partnersArb = fc.uniqueArray(partnerArb, { selector: (p) => p.id.toLowerCase(), minLength: 1, maxLength: 4 });
+    fc.assert(
+      fc.property(callArb, policyArb, partnersArb, (call, policy, partners) => {
+        fc.pre(policy !== undefined);
+        policies++;
+        const explanation = explainForwarding(call, partners, policy);
+        partners.forEach((partner, i) => {
+          const why = explanation.partners[i];
+          removed += why.removed.length;
+          for (const eids of received(call, partner, policy)) {
+            expect(eids).toEqual(why.kept.map((d) => d.eid));
+            for (const d of why.removed) expect(eids).not.toContain(d.eid);
+          }
+          expect(why.kept.length + why.removed.length).toBe(call.eids.length);
+        });
+      }),
+      { numRuns: 400 },
+    );
+    expect(policies).toBeGreaterThan(200); // most random policies are valid, so the property is really exercised
+    expect(removed).toBeGreaterThan(100); // and removals really happen
+  });
+
+  test('each eid goes where the most specific rule matching it says, by a model of the rules from their docs', () => {
+    // The model: a rule matches an eid that has every field the rule names (source, inserter, matcher
+    // case-insensitively, mm exactly); the matching rule naming the most fields decides (a valid policy has one);
+    // partners match case-insensitively; no matching rule: every partner.
+    const same = (a: string | undefined, b: string | undefined) =>
+      a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
+    const matches = (r: PermissionRule, e: OrtbEid) =>
+      (r.source === undefined || same(r.source, e.source)) &&
+      (r.inserter === undefined || same(r.inserter, e.inserter)) &&
+      (r.matcher === undefined || same(r.matcher, e.matcher)) &&
+      (r.mm === undefined || r.mm === e.mm);
+    const named = (r: PermissionRule) => [r.source, r.inserter, r.matcher, r.mm].filter((v) => v !== undefined).length;
+    const idArb = fc.constantFrom(...PARTNERS).chain(anyCase);
+    let decided = 0;
+    fc.assert(
+      fc.property(callArb, fc.array(ruleArb, { maxLength: 6 }), idArb, (call, permissions, id) => {
+        let policy: ForwardingPolicy;
+        try {
+          policy = createForwardingPolicy({ permissions, consent: { enforce: false } });
+        } catch (e) {
+          if (e instanceof ForwardingPolicyError) return fc.pre(false);
+          throw e;
+        }
+        const expected = call.eids.filter((e) => {
+          const top = Math.max(0, ...permissions.filter((r) => matches(r, e)).map(named));
+          const deciding = permissions.filter((r) => matches(r, e) && named(r) === top);
+          expect(deciding.length).toBeLessThanOrEqual(1); // ties were refused
+          if (!deciding.length) return true;
+          decided++;
+          const [r] = deciding;
+          return r.partners === '*' || r.partners.some((p) => p.toLowerCase() === id.toLowerCase());
+        });
+        expect(policy.eidsFor(call, { id })).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
+    expect(decided).toBeGreaterThan(100); // rules really decide, so the model is really compared
+  });
+
+  test('with an empty policy and full consent, every eid reaches every DSP unmodified: what was sent before any policy', () => {
+    const full: AdCallConsent = { gdpr: 1, gdprConsent: TC[0], usPrivacy: '1YNN', gpp: GPP[1], gppSid: [7] };
+    const empty = createForwardingPolicy();
+    fc.assert(
+      fc.property(callArb, fc.constantFrom(...VENDORS), fc.constantFrom('2.5' as const, '2.6' as const, 'both' as const), (c, gvlVendorId, openrtb) => {
+        const call = { ...c, consent: full };
+        const snapshot = JSON.stringify(call.eids);
+        const partner: DemandPartner = { id: 'dsp-a', gvlVendorId, openrtb };
+        for (const eids of received(call, partner, empty)) expect(JSON.stringify(eids)).toBe(snapshot);
+        expect(received(call, partner, empty)).toEqual(received(call, partner));
+        expect(JSON.stringify(call.eids)).toBe(snapshot);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

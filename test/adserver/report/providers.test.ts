@@ -1,0 +1,86 @@
+import { describe, expect, test } from 'vitest';
+import { jsonLinesLogSink, logProviders, memoryLogSink, providerHits, providerIdsOf } from '../../../src/adserver/index.js';
+import { EUID, HEM, ID5, IP, RAMP, UID2, UNKNOWN, callWith } from '../fixtures.js';
+
+describe('registry mapping of received eids', () => {
+  test('maps known sources to their provider id and name, both Unified ID 2.0 sources included', () => {
+    const hits = providerHits([ID5, UID2, EUID, RAMP]);
+    expect(hits.map((h) => [h.source, h.provider.id, h.provider.name])).toEqual([
+      ['id5-sync.com', 2, 'ID5'],
+      ['uidapi.com', 4, 'Unified ID 2.0'],
+      ['euid.eu', 5, 'European Unified ID'],
+      ['liveramp.com', 1, 'LiveRamp RampID'],
+    ]);
+  });
+
+  test('maps the non-domain sources hemsha256 to 42 and ip to 43', () => {
+    expect(providerHits([HEM, IP]).map((h) => h.provider.id)).toEqual([42, 43]);
+  });
+
+  test('maps an unregistered source to Unknown (0), listed once however many there are', () => {
+    const other = { source: 'another.example', uids: [{ id: '1' }] };
+    expect(providerHits([UNKNOWN])[0].provider).toMatchObject({ id: 0, name: 'Unknown' });
+    expect(providerIdsOf([UID2, UNKNOWN, other, ID5])).toEqual([0, 2, 4]);
+  });
+});
+
+describe('provider log', () => {
+  test('writes one record per ad call with the provider ids present', () => {
+    const sink = memoryLogSink();
+    logProviders(callWith({ eids: [UID2, ID5, UNKNOWN] }), sink, new Date('2025-03-01T10:00:00Z'));
+    logProviders(callWith({ eids: [] }), sink, new Date('2025-03-01T10:00:01Z'));
+    expect(sink.records()).toEqual([
+      { time: '2025-03-01T10:00:00.000Z', endpoint: 'ac', networkId: 1234, siteId: null, pageId: null, providerIds: [0, 2, 4], unknownSources: ['example.org'], issues: 0 },
+      { time: '2025-03-01T10:00:01.000Z', endpoint: 'ac', networkId: 1234, siteId: null, pageId: null, providerIds: [], unknownSources: [], issues: 0 },
+    ]);
+  });
+
+  test('a sink that throws does not fail the call', () => {
+    const record = logProviders(callWith({ eids: [ID5] }), () => {
+      throw new Error('disk full');
+    });
+    expect(record.providerIds).toEqual([2]);
+  });
+
+  test('the memory sink keeps only the last records up to its capacity', () => {
+    const sink = memoryLogSink(2);
+    for (const eids of [[ID5], [UID2], [EUID]]) logProviders(callWith({ eids }), sink);
+    expect(sink.records().map((r) => r.providerIds)).toEqual([[4], [5]]);
+  });
+
+  test('the JSON-lines sink writes one parseable line per call', async () => {
+    const lines: string[] = [];
+    const sink = jsonLinesLogSink({ write: (s: string) => lines.push(s) });
+    logProviders(callWith({ eids: [HEM, IP] }), sink);
+    await new Promise((r) => setImmediate(r));
+    expect(lines).toHaveLength(1);
+    expect(lines[0].endsWith('\n')).toBe(true);
+    expect(JSON.parse(lines[0]).providerIds).toEqual([42, 43]);
+  });
+
+  test('the JSON-lines sink writes the lines of one tick in one write, in call order, and flush() sends them at once', async () => {
+    const chunks: string[] = [];
+    const sink = jsonLinesLogSink({ write: (s: string) => chunks.push(s) });
+    for (const eids of [[ID5], [UID2], [EUID]]) logProviders(callWith({ eids }), sink);
+    expect(chunks).toHaveLength(0);
+    await new Promise((r) => setImmediate(r));
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0].trimEnd().split('\n').map((l) => JSON.parse(l).providerIds)).toEqual([[2], [4], [5]]);
+    logProviders(callWith({ eids: [ID5] }), sink);
+    sink.flush();
+    expect(chunks).toHaveLength(2);
+  });
+
+  test('a throwing stream loses only its lines, never the call', async () => {
+    const sink = jsonLinesLogSink({ write: () => { throw new Error('disk full'); } });
+    expect(logProviders(callWith({ eids: [ID5] }), sink).providerIds).toEqual([2]);
+    expect(() => sink.flush()).not.toThrow();
+  });
+
+  test('caps the unknown sources listed per record', () => {
+    const eids = Array.from({ length: 15 }, (_, i) => ({ source: `${'x'.repeat(150)}${i}.example`, uids: [{ id: '1' }] }));
+    const r = logProviders(callWith({ eids }), () => undefined);
+    expect(r.unknownSources).toHaveLength(10);
+    expect(r.unknownSources.every((s) => s.length === 100)).toBe(true);
+  });
+});
