@@ -1,15 +1,15 @@
 /**
- * `eidkit decode --partners partners.json` (issue 11): what each partner would receive from a decoded ad call,
+ * `eidkit decode --partners partners.json`: what each partner would receive from a decoded ad call,
  * and why, under the forwarding policy in the file.
  */
 import { readFileSync } from 'node:fs';
 import type { Eid } from '../core/index.js';
-import { EXIT } from '../cli/exit-codes.js';
-import { fieldText } from '../cli/format.js';
-import { createForwardingPolicy, ForwardingPolicyError } from './forwarding.js';
-import type { ForwardingPolicy, ForwardingPolicyConfig, ForwardingReason } from './forwarding.js';
-import type { DemandPartner } from './partners.js';
-import type { AdCall } from './ad-call.js';
+import { EXIT } from './exit-codes.js';
+import { fieldText } from './format.js';
+import { createForwardingPolicy, ForwardingPolicyError } from '../adserver/forwarding.js';
+import type { ForwardingPolicy, ForwardingPolicyConfig, ForwardingReason } from '../adserver/forwarding.js';
+import type { DemandPartner } from '../adserver/partners.js';
+import type { AdCall } from '../adserver/ad-call.js';
 
 /** One partner's share in `eidkit decode --partners --json` output. */
 export interface DecodedForwarding {

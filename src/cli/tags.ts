@@ -1,14 +1,14 @@
-/** CLI commands of src/operator (`eidkit tags build|serve`), registered on the `eidkit` program by src/cli/index.ts. */
+/** `eidkit tags build|serve`: per-network tag delivery (src/operator), registered on the program by ./index.ts. */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { loadNetworksConfig } from './config.js';
-import { buildTags } from './build.js';
-import { createTagApp, TAG_CACHE_CONTROL } from './serve.js';
-import { outText, say } from '../cli/output.js';
-import { terminalSafe } from '../cli/format.js';
+import { loadNetworksConfig } from '../operator/config.js';
+import { buildTags } from '../operator/build.js';
+import { createTagApp, TAG_CACHE_CONTROL } from '../operator/serve.js';
+import { outText, say } from './output.js';
+import { terminalSafe } from './format.js';
 
 const port = (raw: string): number => {
   if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new InvalidArgumentError('--port must be an integer 0-65535');

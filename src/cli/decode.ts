@@ -1,15 +1,15 @@
-/** CLI commands of src/adserver, registered on the `eidkit` program by src/cli/index.ts. */
+/** `eidkit decode`: the eids of an ad call, read with src/adserver's parser; registered by ./index.ts. */
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { decodeBase64Json, validateEids } from '../core/index.js';
 import type { Eid, Issue } from '../core/index.js';
-import { EXIT } from '../cli/exit-codes.js';
-import { examples, out, outText } from '../cli/output.js';
-import { fieldText } from '../cli/format.js';
-import { DEFAULT_LIMITS } from './limits.js';
-import { parseAdCall } from './parse.js';
-import type { AdCall } from './ad-call.js';
-import { providerHits } from './providers.js';
+import { EXIT } from './exit-codes.js';
+import { examples, out, outText } from './output.js';
+import { fieldText } from './format.js';
+import { DEFAULT_LIMITS } from '../adserver/limits.js';
+import { parseAdCall } from '../adserver/parse.js';
+import type { AdCall } from '../adserver/ad-call.js';
+import { providerHits } from '../adserver/providers.js';
 import { formatForwarding, forwardingOf, readPartnersFile } from './decode-partners.js';
 import type { DecodedForwarding } from './decode-partners.js';
 
