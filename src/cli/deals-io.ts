@@ -15,11 +15,11 @@ import {
   PayloadTooLargeError,
   TimeoutError,
   ValidationError,
+  ConfigError,
+  DealDateTimeSchema,
   type PreparedRequest,
-} from '../deals/client/index.js';
-import { ConfigError } from '../deals/client/config.js';
+} from '../deals/index.js';
 import { fileErrorText } from '../core/file-error.js';
-import { DealDateTimeSchema } from '../deals/rules/index.js';
 
 /** --json, --csv and --columns. */
 export interface OutputFlags {

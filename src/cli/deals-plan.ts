@@ -8,13 +8,27 @@ import { EXIT } from './exit-codes.js';
 import { CliError, examples, ExitStatus, outJson, outText, say, toStderr } from './output.js';
 import { action, intArg } from './deals-io.js';
 import { connectionOptions, withSession, type ConnectionFlags } from './deals-session.js';
-import type { DealApiClient } from '../deals/client/client.js';
-import { ConnectionError, TimeoutError, ValidationError } from '../deals/client/errors.js';
-import { applyPlan, PlanRefusedError, type ApplyItem, type ApplyResult } from '../deals/plan/apply.js';
-import { DealsFileError, loadDealsFile } from '../deals/plan/file.js';
-import { describeApplyItem, formatApplyResult, formatPlan } from '../deals/plan/format.js';
-import { planDeals, planHasIssues, type Plan, type PlanOptions, type PruneMode } from '../deals/plan/plan.js';
-import { dealsFileJsonSchema } from '../deals/plan/schema.js';
+import {
+  applyPlan,
+  ConnectionError,
+  DealsFileError,
+  dealsFileJsonSchema,
+  describeApplyItem,
+  formatApplyResult,
+  formatPlan,
+  loadDealsFile,
+  planDeals,
+  planHasIssues,
+  PlanRefusedError,
+  TimeoutError,
+  ValidationError,
+  type ApplyItem,
+  type ApplyResult,
+  type DealApiClient,
+  type Plan,
+  type PlanOptions,
+  type PruneMode,
+} from '../deals/index.js';
 
 interface PlanFlags extends ConnectionFlags {
   file: string;

@@ -5,8 +5,15 @@
 import type { Command } from 'commander';
 import { EXIT } from './exit-codes.js';
 import { CliError, say } from './output.js';
-import { DealApiClient, type DealApiClientOptions } from '../deals/client/index.js';
-import { ConfigError, defaultTokenPath, fileTokenCache, loadConnectionConfig, CONFIG_ENV } from '../deals/client/config.js';
+import {
+  ConfigError,
+  CONFIG_ENV,
+  DealApiClient,
+  defaultTokenPath,
+  fileTokenCache,
+  loadConnectionConfig,
+  type DealApiClientOptions,
+} from '../deals/index.js';
 import { intArg } from './deals-io.js';
 
 /** The connection options of every command that talks to the API. */

@@ -6,10 +6,8 @@ import { readFileSync } from 'node:fs';
 import type { Eid } from '../core/index.js';
 import { EXIT } from './exit-codes.js';
 import { fieldText } from './format.js';
-import { createForwardingPolicy, ForwardingPolicyError } from '../adserver/forwarding.js';
-import type { ForwardingPolicy, ForwardingPolicyConfig, ForwardingReason } from '../adserver/forwarding.js';
-import type { DemandPartner } from '../adserver/partners.js';
-import type { AdCall } from '../adserver/ad-call.js';
+import { createForwardingPolicy, ForwardingPolicyError } from '../adserver/index.js';
+import type { AdCall, DemandPartner, ForwardingPolicy, ForwardingPolicyConfig, ForwardingReason } from '../adserver/index.js';
 
 /** One partner's share in `eidkit decode --partners --json` output. */
 export interface DecodedForwarding {

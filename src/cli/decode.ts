@@ -6,10 +6,7 @@ import type { Eid, Issue } from '../core/index.js';
 import { EXIT } from './exit-codes.js';
 import { examples, out, outText } from './output.js';
 import { fieldText } from './format.js';
-import { DEFAULT_LIMITS } from '../adserver/limits.js';
-import { parseAdCall } from '../adserver/parse.js';
-import type { AdCall } from '../adserver/ad-call.js';
-import { providerHits } from '../adserver/providers.js';
+import { DEFAULT_LIMITS, parseAdCall, providerHits, type AdCall } from '../adserver/index.js';
 import { formatForwarding, forwardingOf, readPartnersFile } from './decode-partners.js';
 import type { DecodedForwarding } from './decode-partners.js';
 
