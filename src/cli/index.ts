@@ -1,5 +1,9 @@
 #!/usr/bin/env node
-/** The `eidkit` command line: one program; each part registers its own commands. */
+/**
+ * The `eidkit` command line, the top floor: one program, one file here per command group (decode, simulate, deals,
+ * deals-plan, tags). Only src/cli maps results to output and exit codes; the parts return data or throw typed
+ * errors and never import src/cli.
+ */
 import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { registerDecodeCommand } from './decode.js';
