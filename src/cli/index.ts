@@ -1,11 +1,15 @@
 #!/usr/bin/env node
-/** The `eidkit` command line: one program; each part registers its own commands. */
+/**
+ * The `eidkit` command line, the top floor: one program, one file here per command group (decode, simulate, deals,
+ * deals-plan, tags). Only src/cli maps results to output and exit codes; the parts return data or throw typed
+ * errors and never import src/cli.
+ */
 import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { registerDecodeCommand } from '../adserver/cli.js';
-import { registerSimulateCommand } from '../simulator/cli.js';
-import { registerDealsCommands } from '../deals/cli.js';
-import { registerTagsCommands } from '../operator/cli.js';
+import { registerDecodeCommand } from './decode.js';
+import { registerSimulateCommand } from './simulate.js';
+import { registerDealsCommands } from './deals.js';
+import { registerTagsCommands } from './tags.js';
 import { runCli } from './output.js';
 
 // The package root is three levels above dist/node/cli/index.js and two above src/cli/index.ts (tests import it).

@@ -7,7 +7,7 @@
 import { createInterface } from 'node:readline/promises';
 import { CommanderError, type Command } from 'commander';
 import { EXIT } from './exit-codes.js';
-import { terminalSafe } from './format.js';
+import { terminalSafe } from '../core/terminal.js';
 
 /** Exit status when stdout was closed by its reader (128 + SIGPIPE, what a shell reports for `yes | head -1`). */
 export const EXIT_CLOSED_PIPE = 141;

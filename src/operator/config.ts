@@ -59,8 +59,6 @@ export interface ConfigIssue {
 /** Thrown by {@link parseNetworksConfig} / {@link loadNetworksConfig}: every issue found, each naming network and field. */
 export class NetworksConfigError extends Error {
   override readonly name = 'NetworksConfigError';
-  /** Exit code the CLI uses (validation). */
-  readonly exitCode = 3;
   constructor(
     readonly issues: ConfigIssue[],
     source = 'networks config',

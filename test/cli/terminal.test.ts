@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { DealApiClient } from '../../src/deals/index.js';
 import { createDealApiSimulator } from '../../src/simulator/index.js';
-import { terminalSafe } from '../../src/cli/format.js';
+import { terminalSafe } from '../../src/core/terminal.js';
 import { validDeal } from '../deals/fixtures.js';
 import { DEFAULTS, manyDeals } from '../deals/plan/helpers.js';
 import { eidkit, home, simulatorEnv } from './helpers.js';
@@ -53,7 +53,7 @@ afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
-describe('terminalSafe (src/cli/format.ts)', () => {
+describe('terminalSafe (src/core/terminal.ts)', () => {
   test('shows C0, DEL, C1, bidi and zero-width characters escaped, and leaves other text alone', () => {
     expect(terminalSafe('a\x1b]0;t\x07b')).toBe('a\\x1b]0;t\\x07b');
     expect(terminalSafe('\u009b1m\x7f')).toBe('\\x9b1m\\x7f');

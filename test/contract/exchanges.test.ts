@@ -14,7 +14,7 @@ import { explain, validatorFor } from './helpers.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 /** The suites that talk to the simulator: its own, the client's and deals-as-code's. */
-const SUITES = ['test/simulator', 'test/deals/client', 'test/deals/plan'];
+const SUITES = ['test/simulator', 'test/deals/client', 'test/deals/plan', 'test/cli/deals-plan.test.ts'];
 
 function runSuites(file: string): Promise<{ code: number; output: string }> {
   const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');

@@ -27,7 +27,7 @@ import type {
   ForwardingPolicyConfig,
   OrtbBidRequest,
 } from '../../src/adserver/index.js';
-import { registerDecodeCommand } from '../../src/adserver/cli.js';
+import { registerDecodeCommand } from '../../src/cli/decode.js';
 import { runCli } from '../../src/cli/output.js';
 import { createDealApiSimulator, passwordRealmForm, DEMO_USERS } from '../../src/simulator/index.js';
 import type { DealApiSimulator } from '../../src/simulator/index.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { simulatorClock } from '../../src/simulator/cli.js';
+import { simulatorClock } from '../../src/cli/simulate.js';
 import { COMPANY, api, dealBody, inProcess, login, overHttp, sim } from './helpers.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'eidkit-sim-'));

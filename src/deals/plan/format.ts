@@ -5,7 +5,7 @@
  */
 import type { ApplyItem, ApplyResult } from './apply.js';
 import type { Plan, PlanAction, PlanItem } from './plan.js';
-import { terminalSafe } from '../../cli/format.js';
+import { terminalSafe } from '../../core/terminal.js';
 
 const MARK: Record<PlanAction, string> = {
   create: '+',

@@ -1,13 +1,12 @@
-/** CLI commands of src/adserver, registered on the `eidkit` program by src/cli/index.ts. */
+/** `eidkit decode`: the eids of an ad call, read with src/adserver's parser; registered by ./index.ts. */
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { decodeBase64Json, validateEids } from '../core/index.js';
 import type { Eid, Issue } from '../core/index.js';
-import { EXIT } from '../cli/exit-codes.js';
-import { examples, out, outText } from '../cli/output.js';
-import { fieldText } from '../cli/format.js';
-import { DEFAULT_LIMITS, parseAdCall, providerHits } from './index.js';
-import type { AdCall } from './index.js';
+import { EXIT } from './exit-codes.js';
+import { examples, out, outText } from './output.js';
+import { fieldText } from './format.js';
+import { DEFAULT_LIMITS, parseAdCall, providerHits, type AdCall } from '../adserver/index.js';
 import { formatForwarding, forwardingOf, readPartnersFile } from './decode-partners.js';
 import type { DecodedForwarding } from './decode-partners.js';
 

@@ -1,19 +1,28 @@
-/** CLI commands of src/operator (`eidkit tags build|serve`), registered on the `eidkit` program by src/cli/index.ts. */
+/** `eidkit tags build|serve`: per-network tag delivery (src/operator), registered on the program by ./index.ts. */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { loadNetworksConfig } from './config.js';
-import { buildTags } from './build.js';
-import { createTagApp, TAG_CACHE_CONTROL } from './serve.js';
-import { outText, say } from '../cli/output.js';
-import { terminalSafe } from '../cli/format.js';
+import { buildTags, createTagApp, loadNetworksConfig, NetworksConfigError, TAG_CACHE_CONTROL, type NetworksConfig } from '../operator/index.js';
+import { EXIT } from './exit-codes.js';
+import { CliError, outText, say } from './output.js';
+import { terminalSafe } from '../core/terminal.js';
 
 const port = (raw: string): number => {
   if (!/^\d+$/.test(raw) || Number(raw) > 65535) throw new InvalidArgumentError('--port must be an integer 0-65535');
   return Number(raw);
 };
+
+/** The networks file; one that does not load is refused as invalid input (exit 3), naming each network and field. */
+function networksOf(file: string): NetworksConfig {
+  try {
+    return loadNetworksConfig(file);
+  } catch (e) {
+    if (e instanceof NetworksConfigError) throw new CliError(e.message, EXIT.VALIDATION);
+    throw e;
+  }
+}
 
 /** A progress line on stderr: rewritten in place on a terminal, a line every 10% otherwise (logs stay short). */
 function progress(label: string) {
@@ -41,7 +50,7 @@ export function registerTagsCommands(program: Command): void {
     .requiredOption('--out <dir>', 'output folder (e.g. cdn/)')
     .addHelpText('after', '\nExample:\n  eidkit tags build --networks networks.json --out cdn/')
     .action(async (opts: { networks: string; out: string }) => {
-      const config = loadNetworksConfig(resolve(opts.networks));
+      const config = networksOf(resolve(opts.networks));
       const started = performance.now();
       const r = await buildTags({ config, outDir: resolve(opts.out), onProgress: progress('networks') });
       const secs = ((performance.now() - started) / 1000).toFixed(2);
@@ -64,7 +73,7 @@ export function registerTagsCommands(program: Command): void {
     )
     .action(async (opts: { networks: string; port: number; host: string }) => {
       const file = resolve(opts.networks);
-      let config = loadNetworksConfig(file);
+      let config = networksOf(file);
       const app = createTagApp({ config: () => config });
       // SIGHUP re-reads the file, as daemons do; a file that does not load never replaces the one being served.
       const reload = () => {

@@ -39,6 +39,16 @@ describe('eidkit tags', () => {
     expect(r.stdout).toBe('');
   });
 
+  test('serve refuses a bad or missing configuration with exit code 3 and serves nothing', () => {
+    const bad = run(['tags', 'serve', '--networks', networksFile({ networks: { '42': { modules: ['nope'] } } }), '--port', '0']);
+    expect(bad.status).toBe(3);
+    expect(bad.stderr).toMatch(/^eidkit: .*network 42: networks\.42\.modules\[0\]: unknown module "nope"/);
+    expect(bad.stdout).toBe('');
+    const missing = run(['tags', 'serve', '--networks', join(tmpdir(), 'no-such-networks.json'), '--port', '0']);
+    expect(missing.status).toBe(3);
+    expect(missing.stderr).toMatch(/^eidkit: .*no-such-networks\.json: \(file\): cannot read/);
+  });
+
   test('serve answers on the printed address until stopped', async () => {
     const child = spawn(process.execPath, [bin, 'tags', 'serve', '--networks', networksFile({ networks: { '7': { modules: ['uid2'] } } }), '--port', '0']);
     try {

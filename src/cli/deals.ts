@@ -1,20 +1,19 @@
 /**
- * CLI commands of src/deals, registered on the `eidkit` program by src/cli/index.ts:
+ * `eidkit` commands on the deal API (src/deals), registered on the program by ./index.ts:
  * `deals list|get|create|update|pause|resume|delete|count`, `deals domainlist attach|detach`, `lookups <resource>`,
- * `login`. Data goes to stdout, messages to stderr (src/cli/output.ts); exit codes are documented in docs/deals.md ("CLI exit codes").
+ * `login`. Data goes to stdout, messages to stderr (./output.ts); exit codes are documented in docs/deals.md ("CLI exit codes").
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { EXIT } from '../cli/exit-codes.js';
-import { CliError, confirm, examples, interactive, out, outJson, outText, say } from '../cli/output.js';
-import { closestName } from '../cli/suggest.js';
-import { fieldText, formatTable, terminalSafe } from '../cli/format.js';
+import { EXIT } from './exit-codes.js';
+import { CliError, confirm, examples, interactive, out, outJson, outText, say } from './output.js';
+import { closestName } from './suggest.js';
+import { fieldText, formatTable } from './format.js';
+import { terminalSafe } from '../core/terminal.js';
 import { csvRow } from '../core/csv.js';
-import { LOOKUP_RESOURCES } from './rules/index.js';
-import { defaultTokenPath } from './client/config.js';
-import type { DealListFilters } from './client/index.js';
-import { action, idList, intArg, isoDateArg, outputOptions, printDryRun, printRecord, printRows, printWritten, progressReporter, readJsonInput, type OutputFlags } from './cli-io.js';
-import { connectionOptions, withSession, type ConnectionFlags } from './cli-session.js';
-import { registerPlanCommands } from './plan/cli.js';
+import { defaultTokenPath, LOOKUP_RESOURCES, type DealListFilters } from '../deals/index.js';
+import { action, idList, intArg, isoDateArg, outputOptions, printDryRun, printRecord, printRows, printWritten, progressReporter, readJsonInput, type OutputFlags } from './deals-io.js';
+import { connectionOptions, withSession, type ConnectionFlags } from './deals-session.js';
+import { registerPlanCommands } from './deals-plan.js';
 
 /** Default columns of `deals list`. */
 const DEAL_COLUMNS = ['id', 'dealId', 'name', 'isActive', 'pricingModel', 'price', 'currency', 'beginDate', 'endDate'];

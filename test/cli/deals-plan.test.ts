@@ -4,8 +4,8 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { bin, eidkit, home as work } from '../../cli/helpers.js';
-import { DEFAULTS, manyDeals } from './helpers.js';
+import { bin, eidkit, home as work } from './helpers.js';
+import { DEFAULTS, manyDeals } from '../deals/plan/helpers.js';
 
 // Each test spawns the binary several times; a loaded machine (the full suite, six helpers) needs room.
 vi.setConfig({ testTimeout: 90_000 });

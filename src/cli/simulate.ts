@@ -1,11 +1,11 @@
-/** CLI commands of src/simulator, registered on the `eidkit` program by src/cli/index.ts. */
+/** `eidkit simulate`: the deal API simulator (src/simulator) on loopback, registered on the program by ./index.ts. */
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
-import { EXIT } from '../cli/exit-codes.js';
-import { CliError, examples, outText } from '../cli/output.js';
-import { createDealApiSimulator, DEMO_SEED_DEALS, DEMO_USERS, loadUsersFile, type FaultKind, type SimulatorUser } from './index.js';
-import { appendExchanges } from './record.js';
+import { EXIT } from './exit-codes.js';
+import { CliError, examples, outText } from './output.js';
+import { createDealApiSimulator, DEMO_SEED_DEALS, DEMO_USERS, loadUsersFile, type FaultKind, type SimulatorUser } from '../simulator/index.js';
+import { appendExchanges } from '../simulator/record.js';
 
 function nonNegativeInt(name: string) {
   return (raw: string): number => {

@@ -1,12 +1,12 @@
 /**
  * Input and output of the `deals`, `lookups` and `login` commands: reading a deal from --file / --data / --set,
- * printing rows as a table, CSV or JSON through src/cli/output.ts, and mapping client errors to exit codes.
+ * printing rows as a table, CSV or JSON through ./output.ts, and mapping client errors to exit codes.
  */
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { EXIT } from '../cli/exit-codes.js';
-import { CliError, OutputClosedError, out, outJson, outText, say, toStderrRaw } from '../cli/output.js';
-import { formatRecord, formatTable } from '../cli/format.js';
+import { EXIT } from './exit-codes.js';
+import { CliError, OutputClosedError, out, outJson, outText, say, toStderrRaw } from './output.js';
+import { formatRecord, formatTable } from './format.js';
 import { csvRow } from '../core/csv.js';
 import {
   AuthenticationError,
@@ -15,11 +15,11 @@ import {
   PayloadTooLargeError,
   TimeoutError,
   ValidationError,
+  ConfigError,
+  DealDateTimeSchema,
   type PreparedRequest,
-} from './client/index.js';
-import { ConfigError } from './client/config.js';
+} from '../deals/index.js';
 import { fileErrorText } from '../core/file-error.js';
-import { DealDateTimeSchema } from './rules/index.js';
 
 /** --json, --csv and --columns. */
 export interface OutputFlags {

@@ -1,20 +1,34 @@
 /**
- * `eidkit deals plan | apply | schema` (deals as code), registered under `eidkit deals` by src/deals/cli.ts.
- * Data to stdout, progress and messages to stderr, through src/cli/output.ts (drained before exit, quiet on EPIPE).
+ * `eidkit deals plan | apply | schema` (deals as code), registered under `eidkit deals` by ./deals.ts.
+ * Data to stdout, progress and messages to stderr, through ./output.ts (drained before exit, quiet on EPIPE).
  */
 import { createInterface } from 'node:readline/promises';
 import { Option, type Command } from 'commander';
-import { EXIT } from '../../cli/exit-codes.js';
-import { CliError, examples, ExitStatus, outJson, outText, say, toStderr } from '../../cli/output.js';
-import { action, intArg } from '../cli-io.js';
-import { connectionOptions, withSession, type ConnectionFlags } from '../cli-session.js';
-import type { DealApiClient } from '../client/client.js';
-import { ConnectionError, TimeoutError, ValidationError } from '../client/errors.js';
-import { applyPlan, PlanRefusedError, type ApplyItem, type ApplyResult } from './apply.js';
-import { DealsFileError, loadDealsFile } from './file.js';
-import { describeApplyItem, formatApplyResult, formatPlan } from './format.js';
-import { planDeals, planHasIssues, type Plan, type PlanOptions, type PruneMode } from './plan.js';
-import { dealsFileJsonSchema } from './schema.js';
+import { EXIT } from './exit-codes.js';
+import { CliError, examples, ExitStatus, outJson, outText, say, toStderr } from './output.js';
+import { action, intArg } from './deals-io.js';
+import { connectionOptions, withSession, type ConnectionFlags } from './deals-session.js';
+import {
+  applyPlan,
+  ConnectionError,
+  DealsFileError,
+  dealsFileJsonSchema,
+  describeApplyItem,
+  formatApplyResult,
+  formatPlan,
+  loadDealsFile,
+  planDeals,
+  planHasIssues,
+  PlanRefusedError,
+  TimeoutError,
+  ValidationError,
+  type ApplyItem,
+  type ApplyResult,
+  type DealApiClient,
+  type Plan,
+  type PlanOptions,
+  type PruneMode,
+} from '../deals/index.js';
 
 interface PlanFlags extends ConnectionFlags {
   file: string;

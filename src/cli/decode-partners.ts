@@ -4,10 +4,10 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Eid } from '../core/index.js';
-import { EXIT } from '../cli/exit-codes.js';
-import { fieldText } from '../cli/format.js';
-import { createForwardingPolicy, ForwardingPolicyError } from './index.js';
-import type { AdCall, DemandPartner, ForwardingPolicy, ForwardingPolicyConfig, ForwardingReason } from './index.js';
+import { EXIT } from './exit-codes.js';
+import { fieldText } from './format.js';
+import { createForwardingPolicy, ForwardingPolicyError } from '../adserver/index.js';
+import type { AdCall, DemandPartner, ForwardingPolicy, ForwardingPolicyConfig, ForwardingReason } from '../adserver/index.js';
 
 /** One partner's share in `eidkit decode --partners --json` output. */
 export interface DecodedForwarding {

@@ -3,11 +3,18 @@
  * configured service (environment, config file, token cache) or on a simulator started in-process (--simulator).
  */
 import type { Command } from 'commander';
-import { EXIT } from '../cli/exit-codes.js';
-import { CliError, say } from '../cli/output.js';
-import { DealApiClient, type DealApiClientOptions } from './client/index.js';
-import { ConfigError, defaultTokenPath, fileTokenCache, loadConnectionConfig, CONFIG_ENV } from './client/config.js';
-import { intArg } from './cli-io.js';
+import { EXIT } from './exit-codes.js';
+import { CliError, say } from './output.js';
+import {
+  ConfigError,
+  CONFIG_ENV,
+  DealApiClient,
+  defaultTokenPath,
+  fileTokenCache,
+  loadConnectionConfig,
+  type DealApiClientOptions,
+} from '../deals/index.js';
+import { intArg } from './deals-io.js';
 
 /** The connection options of every command that talks to the API. */
 export interface ConnectionFlags {
