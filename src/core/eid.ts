@@ -256,6 +256,14 @@ export interface ValidateOptions {
   reuse?: boolean;
 }
 
+/** The defaults of {@link EidLimits} on the Node side, for the reuse check (validateEids spells them for the tag). */
+const NODE_LIMITS: Required<EidLimits> = { maxEids: 1000, maxUids: 100, maxIdLength: 4096, maxExtLength: 16_384, maxExtDepth: 32 };
+
+/** True when every limit is given (the ad server's always are), so the reuse check needs no copy with defaults. */
+const hasEveryLimit = (l: EidLimits): l is Required<EidLimits> =>
+  l.maxEids !== undefined && l.maxUids !== undefined && l.maxIdLength !== undefined && l.maxExtLength !== undefined &&
+  l.maxExtDepth !== undefined;
+
 /**
  * True when `input` is exactly what validateEids would return for it (every field valid and within the limits, no
  * same-source eids, no repeated uid id, nothing to drop or trim), so that `reuse` may keep it: the common ad call,
@@ -316,18 +324,22 @@ function extWithin(ext: unknown, limits: Required<EidLimits>): boolean {
  */
 export function validateEids(input: unknown, limits?: EidLimits, options?: ValidateOptions): Result<Eid[]>;
 export function validateEids(input: unknown, limits: EidLimits = {}): Result<Eid[]> {
-  const lim = { maxEids: 1000, maxUids: 100, maxIdLength: 4096, ...limits } as Required<EidLimits>;
   if (!TAG) {
-    lim.maxExtLength ??= 16_384;
-    lim.maxExtDepth ??= 32;
     // `options` is read from `arguments`: the tag never passes it, and a declared parameter would cost its build
     // bytes it does not have.
     const options = arguments[2] as ValidateOptions | undefined;
     try {
-      if (options?.reuse && isCanonical(input, lim)) return { value: input, issues: [] };
+      if (options?.reuse && isCanonical(input, hasEveryLimit(limits) ? limits : { ...NODE_LIMITS, ...limits })) {
+        return { value: input, issues: [] };
+      }
     } catch {
       // Not plain data after all (a getter threw): validated below, which says so.
     }
+  }
+  const lim = { maxEids: 1000, maxUids: 100, maxIdLength: 4096, ...limits } as Required<EidLimits>;
+  if (!TAG) {
+    lim.maxExtLength ??= 16_384;
+    lim.maxExtDepth ??= 32;
   }
   const issues: Issue[] = [];
   let kept: Eid[] = [];

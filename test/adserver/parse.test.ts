@@ -457,6 +457,12 @@ describe("validateEids' reuse (the no-copy fast path)", () => {
     const eids = [ID5, UID2, EUID, UNKNOWN];
     const fresh = JSON.parse(JSON.stringify(eids));
     expect(validateEids(fresh, DEFAULT_LIMITS, { reuse: true }).value).toBe(fresh);
+    // With some limits or none given, the others are the defaults, as without reuse.
+    const again = JSON.parse(JSON.stringify(eids));
+    expect(validateEids(again, {}, { reuse: true }).value).toBe(again);
+    const over = validateEids(JSON.parse(JSON.stringify(eids)), { maxEids: 2 }, { reuse: true });
+    expect(over).toEqual(validateEids(eids, { maxEids: 2 }));
+    expect(over.value).toHaveLength(2);
     expect(getCall({ nwid: 1, eids: b64url(eids) }).eids).toEqual(validateEids(eids, DEFAULT_LIMITS).value);
   });
 
