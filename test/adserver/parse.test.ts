@@ -113,6 +113,16 @@ describe('POST /genericpost and /call', () => {
     expect(await parseAdCallRequest(get)).toMatchObject({ endpoint: 'ac', networkId: 5, pid: 'p-2', eids: [UID2] });
   });
 
+  test('a request object that throws when read gives a rejected promise, never a synchronous throw', async () => {
+    const broken = new Proxy({}, { get: () => { throw new Error('unreadable'); } });
+    let incoming: Promise<unknown> | undefined;
+    let request: Promise<unknown> | undefined;
+    expect(() => (incoming = parseIncomingMessage(broken as IncomingMessage))).not.toThrow();
+    expect(() => (request = parseAdCallRequest(broken as Request))).not.toThrow();
+    await expect(incoming).rejects.toThrow('unreadable');
+    await expect(request).rejects.toThrow('unreadable');
+  });
+
   test('reads every request-target form node:http passes on, never throwing: origin-form, absolute-form, dot segments, broken hosts', async () => {
     const q = `?nwid=5&eids=${b64url([UID2])}`;
     const cases: Array<[string, string]> = [
