@@ -7,8 +7,42 @@
  */
 import type { Issue, Result } from './eid.js';
 
-/** The web-platform globals the codec uses (core's tsconfig has no DOM lib, by design). */
-const g = globalThis as unknown as { btoa(binary: string): string; atob(base64: string): string };
+/** The web-platform globals the codec uses (core's tsconfig has no DOM lib, by design), and Node's `Buffer`. */
+const g = globalThis as unknown as {
+  btoa(binary: string): string;
+  atob(base64: string): string;
+  TextDecoder: new (label: 'utf-8', options: { fatal: true }) => { decode(bytes: Uint8Array): string };
+  Buffer?: { from(text: string, encoding: 'base64'): Uint8Array };
+};
+
+/** Declared only by the browser tag's build (rollup.config.mjs folds its `typeof` guard to true). */
+declare const __SAS_TAG__: unknown;
+
+/**
+ * Node's Buffer, outside the tag's build: it decodes Base64 natively, several times faster than the atob route,
+ * which keeps parsing an ad call within 2x a bare decode (README "Measured sizes and ratios").
+ */
+const NODE_BUFFER = typeof __SAS_TAG__ !== 'undefined' ? undefined : g.Buffer;
+let strictUtf8: { decode(bytes: Uint8Array): string } | undefined;
+
+/**
+ * decodeBase64Text through Buffer, accepting and refusing the same texts. Buffer skips or stops at characters
+ * outside both alphabets instead of failing, and each shortens the output, so comparing the decoded length with
+ * the length the text implies finds them without a second scan; a strict TextDecoder refuses bytes that are not
+ * UTF-8.
+ */
+function bufferText(text: string, buffer: NonNullable<typeof NODE_BUFFER>): string | undefined {
+  let body = text.trim();
+  if (body.endsWith('=')) body = body.replace(/={1,2}$/, '');
+  if (body.length % 4 === 1) return undefined;
+  const bytes = buffer.from(body, 'base64');
+  if (bytes.length !== Math.floor((body.length * 3) / 4)) return undefined;
+  try {
+    return (strictUtf8 ??= new g.TextDecoder('utf-8', { fatal: true })).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Base64 of the UTF-8 bytes of `text`, URL-safe (`-`, `_`) and without `=` padding. */
 export function encodeBase64Url(text: string): string {
@@ -43,7 +77,7 @@ export function encodeEids(eids: readonly unknown[]): string {
  */
 export function decodeBase64Json(text: string, path = 'eids'): Result<unknown> {
   const issues: Issue[] = [];
-  const json = typeof text === 'string' ? decodeBase64Text(text) : undefined;
+  const json = typeof text !== 'string' ? undefined : NODE_BUFFER ? bufferText(text, NODE_BUFFER) : decodeBase64Text(text);
   if (json === undefined) {
     issues.push({ path, message: 'not valid Base64' });
     return { value: undefined, issues };

@@ -247,12 +247,95 @@ function validateOne(raw: unknown, path: string, limits: Required<EidLimits>, is
   return eid;
 }
 
+/** How {@link validateEids} may treat its input. */
+export interface ValidateOptions {
+  /**
+   * The input is the caller's to give away (fresh from `JSON.parse`): when it is already exactly what validation
+   * would return, it is returned as it is instead of copied. Node side only (the tag always copies).
+   */
+  reuse?: boolean;
+}
+
+/** The defaults of {@link EidLimits} on the Node side, for the reuse check (validateEids spells them for the tag). */
+const NODE_LIMITS: Required<EidLimits> = { maxEids: 1000, maxUids: 100, maxIdLength: 4096, maxExtLength: 16_384, maxExtDepth: 32 };
+
+/** True when every limit is given (the ad server's always are), so the reuse check needs no copy with defaults. */
+const hasEveryLimit = (l: EidLimits): l is Required<EidLimits> =>
+  l.maxEids !== undefined && l.maxUids !== undefined && l.maxIdLength !== undefined && l.maxExtLength !== undefined &&
+  l.maxExtDepth !== undefined;
+
+/**
+ * True when `input` is exactly what validateEids would return for it (every field valid and within the limits, no
+ * same-source eids, no repeated uid id, nothing to drop or trim), so that `reuse` may keep it: the common ad call,
+ * whose copy is half the cost of its parse. Anything else, however small, answers false and is validated, which
+ * names the issues. Only plain data from JSON.parse reaches it (no getters to throw). Written for speed: no Sets,
+ * one array, key names compared directly. A property test holds it to the copying route (test/adserver/parse.test.ts).
+ */
+function isCanonical(input: unknown, limits: Required<EidLimits>): input is Eid[] {
+  if (!Array.isArray(input) || input.length > limits.maxEids) return false;
+  const n = input.length;
+  const maxId = limits.maxIdLength;
+  const sources: string[] = new Array<string>(n);
+  for (let e = 0; e < n; e++) {
+    const eid: unknown = input[e];
+    if (!isObject(eid)) return false;
+    for (const k in eid) {
+      if (k !== 'source' && k !== 'uids' && k !== 'inserter' && k !== 'matcher' && k !== 'mm' && k !== 'ext') return false;
+    }
+    const { source, uids, inserter, matcher, mm, ext } = eid;
+    if (typeof source !== 'string' || !source || source.length > maxId || source.trim() !== source) return false;
+    const key = source.toLowerCase();
+    for (let j = 0; j < e; j++) if (sources[j] === key) return false;
+    sources[e] = key;
+    if (!Array.isArray(uids) || uids.length === 0 || uids.length > limits.maxUids) return false;
+    if (inserter !== undefined && (typeof inserter !== 'string' || !inserter || inserter.length > maxId)) return false;
+    if (matcher !== undefined && (typeof matcher !== 'string' || !matcher || matcher.length > maxId)) return false;
+    if (mm !== undefined && !(typeof mm === 'number' && isInt32(mm) && mm >= 0)) return false;
+    if (ext !== undefined && !extWithin(ext, limits)) return false;
+    for (let i = 0; i < uids.length; i++) {
+      const uid: unknown = uids[i];
+      if (!isObject(uid)) return false;
+      for (const k in uid) if (k !== 'id' && k !== 'atype' && k !== 'ext') return false;
+      const id = uid.id;
+      if (typeof id !== 'string' || !id || id.length > maxId) return false;
+      if (uid.atype !== undefined && !isValidAtype(uid.atype)) return false;
+      if (uid.ext !== undefined && !extWithin(uid.ext, limits)) return false;
+      for (let j = 0; j < i; j++) if ((uids[j] as Uid).id === id) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * True when an `ext` fresh from JSON.parse is within the ext caps by a cheap bound (copyExt decides exactly for
+ * the rare one near them). JSON.parse accepts nesting far deeper than JSON.stringify can write back, and an ext
+ * is forwarded to every partner: both are capped.
+ */
+function extWithin(ext: unknown, limits: Required<EidLimits>): boolean {
+  if (!isObject(ext)) return false;
+  const bound = jsonSizeBound(ext, limits.maxExtDepth);
+  return bound >= 0 && bound <= limits.maxExtLength;
+}
+
 /**
  * Validates an array of EIDs, dropping invalid EIDs and UIDs one by one and merging same-source EIDs.
  * Never throws, whatever it is given (getters that throw, cycles, 10,000 entries).
  * @example validateEids([{ source: 'id5-sync.com', uids: [{ id: 'ID5*abc', atype: 1 }] }]).value
  */
+export function validateEids(input: unknown, limits?: EidLimits, options?: ValidateOptions): Result<Eid[]>;
 export function validateEids(input: unknown, limits: EidLimits = {}): Result<Eid[]> {
+  if (!TAG) {
+    // `options` is read from `arguments`: the tag never passes it, and a declared parameter would cost its build
+    // bytes it does not have.
+    const options = arguments[2] as ValidateOptions | undefined;
+    try {
+      if (options?.reuse && isCanonical(input, hasEveryLimit(limits) ? limits : { ...NODE_LIMITS, ...limits })) {
+        return { value: input, issues: [] };
+      }
+    } catch {
+      // Not plain data after all (a getter threw): validated below, which says so.
+    }
+  }
   const lim = { maxEids: 1000, maxUids: 100, maxIdLength: 4096, ...limits } as Required<EidLimits>;
   if (!TAG) {
     lim.maxExtLength ??= 16_384;

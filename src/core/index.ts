@@ -3,7 +3,7 @@
  * Shared by the browser tag and the Node side.
  * @packageDocumentation
  */
-export type { Eid, Uid, Issue, Result, EidLimits } from './eid.js';
+export type { Eid, Uid, Issue, Result, EidLimits, ValidateOptions } from './eid.js';
 export { validateEids, mergeEids, overlayEids, isValidAtype, isObject, isInt32, jsonSizeBound, MAX_INT32 } from './eid.js';
 export { encodeEids, decodeBase64Json, encodeBase64Url, decodeBase64Text } from './codec.js';
 export type { Provider } from './registry.js';

@@ -359,13 +359,33 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     return caps.map((r) => ({ key: `${user.key}|${r.item}`, user: user.key!, item: r.item, keepMs: r.keepMs, windows: r.windows.map((w) => ({ since: w.since(at), max: w.max })) }));
   }
 
-  async function decide(mode: 'check' | 'take', call: AdCall, cap: FrequencyCap | readonly FrequencyCap[]): Promise<CapDecision> {
-    const caps = Array.isArray(cap) ? (cap as readonly FrequencyCap[]) : [cap as FrequencyCap];
-    const resolved = caps.map(resolveCap); // a bad cap throws here, before any store call
+  /** Every window of every cap with its count (0 where the store gave none). Loops: this runs on every ad call. */
+  function windowsWith(resolved: readonly ResolvedCap[], counts?: number[][]): CapWindowState[] {
+    const out: CapWindowState[] = [];
+    for (let i = 0; i < resolved.length; i++) {
+      const r = resolved[i];
+      for (let j = 0; j < r.windows.length; j++) {
+        const w = r.windows[j];
+        out.push({ item: r.item, window: w.label, max: w.max, count: counts?.[i][j] ?? 0 });
+      }
+    }
+    return out;
+  }
+
+  /** A decision as a promise, without an async function's extra ticks: whatever throws (a bad cap) rejects it. */
+  function decide(mode: 'check' | 'take', call: AdCall, cap: FrequencyCap | readonly FrequencyCap[]): Promise<CapDecision> {
+    try {
+      return decideNow(mode, call, cap);
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+  }
+
+  function decideNow(mode: 'check' | 'take', call: AdCall, cap: FrequencyCap | readonly FrequencyCap[]): Promise<CapDecision> {
+    // A bad cap throws here, before any store call.
+    const resolved = Array.isArray(cap) ? (cap as readonly FrequencyCap[]).map(resolveCap) : [resolveCap(cap as FrequencyCap)];
     const user = userOf(call);
-    const windowsWith = (counts?: number[][]) =>
-      resolved.flatMap((r, i) => r.windows.map((w, j) => ({ item: r.item, window: w.label, max: w.max, count: counts?.[i][j] ?? 0 })));
-    if (!user.key) return { allowed: !blockWithoutUser, count: 0, windows: windowsWith(), user };
+    if (!user.key) return Promise.resolve({ allowed: !blockWithoutUser, count: 0, windows: windowsWith(resolved), user });
     const at = now();
     const checks = checksOf(user, resolved, at);
     const finish = (result: Bounded<CapOutcome>): CapDecision => {
@@ -377,15 +397,15 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
         }
         m[allowed ? 'servedOnError' : 'blockedOnError']++;
         if (allowed && mode === 'take') reconcile(result.late, (v) => v.allowed, checks, at);
-        return { allowed, count: 0, windows: windowsWith(), user, storeError: result.error };
+        return { allowed, count: 0, windows: windowsWith(resolved), user, storeError: result.error };
       }
       if (replay.length > 0) void writeReplay();
       const { allowed, counts } = result.value;
-      return { allowed, count: counts[0]?.[0] ?? 0, windows: windowsWith(counts), user };
+      return { allowed, count: counts[0]?.[0] ?? 0, windows: windowsWith(resolved, counts), user };
     };
     const result = bounded(() => (store.apply ? store.apply(mode, checks, at) : fallback(mode, checks, at)));
     // A synchronous store (the in-memory one) is answered without waiting for another tick.
-    return result instanceof Promise ? result.then(finish) : finish(result);
+    return result instanceof Promise ? result.then(finish) : Promise.resolve(finish(result));
   }
 
   // Stores with only count/record: the check and the record are separate steps (not atomic across servers).

@@ -93,7 +93,18 @@ function resolveWindow(w: CapWindow, where: string, fail: (msg: string) => never
     const ms = ROLLING_MS[per];
     return { max: w.max, label: `${w.max}/rolling ${per}`, keepMs: ms, since: (now) => now - ms };
   }
-  return { max: w.max, label: `${w.max}/${per}`, keepMs: CALENDAR_KEEP_MS[per], since: (now) => periodStart(per, now) };
+  // A calendar period starts at a UTC midnight, so its start is the same all day: computed once per day.
+  let day = NaN;
+  let start = NaN;
+  const since = (now: number) => {
+    const midnight = now - (((now % DAY) + DAY) % DAY);
+    if (midnight !== day) {
+      start = periodStart(per, now);
+      day = midnight;
+    }
+    return start;
+  };
+  return { max: w.max, label: `${w.max}/${per}`, keepMs: CALENDAR_KEEP_MS[per], since };
 }
 
 const resolved = new WeakMap<object, ResolvedCap>();

@@ -153,7 +153,8 @@ export function ortbVideo(video: Record<string, unknown>, in26: boolean, in25: b
 /** One imp per format (a call without formats still gets one, id 0), numbered from 1. */
 export function ortbImps(formats: readonly AdCallFormat[], secure: 0 | 1 | undefined, in26: boolean, in25: boolean): OrtbImp[] {
   const list = formats.length ? formats : [{ id: 0 }];
-  const imps = new Array<OrtbImp>(list.length);
+  // Filled by push, so the array stays packed: JSON.stringify takes a slow path, element by element, for a holey one.
+  const imps: OrtbImp[] = [];
   for (let i = 0; i < list.length; i++) {
     const f: AdCallFormat = list[i];
     const imp: OrtbImp = { id: String(i + 1) };
@@ -173,7 +174,7 @@ export function ortbImps(formats: readonly AdCallFormat[], secure: 0 | 1 | undef
       if (f.gpid !== undefined) ext.gpid = f.gpid;
       imp.ext = ext;
     }
-    imps[i] = imp;
+    imps.push(imp);
   }
   return imps;
 }

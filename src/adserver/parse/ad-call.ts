@@ -3,10 +3,9 @@
  * parse functions, and the `Collector` every reader (GET query, POST body, ortb.ts) fills one with. The
  * Collector validates each field as it is handed over: what is broken is dropped and named in `issues`.
  */
-import { validateEids } from '../../core/index.js';
+import { decodeBase64Json, validateEids } from '../../core/index.js';
 import type { Eid, Issue } from '../../core/index.js';
 import type { AdCallLimits } from './limits.js';
-import { decodeBase64JsonFast, isCanonicalEids } from './eids.js';
 
 /** Which ad-call endpoint a request hit: GET `/ac`, POST `/genericpost`, POST `/call`, POST `/prebid/v1`, or none of them. */
 export type AdCallEndpoint = 'ac' | 'genericpost' | 'call' | 'prebid' | 'unknown';
@@ -172,11 +171,7 @@ export class Collector {
   }
   /** Validates eids; `fresh` when this parser made them with JSON.parse, so they may be kept as they are. */
   eids(input: unknown, fresh: boolean): void {
-    if (fresh && isCanonicalEids(input, this.limits)) {
-      this.call.eids = input;
-      return;
-    }
-    const { value, issues } = validateEids(input, this.limits);
+    const { value, issues } = validateEids(input, this.limits, { reuse: fresh });
     this.call.eids = value;
     this.issues(issues);
   }
@@ -186,7 +181,7 @@ export class Collector {
       this.issue('eids', `parameter longer than ${this.limits.maxEidsParamLength} characters; all eids dropped`);
       return;
     }
-    const { value, issues } = decodeBase64JsonFast(param);
+    const { value, issues } = decodeBase64Json(param);
     if (issues.length) {
       this.issues(issues, '; all eids dropped');
       return;

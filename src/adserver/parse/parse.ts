@@ -148,7 +148,11 @@ async function readCapped(chunks: AsyncIterable<Uint8Array | string>, max: numbe
   return size > max ? { tooLarge: true } : { bytes: Buffer.concat(parts) };
 }
 
-async function parseWithBody(
+/**
+ * A call without a body is parsed at once and handed back as a settled promise: an async function here would add
+ * its ticks to every GET ad call.
+ */
+function parseWithBody(
   url: string | URL,
   method: string,
   headers: HeadersLike | undefined,
@@ -156,7 +160,18 @@ async function parseWithBody(
   options: ParseOptions,
   drain: boolean,
 ): Promise<AdCall> {
-  if (method.toUpperCase() !== 'POST') return parseAdCall({ url, method, headers }, options);
+  if (method.toUpperCase() !== 'POST') return Promise.resolve(parseAdCall({ url, method, headers }, options));
+  return parsePost(url, method, headers, body, options, drain);
+}
+
+async function parsePost(
+  url: string | URL,
+  method: string,
+  headers: HeadersLike | undefined,
+  body: AsyncIterable<Uint8Array | string> | null,
+  options: ParseOptions,
+  drain: boolean,
+): Promise<AdCall> {
   const limits = resolveLimits(options.limits);
   const declared = Number(header(headers, 'content-length'));
   let read: BodyRead;
@@ -182,12 +197,16 @@ async function parseWithBody(
  * Parses an ad call from a WHATWG `Request` (hono, fetch handlers, undici). Reads at most `maxBodyBytes`.
  * @example app.post('/genericpost', async (c) => { const call = await parseAdCallRequest(c.req.raw); … })
  */
-export async function parseAdCallRequest(request: Request, options: ParseOptions = {}): Promise<AdCall> {
-  const method = request.method;
-  // Only a POST's body is read: on Node, @hono/node-server builds a whole WHATWG Request the first time `body` is
-  // touched (its lazy request spares that for a GET), which costs more than the rest of the parse.
-  const body = method.toUpperCase() === 'POST' ? (request.body as unknown as AsyncIterable<Uint8Array> | null) : null;
-  return parseWithBody(request.url, method, request.headers, body, options, false);
+export function parseAdCallRequest(request: Request, options: ParseOptions = {}): Promise<AdCall> {
+  try {
+    const method = request.method;
+    // Only a POST's body is read: on Node, @hono/node-server builds a whole WHATWG Request the first time `body` is
+    // touched (its lazy request spares that for a GET), which costs more than the rest of the parse.
+    const body = method.toUpperCase() === 'POST' ? (request.body as unknown as AsyncIterable<Uint8Array> | null) : null;
+    return parseWithBody(request.url, method, request.headers, body, options, false);
+  } catch (e) {
+    return Promise.reject(e as Error);
+  }
 }
 
 /**
@@ -196,14 +215,18 @@ export async function parseAdCallRequest(request: Request, options: ParseOptions
  * When a body parser already consumed the stream (express.json(), body-parser), its `req.body` is used.
  * @example http.createServer(async (req, res) => { const call = await parseIncomingMessage(req, { ip: req.socket.remoteAddress }); … })
  */
-export async function parseIncomingMessage(req: IncomingMessage, options: ParseOptions = {}): Promise<AdCall> {
-  // The request target as the client sent it (a path, or absolute-form through a proxy): parseAdCall reads every
-  // form without building a URL object, and names an unusable one in `issues` instead of throwing.
-  const url = req.url ?? '/';
-  const parsed = (req as IncomingMessage & { body?: unknown }).body;
-  if (req.readableEnded && parsed !== undefined && (req.method ?? 'GET').toUpperCase() === 'POST') {
-    const body = typeof parsed === 'string' || parsed instanceof Uint8Array || (typeof parsed === 'object' && parsed !== null) ? parsed : null;
-    return parseAdCall({ url, method: 'POST', headers: req.headers, body: body as AdCallInput['body'] }, options);
+export function parseIncomingMessage(req: IncomingMessage, options: ParseOptions = {}): Promise<AdCall> {
+  try {
+    // The request target as the client sent it (a path, or absolute-form through a proxy): parseAdCall reads every
+    // form without building a URL object, and names an unusable one in `issues` instead of throwing.
+    const url = req.url ?? '/';
+    const parsed = (req as IncomingMessage & { body?: unknown }).body;
+    if (req.readableEnded && parsed !== undefined && (req.method ?? 'GET').toUpperCase() === 'POST') {
+      const body = typeof parsed === 'string' || parsed instanceof Uint8Array || (typeof parsed === 'object' && parsed !== null) ? parsed : null;
+      return Promise.resolve(parseAdCall({ url, method: 'POST', headers: req.headers, body: body as AdCallInput['body'] }, options));
+    }
+    return parseWithBody(url, req.method ?? 'GET', req.headers, req, options, true);
+  } catch (e) {
+    return Promise.reject(e as Error);
   }
-  return parseWithBody(url, req.method ?? 'GET', req.headers, req, options, true);
 }

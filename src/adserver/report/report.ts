@@ -141,12 +141,12 @@ export function sortRows(rows: ReportRow[]): ReportRow[] {
 
 let lastHour = { start: NaN, day: '', hour: '' };
 
-/** UTC day `YYYY-MM-DD` and hour `YYYY-MM-DDTHH` of a time. */
-export function periodsOf(d: Date): { day: string; hour: string } {
-  const t = d.getTime();
+/** UTC day `YYYY-MM-DD` and hour `YYYY-MM-DDTHH` of a time (a Date, or milliseconds since the epoch). */
+export function periodsOf(d: Date | number): { day: string; hour: string } {
+  const t = typeof d === 'number' ? d : d.getTime();
   // Calls arrive in the same hour: reuse its strings (toISOString costs more than the rest of report.add).
   if (!(t >= lastHour.start && t < lastHour.start + 3_600_000)) {
-    const iso = d.toISOString();
+    const iso = new Date(t).toISOString();
     lastHour = { start: t - (t % 3_600_000), day: iso.slice(0, 10), hour: iso.slice(0, 13) };
   }
   return lastHour;
@@ -197,8 +197,8 @@ export function createReport(options: ReportOptions = {}): Report {
   }
 
   return {
-    add(call, at = new Date()) {
-      const { day, hour } = periodsOf(at);
+    add(call, at) {
+      const { day, hour } = periodsOf(at ?? Date.now());
       const networkId = call.networkId ?? null;
       const d = countersFor('day', day, networkId);
       if (!d) {

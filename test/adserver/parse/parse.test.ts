@@ -2,8 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
-import { decodeBase64Json, validateEids } from '../../../src/core/index.js';
-import { decodeBase64JsonFast, isCanonicalEids } from '../../../src/adserver/parse/eids.js';
+import { decodeBase64Json, decodeBase64Text, validateEids } from '../../../src/core/index.js';
 import type { IncomingMessage } from 'node:http';
 import { DEFAULT_LIMITS, parseAdCall, parseAdCallRequest, parseIncomingMessage, readCookie } from '../../../src/adserver/index.js';
 import type { AdCall } from '../../../src/adserver/index.js';
@@ -112,6 +111,16 @@ describe('POST /genericpost and /call', () => {
     expect(await parseAdCallRequest(post)).toMatchObject({ endpoint: 'genericpost', pid: 'p-1', eids: [ID5, UNKNOWN], issues: [] });
     const get = new Request(`https://ads.example/ac?nwid=5&eids=${b64url([UID2])}`, { headers: { cookie: 'pid=p-2' } });
     expect(await parseAdCallRequest(get)).toMatchObject({ endpoint: 'ac', networkId: 5, pid: 'p-2', eids: [UID2] });
+  });
+
+  test('a request object that throws when read gives a rejected promise, never a synchronous throw', async () => {
+    const broken = new Proxy({}, { get: () => { throw new Error('unreadable'); } });
+    let incoming: Promise<unknown> | undefined;
+    let request: Promise<unknown> | undefined;
+    expect(() => (incoming = parseIncomingMessage(broken as IncomingMessage))).not.toThrow();
+    expect(() => (request = parseAdCallRequest(broken as Request))).not.toThrow();
+    await expect(incoming).rejects.toThrow('unreadable');
+    await expect(request).rejects.toThrow('unreadable');
   });
 
   test('reads every request-target form node:http passes on, never throwing: origin-form, absolute-form, dot segments, broken hosts', async () => {
@@ -364,8 +373,19 @@ describe('malformed input never fails the call', () => {
   });
 });
 
-describe('decodeBase64JsonFast', () => {
-  test("accepts and refuses exactly what core's decodeBase64Json does, with the same value and issues", () => {
+describe("core's decodeBase64Json on Node (through Buffer)", () => {
+  // The tag's route: atob through decodeBase64Text, then JSON.parse, with decodeBase64Json's issues.
+  const portable = (text: string) => {
+    const json = decodeBase64Text(text);
+    if (json === undefined) return { value: undefined, issues: [{ path: 'eids', message: 'not valid Base64' }] };
+    try {
+      return { value: JSON.parse(json) as unknown, issues: [] };
+    } catch {
+      return { value: undefined, issues: [{ path: 'eids', message: 'Base64 does not hold valid JSON' }] };
+    }
+  };
+
+  test('accepts and refuses exactly what the portable atob route does, with the same value and issues', () => {
     const b64text = fc.oneof(
       fc.json().map((j) => Buffer.from(j).toString('base64')),
       fc.json().map((j) => Buffer.from(j).toString('base64url')),
@@ -378,17 +398,17 @@ describe('decodeBase64JsonFast', () => {
     );
     fc.assert(
       fc.property(fc.oneof(b64text, mutated), (text) => {
-        expect(decodeBase64JsonFast(text)).toEqual(decodeBase64Json(text));
+        expect(decodeBase64Json(text)).toEqual(portable(text));
       }),
       { numRuns: 2000 },
     );
     for (const text of [b64url([{ source: 'é€😀.example', uids: [{ id: 'ü' }] }]), Buffer.from([0xc3, 0x28]).toString('base64')]) {
-      expect(decodeBase64JsonFast(text)).toEqual(decodeBase64Json(text));
+      expect(decodeBase64Json(text)).toEqual(portable(text));
     }
   });
 });
 
-describe('isCanonicalEids (the no-copy fast path)', () => {
+describe("validateEids' reuse (the no-copy fast path)", () => {
   // Each field: usually absent or valid, sometimes one of the values core drops, trims or refuses.
   const field = (valid: unknown[], invalid: unknown[]) =>
     fc.oneof(
@@ -423,18 +443,20 @@ describe('isCanonicalEids (the no-copy fast path)', () => {
   // JSON text is what the wire carries: compare what would be forwarded.
   const wire = (v: unknown) => JSON.parse(JSON.stringify(v));
 
-  test("answers true only when core's validateEids would return the same eids with no issue", () => {
+  test('gives the same eids and issues as a copying validation, and keeps the input only when nothing changes', () => {
     let canonical = 0;
     fc.assert(
       // Mostly within maxEids (4), sometimes over it.
       fc.property(fc.oneof({ weight: 8, arbitrary: fc.array(eid, { maxLength: 3 }) }, { weight: 1, arbitrary: fc.array(eid, { minLength: 5, maxLength: 5 }) }), (eids) => {
         const text = JSON.stringify(eids);
-        const fast = JSON.parse(text);
-        if (!isCanonicalEids(fast, limits)) return;
-        if (eids.length) canonical++;
+        const fresh = JSON.parse(text);
+        const reused = validateEids(fresh, limits, { reuse: true });
         const core = validateEids(JSON.parse(text), limits);
+        expect(reused.issues).toEqual(core.issues);
+        expect(wire(reused.value)).toEqual(wire(core.value));
+        if (reused.value !== fresh) return;
+        if (eids.length) canonical++;
         expect(core.issues).toEqual([]);
-        expect(wire(core.value)).toEqual(wire(fast));
       }),
       { numRuns: 3000 },
     );
@@ -443,8 +465,23 @@ describe('isCanonicalEids (the no-copy fast path)', () => {
 
   test('takes the fast path for a typical GET ad call, and the parse result is the same either way', () => {
     const eids = [ID5, UID2, EUID, UNKNOWN];
-    expect(isCanonicalEids(JSON.parse(JSON.stringify(eids)), DEFAULT_LIMITS)).toBe(true);
+    const fresh = JSON.parse(JSON.stringify(eids));
+    expect(validateEids(fresh, DEFAULT_LIMITS, { reuse: true }).value).toBe(fresh);
+    // With some limits or none given, the others are the defaults, as without reuse.
+    const again = JSON.parse(JSON.stringify(eids));
+    expect(validateEids(again, {}, { reuse: true }).value).toBe(again);
+    const over = validateEids(JSON.parse(JSON.stringify(eids)), { maxEids: 2 }, { reuse: true });
+    expect(over).toEqual(validateEids(eids, { maxEids: 2 }));
+    expect(over.value).toHaveLength(2);
     expect(getCall({ nwid: 1, eids: b64url(eids) }).eids).toEqual(validateEids(eids, DEFAULT_LIMITS).value);
+  });
+
+  test('reuse never throws: input that is not plain data is validated as without it', () => {
+    const eid = { source: 'id5-sync.com', get uids(): unknown {
+      throw new Error('boom');
+    } };
+    expect(() => validateEids([eid], DEFAULT_LIMITS, { reuse: true })).not.toThrow();
+    expect(validateEids([eid], DEFAULT_LIMITS, { reuse: true })).toEqual(validateEids([eid], DEFAULT_LIMITS));
   });
 
   test('a body object the caller passed is copied, never kept by reference', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { EventEmitter } from 'node:events';
 import { jsonLinesLogSink, logProviders, memoryLogSink, providerHits, providerIdsOf } from '../../../src/adserver/index.js';
 import { EUID, HEM, ID5, IP, RAMP, UID2, UNKNOWN, callWith } from '../fixtures.js';
 
@@ -69,6 +70,30 @@ describe('provider log', () => {
     logProviders(callWith({ eids: [ID5] }), sink);
     sink.flush();
     expect(chunks).toHaveLength(2);
+  });
+
+  test('the JSON-lines sink waits for drain when the stream is full, then writes every waiting line at once', async () => {
+    const chunks: string[] = [];
+    const stream = Object.assign(new EventEmitter(), { write: (s: string) => chunks.push(s) < 2 });
+    const sink = jsonLinesLogSink(stream);
+    const tick = () => new Promise((r) => setImmediate(r));
+    logProviders(callWith({ eids: [ID5] }), sink);
+    await tick();
+    expect(chunks).toHaveLength(1); // the first write answers true, the stream is not full yet
+    logProviders(callWith({ eids: [UID2] }), sink);
+    await tick();
+    expect(chunks).toHaveLength(2); // this one answers false: full
+    for (const eids of [[EUID], [ID5, UID2]]) logProviders(callWith({ eids }), sink);
+    await tick();
+    await tick();
+    expect(chunks).toHaveLength(2); // nothing more until drain
+    stream.emit('drain');
+    await tick();
+    expect(chunks).toHaveLength(3);
+    expect(chunks[2].trimEnd().split('\n').map((l) => JSON.parse(l).providerIds)).toEqual([[5], [2, 4]]);
+    logProviders(callWith({ eids: [EUID] }), sink);
+    sink.flush(); // before exiting: written even while the stream asks to wait
+    expect(chunks).toHaveLength(4);
   });
 
   test('a throwing stream loses only its lines, never the call', async () => {
