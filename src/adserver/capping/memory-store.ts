@@ -2,7 +2,7 @@
  * The in-memory frequency-cap store: one process, LRU-bounded (docs/ad-server.md, "Bounded by design"). The capper's
  * default store, and its shadow count while a shared store does not answer.
  */
-import type { CapCheck, CapOutcome, FrequencyCapStore } from './capper.js';
+import type { CapCheck, CapOutcome, FrequencyCapStore } from './store.js';
 
 /** Caps of the in-memory store. */
 export interface MemoryStoreOptions {

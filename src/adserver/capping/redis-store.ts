@@ -8,7 +8,7 @@
  * all the keys of one decision (one user, one or several items) share a Redis Cluster hash slot.
  */
 import { randomBytes } from 'node:crypto';
-import type { CapCheck, CapOutcome, FrequencyCapStore } from './capper.js';
+import type { CapCheck, CapOutcome, FrequencyCapStore } from './store.js';
 import { checkPrefix, clusterKeySlot, given, isRedisCluster, luaScript, requireRedisClient } from '../common/index.js';
 import type { RedisClientInput } from '../common/index.js';
 
