@@ -40,7 +40,11 @@ export function createCmpCaller(w: Win): CmpCall {
   });
   return (api, command, version, cb, param) => {
     // TCF and US Privacy take (command, version, callback, parameter); GPP 1.1 takes (command, callback, parameter).
-    if (typeof w[api] == 'function') return api == '__gpp' ? w[api](command, cb, param) : w[api](command, version, cb, param), true;
+    if (typeof w[api] == 'function') {
+      if (api == '__gpp') w[api](command, cb, param);
+      else w[api](command, version, cb, param);
+      return true;
+    }
     let f = w;
     let to: Win | undefined;
     try {

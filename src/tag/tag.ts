@@ -8,7 +8,7 @@ import { createLogger, debugRequested, DEBUG_BUILD } from './log.js';
 import { drainQueue } from './queue.js';
 import { collect, drainRegistrations } from './host.js';
 import { buildRequest, CALL_PATHS, type CallOptions } from './request.js';
-import { overlayEids, providerById, providerIdForSource, validateEids, type Eid } from '../core/index.js';
+import { decodeBase64Loose, overlayEids, providerById, providerIdForSource, validateEids, type Eid } from '../core/index.js';
 
 /** Replaced at build time with the package version. */
 declare const __SAS_VERSION__: string;
@@ -85,7 +85,10 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
     if (!win.sas || typeof win.sas !== 'object') win.sas = {};
     const sas = win.sas as SasApi;
     // A second copy of the script changes nothing (domain-notes.md, command queue); `version` marks a loaded tag.
-    if (sas.version) return DEBUG_BUILD && log('tag already loaded'), sas;
+    if (sas.version) {
+      if (DEBUG_BUILD) log('tag already loaded');
+      return sas;
+    }
 
     const options: SetupOptions = {};
     let domain: string | undefined;
@@ -109,7 +112,10 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
     /** Adds an extension; a second one with the same name is ignored (a second copy of an add-on script). */
     const register = (ext: unknown) => {
       const e = ext as TagExtension;
-      if (!e || typeof e.name !== 'string' || extensions.some((x) => x.name === e.name)) return DEBUG_BUILD && warn('extension ignored', e);
+      if (!e || typeof e.name !== 'string' || extensions.some((x) => x.name === e.name)) {
+        if (DEBUG_BUILD) warn('extension ignored', e);
+        return;
+      }
       extensions.push(e);
       if (setupDone) runSetup(e);
     };
@@ -140,14 +146,16 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
 
     function setEids(input: unknown) {
       if (typeof input === 'string') {
-        // Standard or URL-safe Base64, padded or not: atob's forgiving decode takes both once the URL-safe
-        // characters are mapped back. Not Base64 (or not JSON): no eids, and the page is told why.
+        // Standard or URL-safe Base64, padded or not (the core codec's forgiving decode). Not Base64 (or not
+        // JSON): no eids, and the page is told why.
         let json: string | undefined;
         try {
-          json = decodeURIComponent(escape(atob(input.replace(/-/g, '+').replace(/_/g, '/'))));
+          json = decodeBase64Loose(input);
           input = JSON.parse(json);
         } catch {
-          input = warn(!DEBUG_BUILD ? 'eids: not valid Base64 JSON' : json == null ? 'eids: not valid Base64' : 'eids: Base64 does not hold valid JSON');
+          const why = json === undefined ? 'eids: not valid Base64' : 'eids: Base64 does not hold valid JSON';
+          warn(DEBUG_BUILD ? why : 'eids: not valid Base64 JSON');
+          input = [];
         }
       }
       // A later setEids replaces what the page set before; null or undefined clear it (issue #2).

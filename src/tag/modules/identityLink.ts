@@ -7,6 +7,7 @@
  * Page flag: `window.sas_disable_identityLink = true`.
  */
 import type { Eid } from '../../core/index.js';
+import { decodeBase64Loose } from '../../core/codec.js';
 import { defineModule, registerExtension, type ModuleDefinition, type ModuleContext, type ModuleRun } from './_module.js';
 import { normaliseEmail } from './_email.js';
 import { sha256Hex } from './_sha256.js';
@@ -50,7 +51,7 @@ export function readSettings(s: Record<string, unknown>): IdentityLinkSettings |
 export function decodeEnvelope(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
   try {
-    const parsed = JSON.parse(atob(raw.replace(/-/g, '+').replace(/_/g, '/'))) as { envelope?: unknown };
+    const parsed = JSON.parse(decodeBase64Loose(raw)) as { envelope?: unknown };
     return typeof parsed.envelope === 'string' && parsed.envelope ? parsed.envelope : undefined;
   } catch {
     return undefined;
