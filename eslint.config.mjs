@@ -1,0 +1,99 @@
+// @ts-check
+// The one lint setup (`npm run lint`): ESLint for correctness, Prettier for layout (eslint-config-prettier last turns
+// off every ESLint rule Prettier owns). TypeScript files get typescript-eslint's type-aware rules through the
+// project service (each file is checked with its nearest tsconfig: src/core, src/tag and src/prebid have their own,
+// test/ has test/tsconfig.json); JavaScript files (demo, test scripts, root configs) get ESLint's recommended rules.
+import { defineConfig } from 'eslint/config';
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+
+// Node's globals for the .mjs scripts (the `globals` package's list would do; these are the ones the scripts use).
+const nodeGlobals = Object.fromEntries(
+  (
+    'AbortController AbortSignal Buffer TextDecoder TextEncoder URL URLSearchParams Headers Request Response fetch ' +
+    'console process performance queueMicrotask structuredClone setTimeout clearTimeout setInterval clearInterval ' +
+    'setImmediate clearImmediate globalThis atob btoa crypto'
+  )
+    .split(' ')
+    .map((name) => [name, 'readonly']),
+);
+
+const unused = {
+  argsIgnorePattern: '^_',
+  varsIgnorePattern: '^_',
+  caughtErrorsIgnorePattern: '^_',
+  destructuredArrayIgnorePattern: '^_',
+  ignoreRestSiblings: true,
+};
+
+export default defineConfig(
+  { ignores: ['dist/', 'node_modules/', 'test-results/', '.test-results/', 'playwright-report/', 'docs/api/'] },
+  js.configs.recommended,
+  {
+    files: ['**/*.mjs', '**/*.js'],
+    languageOptions: { globals: nodeGlobals },
+  },
+  {
+    // Browser scripts bundled for the demo and e2e pages, and the bench's code evaluated inside the page.
+    files: ['demo/modules/cmp-entry.mjs', 'test/e2e/support/gpp-cmp-entry.mjs', 'test/bench/slow-phone.bench.mjs'],
+    languageOptions: { globals: { window: 'readonly', document: 'readonly' } },
+  },
+  {
+    // A leading `_` names what is left out on purpose (`const { pid: _pid, ...rest } = call`).
+    rules: { 'no-unused-vars': ['error', unused] },
+  },
+  {
+    files: ['**/*.ts'],
+    extends: [tseslint.configs.strictTypeChecked, tseslint.configs.stylisticTypeChecked],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // Numbers and booleans read naturally in messages (`${n} eids`); objects, arrays, any and nullish do not.
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      // `(x) => void-call(x)` as a callback is plain; a void value used anywhere else is still reported.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+      '@typescript-eslint/no-unused-vars': ['error', unused],
+      // Off: the code checks at run time what the types already promise, on purpose. Public functions are called
+      // from plain JavaScript and pages, and every input from the network is hostile, so `if (!opts)` on a
+      // non-optional parameter or `err?.message` on a caught value are defences, not dead code.
+      '@typescript-eslint/no-unnecessary-condition': 'off',
+      // Off: the compiler runs without noUncheckedIndexedAccess, so `!` marks index and Map reads the code has
+      // already bounded or checked (`map.get(k)!` after `map.has(k)`); enabling that compiler option, not this
+      // rule, is the way to make those reads checked.
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      // `||` is kept where '' and 0 mean "not given" (query parameters, options from pages); for objects and
+      // optional values `??` is required.
+      '@typescript-eslint/prefer-nullish-coalescing': [
+        'error',
+        { ignorePrimitives: { string: true, number: true, boolean: true } },
+      ],
+      // Comma-operator returns and golfed one-liners (house style: clarity over cleverness).
+      'no-sequences': ['error', { allowInParentheses: false }],
+    },
+  },
+  {
+    files: ['test/**/*.ts'],
+    rules: {
+      // Off in tests: they read untyped JSON answers and feed deliberately malformed input (`as any`) to prove the
+      // code rejects it; the assertions check the shapes these rules would have the types check.
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      // Off in tests: `expect(client.method)` and spies pass methods unbound without calling them.
+      '@typescript-eslint/unbound-method': 'off',
+      // Off in tests: empty stubs (`() => {}` loggers, handlers) are the point of the test double.
+      '@typescript-eslint/no-empty-function': 'off',
+    },
+  },
+  prettier,
+  {
+    // Prettier wraps code at 120 but cannot wrap comments, strings or template literals: max-len holds those to
+    // the same width. (A core rule deprecated in favour of @stylistic/max-len, available until ESLint 11.)
+    rules: { 'max-len': ['error', { code: 120, ignoreUrls: true }] },
+  },
+);
