@@ -15,6 +15,7 @@ declare function atob(base64: string): string;
 export function encodeBase64Url(text: string): string {
   // encodeURIComponent + unescape is the smallest UTF-8 encoder; JSON.stringify never yields the lone
   // surrogates encodeURIComponent rejects (ES2019 well-formed JSON.stringify).
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the smallest UTF-8 encoder the tag can carry
   return btoa(unescape(encodeURIComponent(text))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
@@ -24,6 +25,7 @@ export function encodeBase64Url(text: string): string {
  */
 export const decodeBase64Loose = (text: string): string =>
   // decodeURIComponent throws a URIError on bytes that are not valid UTF-8.
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the smallest UTF-8 decoder the tag can carry
   decodeURIComponent(escape(atob(text.replace(/-/g, '+').replace(/_/g, '/'))));
 
 /**
