@@ -186,7 +186,7 @@ export function createConsentExtension(): TagExtension {
       host = h;
       // Modules read consent (and the GPP fields they need) through the host; installed unless the host has its own.
       h.consent ||= () => readConsent(h);
-      readConsent(h);
+      void readConsent(h);
       h.cmp ||= reader!.call;
     },
     beforeCall: () =>

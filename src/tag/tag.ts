@@ -159,7 +159,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
         }
       }
       // A later setEids replaces what the page set before; null or undefined clear it (issue #2).
-      const { value, issues } = validateEids(input == null ? [] : input);
+      const { value, issues } = validateEids(input ?? []);
       // 10,000 bad entries must not flood the console.
       issues.slice(0, MAX_ISSUES_SHOWN).forEach((i) => warn(`${i.path}: ${i.message}; dropped`));
       if (DEBUG_BUILD && issues.length > MAX_ISSUES_SHOWN) warn(issues.length - MAX_ISSUES_SHOWN + ' more problems');
@@ -178,6 +178,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
         // Snapshot now: the page may change its options object while extensions are consulted.
         const snapshot = copyKeys(opts, {});
         const base = domain;
+        // eslint-disable-next-line no-prototype-builtins -- Object.hasOwn needs Safari 15.4; CALL_PATHS is our literal
         if (!CALL_PATHS.hasOwnProperty(type as string)) throw Error(`unknown call type: ${type as string}` + (DEBUG_BUILD ? '; use std, video, generic or onecall' : ''));
         if (!base) throw Error(DEBUG_BUILD ? 'no ad server domain: call sas.setup({ domain }) first' : 'no domain set');
         const res = await new Promise<Response>((resolve) =>
@@ -221,10 +222,10 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
 
     Object.assign(sas, {
       version: VERSION,
-      setup: (o: unknown) => void guard(() => setup(o), 'setup'),
-      setEids: (e: unknown) => void guard(() => setEids(e), 'setEids'),
+      setup: (o: unknown) => guard(() => setup(o), 'setup'),
+      setEids: (e: unknown) => guard(() => setEids(e), 'setEids'),
       // A JSON copy: the page can never change the tag's state through what it is given.
-      getEids: () => guard(() => JSON.parse(JSON.stringify(nextEids())) as Eid[], DEBUG_BUILD ? 'getEids' : '') || [],
+      getEids: () => guard(() => JSON.parse(JSON.stringify(nextEids())) as Eid[], DEBUG_BUILD ? 'getEids' : '') ?? [],
       call,
     });
     if (!Array.isArray(sas.cmd)) sas.cmd = [];
@@ -232,7 +233,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
     drainRegistrations(win, register, guard);
     // Run the queue once this script's synchronous part is over, so add-ons concatenated after the core have
     // registered before the first queued ad call consults them.
-    Promise.resolve().then(() =>
+    void Promise.resolve().then(() =>
       guard(() => {
         drainQueue(sas.cmd, (cmd) => (typeof cmd === 'function' ? guard(cmd as () => unknown, 'command') : warn(DEBUG_BUILD ? 'ignored a queued entry that is not a function' : 'not a function', cmd)));
         if (DEBUG_BUILD) log(`v${VERSION} ready`, extensions.map((e) => e.name));

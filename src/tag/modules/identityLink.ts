@@ -39,7 +39,7 @@ export function readSettings(s: Record<string, unknown>): IdentityLinkSettings |
   const selectors = cssSelectors ?? ['input[type=text]', 'input[type=email]'];
   try {
     // Only a non-empty array of non-empty strings; querySelector then throws on an invalid selector.
-    if (!Array.isArray(selectors) || !selectors.length || !selectors.every((x) => x && typeof x === 'string')) throw 0;
+    if (!Array.isArray(selectors) || !selectors.length || !selectors.every((x) => x && typeof x === 'string')) throw Error();
     document.querySelector(selectors.join());
   } catch {
     return 'bad cssSelectors';
