@@ -40,8 +40,13 @@ export default defineConfig(
     languageOptions: { globals: { window: 'readonly', document: 'readonly' } },
   },
   {
-    // A leading `_` names what is left out on purpose (`const { pid: _pid, ...rest } = call`).
-    rules: { 'no-unused-vars': ['error', unused] },
+    rules: {
+      // A leading `_` names what is left out on purpose (`const { pid: _pid, ...rest } = call`).
+      'no-unused-vars': ['error', unused],
+      // `let timer; const done = () => clearTimeout(timer); … timer = setTimeout(done)`: a `const` there would be
+      // read before it is set.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
   },
   {
     files: ['**/*.ts'],
@@ -52,9 +57,18 @@ export default defineConfig(
     rules: {
       // Numbers and booleans read naturally in messages (`${n} eids`); objects, arrays, any and nullish do not.
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
-      // `(x) => void-call(x)` as a callback is plain; a void value used anywhere else is still reported.
-      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+      // Off: `return bad(issues, …)` records an issue and drops the entry in one step (core/eid.ts says so), and
+      // the rule's autofix would rewrite the tag's core, whose size budget is counted in bytes.
+      '@typescript-eslint/no-confusing-void-expression': 'off',
       '@typescript-eslint/no-unused-vars': ['error', unused],
+      // `'HTTP ' + status` as in templates: numbers join strings; objects and any do not.
+      '@typescript-eslint/restrict-plus-operands': ['error', { allowNumberAndString: true }],
+      // Off, for the reason of no-unnecessary-condition below: `String(x)` and `+x` on values from pages and the
+      // network coerce what a cast only claims (`+(options.networkid as number)`).
+      '@typescript-eslint/no-unnecessary-type-conversion': 'off',
+      // Off: `async` without `await` is how a function that checks its arguments synchronously still reports
+      // through its promise (a throw becomes a rejection), which callers of a promise API rely on.
+      '@typescript-eslint/require-await': 'off',
       // Off: the code checks at run time what the types already promise, on purpose. Public functions are called
       // from plain JavaScript and pages, and every input from the network is hostile, so `if (!opts)` on a
       // non-optional parameter or `err?.message` on a caught value are defences, not dead code.
@@ -71,6 +85,25 @@ export default defineConfig(
       ],
       // Comma-operator returns and golfed one-liners (house style: clarity over cleverness).
       'no-sequences': ['error', { allowInParentheses: false }],
+    },
+  },
+  {
+    files: ['src/tag/**/*.ts'],
+    rules: {
+      // Off in the tag, which runs on other people's pages: it reads page-owned globals and foreign answers (CMP
+      // callbacks, provider scripts) where `||` and `&&` also turn away the falsy junk a page may hold
+      // (`window.sas = 0`), and each rewrite moves a size budget counted in bytes.
+      '@typescript-eslint/prefer-nullish-coalescing': 'off',
+      '@typescript-eslint/prefer-optional-chain': 'off',
+      // Off in the tag for now: the consent platforms' and provider scripts' answers are read as `any` inside the
+      // guard (a wrong shape throws into it, and the ad call still goes out). Typing them is type-only work (no
+      // bytes) still to do: 130 findings, in consent.ts and modules/.
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
   {
