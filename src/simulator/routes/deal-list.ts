@@ -135,7 +135,7 @@ export function registerDealListRoutes(api: Hono<ApiEnv>, ctx: AppContext): void
       if (key === 'createdAt' || key === 'updatedAt') return parseDealDate(d[key]);
       if (key === 'typeId') return dealTypeId(d.write);
       const x = (d.write as Record<string, unknown>)[key];
-      return x !== null && x !== undefined && key.endsWith('Date') ? parseDealDate(String(x)) : x;
+      return x !== null && x !== undefined && key.endsWith('Date') ? parseDealDate(String(x as string)) : x;
     };
     const key = sortBy!;
     const needFacts = archived !== undefined || parent !== undefined || soon !== undefined;
@@ -165,7 +165,7 @@ export function registerDealListRoutes(api: Hono<ApiEnv>, ctx: AppContext): void
     rows.sort((a, b) => {
       const x = a.k;
       const y = b.k;
-      let cmp = 0;
+      let cmp: number;
       if (x === null || x === undefined) cmp = y === null || y === undefined ? 0 : 1;
       else if (y === null || y === undefined) cmp = -1;
       else {
