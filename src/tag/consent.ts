@@ -167,6 +167,8 @@ let reader: ConsentReader | undefined;
  */
 export function readConsent(host?: TagHost): Promise<ConsentState> {
   reader ||= createConsentReader(window as unknown as Win);
+  // A number or not (then NaN): `!` on the optional chain would claim it is there.
+  // eslint-disable-next-line @typescript-eslint/non-nullable-type-assertion-style
   const t = +(host?.options().eidsTimeout as number);
   // 40 ms before the host's bound (a negative wait is no wait: setTimeout treats it as 0).
   return reader.read((t >= 0 ? Math.min(t, MAX_TIMEOUT) : 300) - 40);
