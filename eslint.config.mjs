@@ -62,6 +62,8 @@ export default defineConfig(
       '@typescript-eslint/no-confusing-void-expression': 'off',
       '@typescript-eslint/no-unused-vars': ['error', unused],
       // `() => {}` is how a promise's failure or a callback is ignored on purpose; empty named functions are not.
+      // Rejecting with what was caught, or with an AbortSignal's reason, passes the original error on.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
       '@typescript-eslint/no-empty-function': ['error', { allow: ['arrowFunctions'] }],
       // `'HTTP ' + status` as in templates: numbers join strings; objects and any do not.
       '@typescript-eslint/restrict-plus-operands': ['error', { allowNumberAndString: true }],
