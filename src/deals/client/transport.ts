@@ -42,6 +42,12 @@ export interface RetryOptions {
   maxRetryAfterMs?: number;
 }
 
+/** A response body as read: JSON (each field unknown until checked), text, or nothing. */
+export type LooseBody = Record<string, unknown> | string | null | undefined;
+
+/** The fields of a network error this code looks at (Node's `code`, an AggregateError's `errors`, `cause`). */
+type LooseError = { code?: unknown; errors?: unknown; cause?: unknown } | null | undefined;
+
 /**
  * Which failures a request may be retried on.
  * - `idempotent` (GET, PUT, DELETE): network errors, timeouts, 408, 429, 502–504.
@@ -49,12 +55,6 @@ export interface RetryOptions {
  *   explicit 429 rate limit. The API has no idempotency key and creations are capped at 15 a day.
  * - `none`.
  */
-/** A response body as read: JSON (each field unknown until checked), text, or nothing. */
-export type LooseBody = Record<string, unknown> | string | null | undefined;
-
-/** The fields of a network error this code looks at (Node's `code`, an AggregateError's `errors`, `cause`). */
-type LooseError = { code?: unknown; errors?: unknown; cause?: unknown } | null | undefined;
-
 export type RetryPolicy = 'idempotent' | 'unsent-only' | 'none';
 
 /** One request as the client describes it. */
