@@ -26,7 +26,11 @@ describe('bidRequestsJson', () => {
     // A getter counts how often JSON reads the first eid's source: once for the whole batch, not once per place.
     const first = requests[0].user && 'eids' in requests[0].user ? requests[0].user.eids![0] : undefined;
     const source = first!.source;
-    Object.defineProperty(first, 'source', { enumerable: true, get: () => (reads++, source) });
+    Object.defineProperty(first, 'source', { enumerable: true, get: () => {
+        reads++;
+        return source;
+      },
+    });
     const texts = bidRequestsJson(requests);
     expect(reads).toBe(1); // 2.6, 2.5 and both (two places): four lists of the same eids, one serialization
     expect(texts.map((t) => JSON.parse(t))).toEqual(requests.map((r) => JSON.parse(JSON.stringify(r))));

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'vitest';
-import { COMPANY, DSP, OTHER_COMPANY, api, clock, dealBody, inProcess, login, overHttp, sim, type Fetcher } from './helpers.js';
+import { DSP, OTHER_COMPANY, api, clock, dealBody, inProcess, login, overHttp, sim, type Fetcher } from './helpers.js';
 import type { DealApiSimulator, DealApiSimulatorOptions } from '../../src/simulator/index.js';
 
 const closers: Array<() => Promise<void>> = [];

@@ -20,7 +20,7 @@ describe('plan', () => {
     ]));
     expect(plan.summary).toMatchObject({ create: 2, refused: 1 });
 
-    const err = await applyPlan(client, plan).catch((e) => e);
+    const err = await applyPlan(client, plan).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PlanRefusedError);
     expect(err.message).toMatch(/deal-02.*--skip-invalid/);
     expect(mutations(sim)).toHaveLength(0);

@@ -145,7 +145,9 @@ export async function launchWebKit(): Promise<Launcher> {
           return out;
         },
         errors: async () => undefined, // classic WebDriver has no error events: the probe's record is used
-        screenshot: async (path) => void (await b.saveScreenshot(path)),
+        screenshot: async (path) => {
+      await b.saveScreenshot(path);
+    },
         close: () => b.deleteSession(),
       };
       return new EnginePage('webkit', driver);
