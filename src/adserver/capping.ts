@@ -394,8 +394,10 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     // eslint-disable-next-line @typescript-eslint/await-thenable -- a store may answer synchronously
     const counts = await Promise.all(checks.map((c) => Promise.all(c.windows.map((w) => store.count(c.key, w.since)))));
     const allowed = checks.every((c, i) => c.windows.every((w, j) => counts[i][j] < w.max));
-    // eslint-disable-next-line @typescript-eslint/await-thenable -- a store may answer synchronously
-    if (mode === 'record' || (mode === 'take' && allowed)) await Promise.all(checks.map((c) => store.record(c.key, at, c.keepMs)));
+    if (mode === 'record' || (mode === 'take' && allowed)) {
+      // eslint-disable-next-line @typescript-eslint/await-thenable -- a store may answer synchronously
+      await Promise.all(checks.map((c) => store.record(c.key, at, c.keepMs)));
+    }
     return { allowed, counts };
   }
 

@@ -135,7 +135,9 @@ export function registerDealListRoutes(api: Hono<ApiEnv>, ctx: AppContext): void
       if (key === 'createdAt' || key === 'updatedAt') return parseDealDate(d[key]);
       if (key === 'typeId') return dealTypeId(d.write);
       const x = (d.write as Record<string, unknown>)[key];
-      return x !== null && x !== undefined && key.endsWith('Date') ? parseDealDate(String(x as string)) : x;
+      // A date field holds a string; anything else fails parseDealDate.
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string
+      return x !== null && x !== undefined && key.endsWith('Date') ? parseDealDate(String(x)) : x;
     };
     const key = sortBy!;
     const needFacts = archived !== undefined || parent !== undefined || soon !== undefined;
