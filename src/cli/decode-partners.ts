@@ -45,7 +45,7 @@ export function readPartnersFile(path: string): { policy: ForwardingPolicy; part
     throw new PartnersFileError(`${path}: needs a non-empty list of partners (an array, or { "partners": [...], "permissions": [...] })`);
   }
   try {
-    return { policy: createForwardingPolicy(config), partners: [...config.partners] };
+    return { policy: createForwardingPolicy(config), partners: [...(config.partners as readonly DemandPartner[])] };
   } catch (e) {
     if (e instanceof ForwardingPolicyError) throw new PartnersFileError(`${path}: ${e.message}`);
     throw e;

@@ -7,10 +7,13 @@
  */
 import type { Issue, Result } from './eid.js';
 
-/** The web-platform globals the codec uses (core's tsconfig has no DOM lib, by design), and Node's `Buffer`. */
+// The web-platform globals the codec uses, which browsers and Node both provide (core's tsconfig has no DOM lib,
+// by design). Declared rather than read off `globalThis`: the bare names are smaller in the tag.
+declare function btoa(binary: string): string;
+declare function atob(base64: string): string;
+
+/** Node's strict UTF-8 decoder and `Buffer`, read off `globalThis` (core's tsconfig has no DOM or Node lib). */
 const g = globalThis as unknown as {
-  btoa(binary: string): string;
-  atob(base64: string): string;
   TextDecoder: new (label: 'utf-8', options: { fatal: true }) => { decode(bytes: Uint8Array): string };
   Buffer?: { from(text: string, encoding: 'base64'): Uint8Array };
 };
@@ -48,19 +51,29 @@ function bufferText(text: string, buffer: NonNullable<typeof NODE_BUFFER>): stri
 export function encodeBase64Url(text: string): string {
   // encodeURIComponent + unescape is the smallest UTF-8 encoder; JSON.stringify never yields the lone
   // surrogates encodeURIComponent rejects (ES2019 well-formed JSON.stringify).
-  return g.btoa(unescape(encodeURIComponent(text))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the smallest UTF-8 encoder the tag can carry
+  return btoa(unescape(encodeURIComponent(text))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
+
+/**
+ * The UTF-8 text in Base64 `text`, standard or URL-safe alphabet, by atob's forgiving decode (padding optional,
+ * ASCII spaces skipped). Throws when `text` is not Base64 of valid UTF-8; the tag calls it inside its own `try`.
+ */
+export const decodeBase64Loose = (text: string): string =>
+  // decodeURIComponent throws a URIError on bytes that are not valid UTF-8.
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the smallest UTF-8 decoder the tag can carry
+  decodeURIComponent(escape(atob(text.replace(/-/g, '+').replace(/_/g, '/'))));
 
 /**
  * The UTF-8 text in Base64 `text` (standard or URL-safe alphabet, padded or not, surrounding spaces ignored),
  * or `undefined` when it is not Base64 of valid UTF-8.
  */
 export function decodeBase64Text(text: string): string | undefined {
-  const s = text.trim().replace(/={0,2}$/, '').replace(/-/g, '+').replace(/_/g, '/');
-  if (s.length % 4 === 1 || !/^[A-Za-z0-9+/]*$/.test(s)) return undefined;
+  const s = text.trim().replace(/={0,2}$/, '');
+  // Stricter than atob: no spaces inside (a `+` that a query string turned into a space is an error).
+  if (s.length % 4 === 1 || !/^[A-Za-z0-9+/_-]*$/.test(s)) return undefined;
   try {
-    // decodeURIComponent throws a URIError on bytes that are not valid UTF-8.
-    return decodeURIComponent(escape(g.atob(s)));
+    return decodeBase64Loose(s);
   } catch {
     return undefined;
   }

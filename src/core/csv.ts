@@ -12,6 +12,8 @@ export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (Array.isArray(value)) return value.map((v) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v))).join(';');
   if (typeof value === 'object') return JSON.stringify(value);
+  // A primitive here (string, number, boolean, bigint); a function or symbol reads as its String().
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string
   return String(value);
 }
 

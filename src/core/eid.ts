@@ -86,8 +86,8 @@ export function jsonSizeBound(v: unknown, depth: number): number {
   if (depth === 0) return -1;
   let size = 2;
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const n = jsonSizeBound(v[i], depth - 1);
+    for (const item of v) {
+      const n = jsonSizeBound(item, depth - 1);
       if (n < 0) return -1;
       size += n + 1;
     }
@@ -202,10 +202,10 @@ function validateUid(raw: unknown, path: string, limits: Required<EidLimits>, is
   if (atype !== undefined) {
     if (!Number.isInteger(atype)) bad(issues, path, 'atype', TAG ? 'not an integer' : 'must be an integer; atype dropped, uid kept');
     else if (!TAG && !isInt32(atype)) {
-      bad(issues, path, 'atype', `${atype} is outside OpenRTB's 32-bit integers; atype dropped, uid kept`);
+      bad(issues, path, 'atype', `${atype as number} is outside OpenRTB's 32-bit integers; atype dropped, uid kept`);
     } else {
       uid.atype = atype as number;
-      if (!TAG && !isValidAtype(atype)) bad(issues, path, 'atype', `${atype} is not 1, 2, 3 or >= 500 (AdCOM); kept as sent`);
+      if (!TAG && !isValidAtype(atype)) bad(issues, path, 'atype', `${atype as number} is not 1, 2, 3 or >= 500 (AdCOM); kept as sent`);
     }
   }
   // An invalid ext drops the whole uid: what the provider meant by it cannot be known.
@@ -225,7 +225,7 @@ function validateOne(raw: unknown, path: string, limits: Required<EidLimits>, is
   if (problem) return bad(issues, path, 'source', problem);
   if (!Array.isArray(uids) || !uids.length) return bad(issues, path, 'uids', 'must be a non-empty array');
   const kept = each(uids, limits.maxUids, path + '.uids', 'uids', issues, (u, p) => validateUid(u, p, limits, issues));
-  if (!kept.length) return bad(issues, path, '', TAG ? 'no valid uid' : `eid "${source}" has no valid uid and is dropped`);
+  if (!kept.length) return bad(issues, path, '', TAG ? 'no valid uid' : `eid "${source as string}" has no valid uid and is dropped`);
   const eid: Eid = { source: (source as string).trim(), uids: kept };
   // Provenance (OpenRTB 2.6 §3.2.27) is kept exactly as sent; an unusable field is dropped, the ad server says so.
   const inserterProblem = badString(inserter, limits.maxIdLength);
@@ -237,7 +237,7 @@ function validateOne(raw: unknown, path: string, limits: Required<EidLimits>, is
   if (Number.isInteger(mm) && (mm as number) >= 0 && (TAG || (mm as number) <= MAX_INT32)) eid.mm = mm as number;
   else if (!TAG && mm !== undefined) {
     const over = Number.isInteger(mm) && (mm as number) > 0;
-    bad(issues, path, 'mm', over ? `${mm} is above OpenRTB's 32-bit integers; mm dropped` : 'must be an integer >= 0; mm dropped');
+    bad(issues, path, 'mm', over ? `${mm as number} is above OpenRTB's 32-bit integers; mm dropped` : 'must be an integer >= 0; mm dropped');
   }
   if (ext !== undefined) {
     const copy = copyExt(ext, limits);

@@ -56,7 +56,7 @@ export interface BuildOptions {
   /** Built tag files (default: the package's dist/). */
   files?: TagFiles;
   /** Called after each network with the count done and the total. */
-  onProgress?(done: number, total: number): void;
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** What {@link buildTags} did. */
@@ -71,7 +71,7 @@ export interface BuildResult {
 /** Writes `data` to `path` unless the file already holds exactly those bytes; true when written. */
 async function writeIfChanged(path: string, data: Buffer): Promise<boolean> {
   const old = await readFile(path).catch(() => undefined);
-  if (old && old.equals(data)) return false;
+  if (old?.equals(data)) return false;
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, data);
   return true;
@@ -103,7 +103,10 @@ export async function buildTags({ config, outDir, files = loadTagFiles(), onProg
       const bytes = { raw: e.raw.length, gzip: e.gzip.length, brotli: e.br.length };
       entries.push({ network, file, versionedFile, modules, bytes, integrity: e.integrity });
     }
-    for (const w of await Promise.all(writes)) w ? written++ : unchanged++;
+    for (const w of await Promise.all(writes)) {
+      if (w) written++;
+      else unchanged++;
+    }
     onProgress?.(n + 1, ids.length);
   }
 
@@ -113,6 +116,7 @@ export async function buildTags({ config, outDir, files = loadTagFiles(), onProg
   await Promise.all(gone.map((id) => rm(join(outDir, 'tag', id), { recursive: true, force: true })));
 
   const manifest: Manifest = { tagVersion: files.version, disabledModules: config.disabledModules, files: entries };
-  (await writeIfChanged(join(outDir, 'manifest.json'), Buffer.from(JSON.stringify(manifest, null, 2) + '\n'))) ? written++ : unchanged++;
+  if (await writeIfChanged(join(outDir, 'manifest.json'), Buffer.from(JSON.stringify(manifest, null, 2) + '\n'))) written++;
+  else unchanged++;
   return { manifest, networks: ids.length, written, unchanged, removed: gone.length };
 }

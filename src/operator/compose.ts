@@ -63,7 +63,7 @@ export interface ComposeOptions {
 
 /** The script for a module list (in tag order): what {@link composeTag} serves once the network's modules are known. */
 export function composeModules(modules: readonly ModuleName[], { debug = false, files }: ComposeOptions = {}): string {
-  const f = files ?? (packageFiles ||= loadTagFiles());
+  const f = files ?? (packageFiles ??= loadTagFiles());
   const core = debug ? f.coreDebug : f.core;
   // No module: no switch line either (a module that finds no `window.__sasop` counts as not enabled), so the
   // network gets the built core byte for byte.

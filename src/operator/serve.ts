@@ -99,7 +99,7 @@ export function createTagApp({ config, files = loadTagFiles(), cacheControl = TA
       }
     }
     const found = versions.get(version);
-    if (!found || found.debug !== debug) return undefined;
+    if (found?.debug !== debug) return undefined;
     return encode(composeModules(found.modules, { files, debug }), debug);
   };
 

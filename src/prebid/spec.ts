@@ -122,7 +122,7 @@ const base = (domain: string) => domain.replace(/\/+$/, '');
 
 /** The unit of one bid request on the wire. */
 function unitOf(bid: PrebidBid): PrebidWireUnit {
-  const mt = bid.mediaTypes || {};
+  const mt = bid.mediaTypes ?? {};
   const u: PrebidWireUnit = { bidId: bid.bidId, adUnitCode: bid.adUnitCode, formatId: bid.params.formatId, gpid: bid.ortb2Imp?.ext?.gpid, banner: mt.banner?.sizes, video: mt.video };
   try {
     const f = bid.getFloor?.({ currency: CURRENCY, mediaType: '*', size: '*' });
@@ -136,7 +136,7 @@ function unitOf(bid: PrebidBid): PrebidWireUnit {
 /** Privacy signals by ad-call name (docs/wire-format.md#consent-signals-and-rules): body fields, sync URL query. */
 function consentFields(gdpr?: PrebidBidderRequest['gdprConsent'], usp?: string, gpp?: PrebidBidderRequest['gppConsent']) {
   return {
-    gdpr: gdpr && gdpr.gdprApplies != null ? (+gdpr.gdprApplies as 0 | 1) : undefined,
+    gdpr: gdpr?.gdprApplies != null ? (+gdpr.gdprApplies as 0 | 1) : undefined,
     gdpr_consent: gdpr?.consentString,
     addtl_consent: gdpr?.addtlConsent,
     gpp: gpp?.gppString,
@@ -169,9 +169,9 @@ export function createSpec(options: SpecOptions = {}): EidkitSpec {
       // One request per ad server (in practice one per auction): every ad unit for that server in it.
       const byDomain: Record<string, PrebidBid[]> = {};
       for (const b of bids) (byDomain[base(b.params.domain)] ||= []).push(b);
-      const o = br.ortb2 || {};
+      const o = br.ortb2 ?? {};
       // The eids exactly as Prebid gives this bidder (after its consent checks), never re-read from the page.
-      const eids = o.user?.ext?.eids || bids[0].userIdAsEids;
+      const eids = o.user?.ext?.eids ?? bids[0].userIdAsEids;
       let user = o.user;
       if (user?.ext?.eids) {
         // Sent once, as `eids`: the first-party user data goes without them.
@@ -206,7 +206,7 @@ export function createSpec(options: SpecOptions = {}): EidkitSpec {
       if (!Array.isArray(bids)) log('no bids in answer');
       else
         for (const b of bids as Array<PrebidWireBid | null>) {
-          if (b && b.requestId && b.cpm > 0 && (b.ad || b.vastXml))
+          if (b?.requestId && b.cpm > 0 && (b.ad || b.vastXml))
             out.push({
               currency: CURRENCY,
               ttl: 300,
@@ -221,10 +221,10 @@ export function createSpec(options: SpecOptions = {}): EidkitSpec {
     getUserSyncs(options, responses = [], gdprConsent, uspConsent, gppConsent) {
       const fields = consentFields(gdprConsent, uspConsent, gppConsent);
       // The JSON round trip drops the absent signals; URLSearchParams encodes the rest (gpp_sid as `2,7`).
-      const q = '' + new URLSearchParams(JSON.parse(JSON.stringify(fields)) as Record<string, string>);
+      const q = String(new URLSearchParams(JSON.parse(JSON.stringify(fields)) as Record<string, string>));
       const out: PrebidUserSync[] = [];
       for (const r of responses)
-        for (const s of (r.body as PrebidWireResponse | undefined)?.syncs || [])
+        for (const s of (r.body as PrebidWireResponse | undefined)?.syncs ?? [])
           if (s?.url && (s.type === 'iframe' ? options.iframeEnabled : s.type === 'image' && options.pixelEnabled))
             out.push({ type: s.type, url: s.url + (q && (s.url.includes('?') ? '&' : '?') + q) });
       return out;

@@ -7,10 +7,10 @@
 import { register } from './register.js';
 import type { PrebidGlobal } from './register.js';
 
-const d = (document.currentScript as HTMLScriptElement | null)?.dataset || {};
+const d = (document.currentScript as HTMLScriptElement | null)?.dataset ?? {};
 const w = window as unknown as Record<string, { que?: Array<() => void>; libLoaded?: boolean } | undefined>;
 const name = d.global || 'pbjs';
-const pbjs = (w[name] = w[name] || {});
+const pbjs = (w[name] ??= {});
 const run = () => register(pbjs as unknown as PrebidGlobal, { code: d.code, gvlid: +d.gvlid! });
 if (pbjs.libLoaded) run();
-else (pbjs.que = pbjs.que || []).unshift(run);
+else (pbjs.que ??= []).unshift(run);

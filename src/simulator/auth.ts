@@ -195,7 +195,7 @@ export class AuthService {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
     if (!m) return { ok: false, code: 'MISSING_TOKEN', message: 'missing "Authorization: Bearer <token>" header' };
     const rec = this.tokens.get(m[1]);
-    if (!rec || rec.kind !== kind) {
+    if (rec?.kind !== kind) {
       const hint = kind === 'user' ? ' (API calls need the user token from GET /authorize)' : ' (GET /authorize needs the access token from POST /oauth/token)';
       return { ok: false, code: 'INVALID_TOKEN', message: `invalid token${rec ? hint : ''}` };
     }

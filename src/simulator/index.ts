@@ -97,13 +97,13 @@ export interface SimulatorListener {
   /** Base URL, e.g. `http://127.0.0.1:43117` (the auth URL is the same origin). */
   url: string;
   /** Stops listening and closes open connections. */
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** The simulator. */
 export interface DealApiSimulator {
   /** Fetch-compatible in-process handler; relative URLs are resolved against `http://simulator.local`. */
-  fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
+  fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
   /** Serves over HTTP; default host 127.0.0.1, port 0 (any free port). */
   listen(options?: { port?: number; host?: string }): Promise<SimulatorListener>;
   /** Closes every listener opened with `listen`. */

@@ -175,10 +175,10 @@ function operation(op: OperationDef): Record<string, unknown> {
   const requestBody = body && {
     required: body.required,
     description: body.description,
-    content: Object.fromEntries([
-      ...(body.mediaTypes ?? ['application/json']).map((type) => [type, { schema: body.schema }]),
+    content: Object.fromEntries<unknown>([
+      ...(body.mediaTypes ?? ['application/json']).map((type): [string, unknown] => [type, { schema: body.schema }]),
       // The deal routes read any body as JSON; say so for text/plain, the other type clients send by mistake.
-      ...(body.mediaTypes ? [] : [['text/plain', { schema: jsonAsText(body.schema) }]]),
+      ...(body.mediaTypes ? [] : [['text/plain', { schema: jsonAsText(body.schema) }] as [string, unknown]]),
     ]),
   };
   return {

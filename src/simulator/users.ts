@@ -68,7 +68,7 @@ export function loadUsersFile(path: string): SimulatorUser[] {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(`cannot read users file ${path}: ${fileErrorText(err)}`);
+    throw new Error(`cannot read users file ${path}: ${fileErrorText(err)}`, { cause: err });
   }
   let raw: unknown;
   try {
@@ -76,6 +76,7 @@ export function loadUsersFile(path: string): SimulatorUser[] {
   } catch (err) {
     // JSON.parse's message quotes the text around the error, which may be a password: give the position only.
     const at = /position (\d+)/.exec((err as Error).message)?.[1];
+    // eslint-disable-next-line preserve-caught-error -- the cause's message would carry the text, maybe a password
     throw new Error(`users file ${path} is not valid JSON${at === undefined ? '' : ` (at position ${at})`}`);
   }
   return parseUsers(raw, `users file ${path}`);

@@ -40,7 +40,11 @@ export function createCmpCaller(w: Win): CmpCall {
   });
   return (api, command, version, cb, param) => {
     // TCF and US Privacy take (command, version, callback, parameter); GPP 1.1 takes (command, callback, parameter).
-    if (typeof w[api] == 'function') return api == '__gpp' ? w[api](command, cb, param) : w[api](command, version, cb, param), true;
+    if (typeof w[api] == 'function') {
+      if (api == '__gpp') w[api](command, cb, param);
+      else w[api](command, version, cb, param);
+      return true;
+    }
     let f = w;
     let to: Win | undefined;
     try {
@@ -163,6 +167,8 @@ let reader: ConsentReader | undefined;
  */
 export function readConsent(host?: TagHost): Promise<ConsentState> {
   reader ||= createConsentReader(window as unknown as Win);
+  // A number or not (then NaN): `!` on the optional chain would claim it is there.
+  // eslint-disable-next-line @typescript-eslint/non-nullable-type-assertion-style
   const t = +(host?.options().eidsTimeout as number);
   // 40 ms before the host's bound (a negative wait is no wait: setTimeout treats it as 0).
   return reader.read((t >= 0 ? Math.min(t, MAX_TIMEOUT) : 300) - 40);
@@ -182,7 +188,7 @@ export function createConsentExtension(): TagExtension {
       host = h;
       // Modules read consent (and the GPP fields they need) through the host; installed unless the host has its own.
       h.consent ||= () => readConsent(h);
-      readConsent(h);
+      void readConsent(h);
       h.cmp ||= reader!.call;
     },
     beforeCall: () =>

@@ -55,21 +55,21 @@ export interface SetupOptions {
 /** What the host gives extensions. */
 export interface TagHost {
   /** The options of the last `sas.setup()` call. */
-  options(): SetupOptions;
+  options: () => SetupOptions;
   /** The network id read from the tag's script path (`/tag/<network_id>/sas.js`), if any. */
-  networkId(): number | undefined;
+  networkId: () => number | undefined;
   /** Debug log with the `[sas]` prefix; silent unless debug mode is on. */
-  log(...args: unknown[]): void;
+  log: (...args: unknown[]) => void;
   /** Debug warning with the `[sas]` prefix; silent unless debug mode is on. */
-  warn(...args: unknown[]): void;
+  warn: (...args: unknown[]) => void;
   /** Runs `fn` and swallows (and reports in debug) anything it throws; the page never sees it. */
-  guard<T>(fn: () => T, label?: string): T | undefined;
+  guard: <T>(fn: () => T, label?: string) => T | undefined;
   /**
    * The page's consent signals as read by the built-in consent reader. Resolves within the
    * consent bound and never rejects. Hosts wire it to `readConsent(host)` from builtins.ts; a host without
    * it leaves every provider module off (modules fail closed rather than run without knowing consent).
    */
-  consent?(): Promise<ConsentState>;
+  consent?: () => Promise<ConsentState>;
   /** Calls a consent platform on this page or, through its locator frame, in an ancestor frame (consent.ts). */
   cmp?: CmpCall;
 }

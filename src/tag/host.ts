@@ -74,5 +74,6 @@ export function collect(list: TagExtension[], host: TagHost, type: CallType, tim
  * `push` so registrations pushed later (add-ons concatenated after the core) run at once.
  */
 export function drainRegistrations(win: { __sasx?: unknown }, register: (ext: unknown) => void, guard: TagHost['guard']): void {
-  drainQueue((win.__sasx = Array.isArray(win.__sasx) ? win.__sasx : []), (fn) => typeof fn === 'function' && guard(() => (fn as ExtensionRegistration)(register), 'extension'));
+  if (!Array.isArray(win.__sasx)) win.__sasx = [];
+  drainQueue(win.__sasx as unknown[], (fn) => typeof fn === 'function' && guard(() => (fn as ExtensionRegistration)(register), 'extension'));
 }

@@ -13,10 +13,10 @@ export const DEBUG_BUILD: boolean = typeof __SAS_DEBUG_BUILD__ !== 'undefined' &
 export interface Logger {
   /** Whether messages are printed (`?sas_debug=1`, `setup({ debug: true })`, or the debug build). */
   on: boolean;
-  log(...args: unknown[]): void;
-  warn(...args: unknown[]): void;
+  log: (...args: unknown[]) => void;
+  warn: (...args: unknown[]) => void;
   /** Runs `fn`; anything it throws (or a promise it returns rejects with) is reported in debug, never rethrown. */
-  guard<T>(fn: () => T, label?: string): T | undefined;
+  guard: <T>(fn: () => T, label?: string) => T | undefined;
 }
 
 /** True when the page URL asks for debug output (`?sas_debug=1`). */

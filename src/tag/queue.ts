@@ -20,6 +20,9 @@ export function drainQueue(queue: CommandQueue, run: (cmd: unknown) => void): Co
   };
   // Commands pushed while the queue drains land at its end (`push` is still the array's own) and run in turn.
   while (queue.length) exec(queue.shift());
-  queue.push = (...cmds: unknown[]) => (cmds.forEach(exec), count);
+  queue.push = (...cmds: unknown[]) => {
+    cmds.forEach(exec);
+    return count;
+  };
   return queue;
 }

@@ -64,7 +64,7 @@ export function targetString(target: unknown): string | undefined {
       : t && typeof t === 'object'
         ? Object.keys(t)
             .filter((k) => t[k] != null && (typeof t[k] !== 'object' || Array.isArray(t[k])))
-            .map((k) => k + '=' + t[k])
+            .map((k) => k + '=' + (t[k] as string))
             .join(';')
         : '') || undefined
   );
@@ -76,12 +76,16 @@ export function targetString(target: unknown): string | undefined {
  */
 export function fitEids(eids: Eid[], budget: number): { kept: Eid[]; dropped: string[] } {
   // UTF-8 bytes of each item of the JSON array, plus its separator (a comma, or the closing bracket).
+  // eslint-disable-next-line @typescript-eslint/no-deprecated -- the smallest UTF-8 byte count the tag can carry
   const sizes = eids.map((e) => unescape(encodeURIComponent(JSON.stringify(e))).length + 1);
   // The array's bytes are exact ('[' + items): unpadded Base64 of n bytes is ceil(4n / 3) characters.
   let total = sizes.reduce((s, n) => s + n, 1);
   const out = eids
     .map((_, i) => i)
     .sort((a, b) => +isKnownSource(eids[a].source) - +isKnownSource(eids[b].source) || sizes[b] - sizes[a])
+    // Keeps dropping while the URL is over budget. The comma form is 8 B gzip smaller than a block body, in a core
+    // whose budget has about that much left.
+    // eslint-disable-next-line no-sequences
     .filter((i) => total * 4 > budget * 3 && ((total -= sizes[i]), true));
   return { kept: eids.filter((_, i) => !out.includes(i)), dropped: out.map((i) => eids[i].source) };
 }

@@ -8,7 +8,7 @@ import { createLogger, debugRequested, DEBUG_BUILD } from './log.js';
 import { drainQueue } from './queue.js';
 import { collect, drainRegistrations } from './host.js';
 import { buildRequest, CALL_PATHS, type CallOptions } from './request.js';
-import { overlayEids, providerById, providerIdForSource, validateEids, type Eid } from '../core/index.js';
+import { decodeBase64Loose, overlayEids, providerById, providerIdForSource, validateEids, type Eid } from '../core/index.js';
 
 /** Replaced at build time with the package version. */
 declare const __SAS_VERSION__: string;
@@ -85,7 +85,10 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
     if (!win.sas || typeof win.sas !== 'object') win.sas = {};
     const sas = win.sas as SasApi;
     // A second copy of the script changes nothing (a page may include the snippet twice); `version` marks a loaded tag.
-    if (sas.version) return DEBUG_BUILD && log('tag already loaded'), sas;
+    if (sas.version) {
+      if (DEBUG_BUILD) log('tag already loaded');
+      return sas;
+    }
 
     const options: SetupOptions = {};
     let domain: string | undefined;
@@ -109,7 +112,10 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
     /** Adds an extension; a second one with the same name is ignored (a second copy of an add-on script). */
     const register = (ext: unknown) => {
       const e = ext as TagExtension;
-      if (!e || typeof e.name !== 'string' || extensions.some((x) => x.name === e.name)) return DEBUG_BUILD && warn('extension ignored', e);
+      if (!e || typeof e.name !== 'string' || extensions.some((x) => x.name === e.name)) {
+        if (DEBUG_BUILD) warn('extension ignored', e);
+        return;
+      }
       extensions.push(e);
       if (setupDone) runSetup(e);
     };
@@ -140,18 +146,20 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
 
     function setEids(input: unknown) {
       if (typeof input === 'string') {
-        // Standard or URL-safe Base64, padded or not: atob's forgiving decode takes both once the URL-safe
-        // characters are mapped back. Not Base64 (or not JSON): no eids, and the page is told why.
+        // Standard or URL-safe Base64, padded or not (the core codec's forgiving decode). Not Base64 (or not
+        // JSON): no eids, and the page is told why.
         let json: string | undefined;
         try {
-          json = decodeURIComponent(escape(atob(input.replace(/-/g, '+').replace(/_/g, '/'))));
+          json = decodeBase64Loose(input);
           input = JSON.parse(json);
         } catch {
-          input = warn(!DEBUG_BUILD ? 'eids: not valid Base64 JSON' : json == null ? 'eids: not valid Base64' : 'eids: Base64 does not hold valid JSON');
+          const why = json === undefined ? 'eids: not valid Base64' : 'eids: Base64 does not hold valid JSON';
+          warn(DEBUG_BUILD ? why : 'eids: not valid Base64 JSON');
+          input = [];
         }
       }
       // A later setEids replaces what the page set before; null or undefined clear it.
-      const { value, issues } = validateEids(input == null ? [] : input);
+      const { value, issues } = validateEids(input ?? []);
       // 10,000 bad entries must not flood the console.
       issues.slice(0, MAX_ISSUES_SHOWN).forEach((i) => warn(`${i.path}: ${i.message}; dropped`));
       if (DEBUG_BUILD && issues.length > MAX_ISSUES_SHOWN) warn(issues.length - MAX_ISSUES_SHOWN + ' more problems');
@@ -170,6 +178,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
         // Snapshot now: the page may change its options object while extensions are consulted.
         const snapshot = copyKeys(opts, {});
         const base = domain;
+        // eslint-disable-next-line no-prototype-builtins -- Object.hasOwn needs Safari 15.4; CALL_PATHS is our literal
         if (!CALL_PATHS.hasOwnProperty(type as string)) throw Error(`unknown call type: ${type as string}` + (DEBUG_BUILD ? '; use std, video, generic or onecall' : ''));
         if (!base) throw Error(DEBUG_BUILD ? 'no ad server domain: call sas.setup({ domain }) first' : 'no domain set');
         const res = await new Promise<Response>((resolve) =>
@@ -213,10 +222,10 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
 
     Object.assign(sas, {
       version: VERSION,
-      setup: (o: unknown) => void guard(() => setup(o), 'setup'),
-      setEids: (e: unknown) => void guard(() => setEids(e), 'setEids'),
+      setup: (o: unknown) => guard(() => setup(o), 'setup'),
+      setEids: (e: unknown) => guard(() => setEids(e), 'setEids'),
       // A JSON copy: the page can never change the tag's state through what it is given.
-      getEids: () => guard(() => JSON.parse(JSON.stringify(nextEids())) as Eid[], DEBUG_BUILD ? 'getEids' : '') || [],
+      getEids: () => guard(() => JSON.parse(JSON.stringify(nextEids())) as Eid[], DEBUG_BUILD ? 'getEids' : '') ?? [],
       call,
     });
     if (!Array.isArray(sas.cmd)) sas.cmd = [];
@@ -224,7 +233,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
     drainRegistrations(win, register, guard);
     // Run the queue once this script's synchronous part is over, so add-ons concatenated after the core have
     // registered before the first queued ad call consults them.
-    Promise.resolve().then(() =>
+    void Promise.resolve().then(() =>
       guard(() => {
         drainQueue(sas.cmd, (cmd) => (typeof cmd === 'function' ? guard(cmd as () => unknown, 'command') : warn(DEBUG_BUILD ? 'ignored a queued entry that is not a function' : 'not a function', cmd)));
         if (DEBUG_BUILD) log(`v${VERSION} ready`, extensions.map((e) => e.name));

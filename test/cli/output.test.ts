@@ -102,7 +102,10 @@ describe('Output (src/cli/output.ts)', () => {
     const stream = new Writable({
       highWaterMark: 16,
       write(chunk, _enc, done) {
-        setTimeout(() => (received.push(String(chunk)), done()), ms);
+        setTimeout(() => {
+          received.push(String(chunk));
+          done();
+        }, ms);
       },
     });
     return { stream, received };

@@ -100,8 +100,15 @@ describe('eidkit tags', () => {
     child.stderr.on('data', (d: Buffer) => (stderr += String(d)));
     const stderrShows = (text: string) =>
       new Promise<void>((resolve, reject) => {
-        const t = setInterval(() => stderr.includes(text) && (clearInterval(t), resolve()), 20);
-        setTimeout(() => (clearInterval(t), reject(new Error(`stderr never said "${text}": ${stderr}`))), 10_000);
+        const t = setInterval(() => {
+        if (!stderr.includes(text)) return;
+        clearInterval(t);
+        resolve();
+      }, 20);
+        setTimeout(() => {
+        clearInterval(t);
+        reject(new Error(`stderr never said "${text}": ${stderr}`));
+      }, 10_000);
       });
     const script = async (network: string) => (await (await fetch(`${url}/tag/${network}/sas.js`)).text()).slice(0, 60);
     let url = '';

@@ -14,7 +14,6 @@ import { LOOKUP_RESOURCES } from '../../src/deals/rules/index.js';
 import { createDealApiSimulator } from '../../src/simulator/index.js';
 
 const src = fileURLToPath(new URL('../../src/', import.meta.url));
-const pascal = (r: string) => `${r[0].toUpperCase()}${r.slice(1)}`;
 
 /** The item type the client's rules give each lookup resource (by the schema LOOKUP_ITEM_SCHEMAS picks). */
 const ITEM_TYPES: Record<string, string> = {

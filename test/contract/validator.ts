@@ -84,7 +84,10 @@ export class ContractValidator {
         const paramNames: string[] = [];
         const source = path
           .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
-          .replace(/\{(\w+)\}/g, (_, n: string) => (paramNames.push(n), '([^/]+)'));
+          .replace(/\{(\w+)\}/g, (_, n: string) => {
+        paramNames.push(n);
+        return '([^/]+)';
+      });
         const id = (op as Json).operationId as string;
         this.operations.push({ id, method, path, matcher: new RegExp(`^${source}$`), paramNames, op: op as Json });
       }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { decodeBase64Json, decodeBase64Text, encodeBase64Url, encodeEids } from '../../src/core/index.js';
+import { decodeBase64Json, decodeBase64Loose, decodeBase64Text, encodeBase64Url, encodeEids } from '../../src/core/index.js';
 
 describe('Base64 codec', () => {
   test('encodes eids as URL-safe Base64 without padding of the UTF-8 JSON', () => {
@@ -8,6 +8,18 @@ describe('Base64 codec', () => {
     const text = encodeEids(eids);
     expect(text).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(text).toBe(Buffer.from(JSON.stringify(eids), 'utf8').toString('base64url'));
+  });
+
+  test('decodeBase64Loose, the tag decode, reads standard and URL-safe Base64, padded or not, and throws on the rest', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme' }), (s) => {
+        const standard = Buffer.from(s, 'utf8').toString('base64');
+        expect(decodeBase64Loose(standard)).toBe(s);
+        expect(decodeBase64Loose(encodeBase64Url(s))).toBe(s);
+      }),
+    );
+    expect(() => decodeBase64Loose('%%%')).toThrow();
+    expect(() => decodeBase64Loose(Buffer.from([0xff, 0xfe, 0x80]).toString('base64'))).toThrow();
   });
 
   test('round-trips any string, including astral characters', () => {

@@ -32,10 +32,12 @@ export async function loadCliProgram(): Promise<Command> {
   const { parse, parseAsync } = proto;
   let parsed: Command | undefined;
   proto.parse = function (this: Command) {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the program commander parsed is what we read
     parsed ??= this;
     return this;
   };
   proto.parseAsync = async function (this: Command) {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the program commander parsed is what we read
     parsed ??= this;
     return this;
   };

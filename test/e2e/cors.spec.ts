@@ -18,7 +18,7 @@ test.afterEach(async () => {
 function readAnswer(target: string): Promise<string> {
   return fetch(target, { credentials: 'include' }).then(
     (r) => r.text().then((t) => `read ${r.status}: ${t.slice(0, 40)}`),
-    (e: Error) => `blocked: ${e.name}`,
+    (e: unknown) => `blocked: ${(e as Error).name}`,
   );
 }
 

@@ -49,7 +49,7 @@ async function auction(page: EnginePage, query: string) {
 /** The text of the creative rendered in `slot` (Prebid renders it two same-origin frames down). */
 const creative = (page: EnginePage, slot: string) =>
   page.evaluate((id) => {
-    const outer = document.querySelector(`#${id} iframe`) as HTMLIFrameElement | null;
+    const outer = document.querySelector<HTMLIFrameElement>(`#${id} iframe`);
     const inner = outer?.contentDocument?.querySelector('iframe') as HTMLIFrameElement | null;
     const el = inner?.contentDocument?.querySelector('#creative') as HTMLElement | null;
     return el ? { text: el.textContent ?? '', visible: el.getClientRects().length > 0 } : null;

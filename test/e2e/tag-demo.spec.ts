@@ -49,7 +49,7 @@ test('cmp=ui shows a consent banner whose buttons record the choice in the real 
   // pending evaluate would hold the click back).
   const listen = () =>
     page.evaluate(() => {
-      const w = window as unknown as { __tcfapi: Function; tcEvent?: unknown };
+      const w = window as unknown as { __tcfapi: (...args: unknown[]) => void; tcEvent?: unknown };
       w.tcEvent = undefined;
       w.__tcfapi('addEventListener', 2, (d: { eventStatus: string; purpose: { consents: Record<number, boolean> } }, ok: boolean) => {
         if (ok && d.eventStatus !== 'cmpuishown' && !w.tcEvent) w.tcEvent = { eventStatus: d.eventStatus, purposeOne: Boolean(d.purpose.consents[1]) };

@@ -112,7 +112,7 @@ export interface CorpusCase {
 
 /** Every case saved in test/fuzz/corpus/. */
 export function loadCorpus(): CorpusCase[] {
-  let files: string[] = [];
+  let files: string[];
   try {
     files = readdirSync(CORPUS_DIR).filter((f) => f.endsWith('.json')).sort();
   } catch {

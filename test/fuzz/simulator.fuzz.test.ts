@@ -70,7 +70,7 @@ const request: fc.Arbitrary<SimulatorInput> = fc
     contentType: fc.constantFrom(...['application/json', 'application/x-www-form-urlencoded', 'text/plain', '']),
     extra: fc.dictionary(headerName, hostileText.map(headerSafe), { maxKeys: 3 }),
     body: fc.option(body, { nil: undefined }),
-    auth: fc.constantFrom('user', 'user', 'access', 'none', 'garbage') as fc.Arbitrary<SimulatorInput['auth']>,
+    auth: fc.constantFrom<SimulatorInput['auth']>('user', 'user', 'access', 'none', 'garbage'),
   })
   .map(({ method, route, query, contentType, extra, body, auth }) => ({
     method,

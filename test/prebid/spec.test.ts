@@ -117,7 +117,11 @@ describe('getUserSyncs', () => {
 describe('beacons', () => {
   test('onBidWon fires the win notice with the price; onTimeout tells the ad server which bids timed out', () => {
     const sent: Array<[string, unknown]> = [];
-    Object.defineProperty(navigator, 'sendBeacon', { configurable: true, value: (u: string, b?: unknown) => (sent.push([u, b]), true) });
+    Object.defineProperty(navigator, 'sendBeacon', { configurable: true, value: (u: string, b?: unknown) => {
+        sent.push([u, b]);
+        return true;
+      },
+    });
     spec.onBidWon({ nurl: 'https://ads.example.com/won?p=${AUCTION_PRICE}', cpm: 2.5 });
     spec.onTimeout([{ bidId: 'b1', adUnitCode: 'top', timeout: 1000, params: [params] }]);
     expect(sent[0]).toEqual(['https://ads.example.com/won?p=2.5', undefined]);

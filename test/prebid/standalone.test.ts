@@ -24,7 +24,10 @@ test('loaded before Prebid, it queues its registration ahead of the auction the 
   w.pbjs = { que: [() => order.push('page: requestBids')] };
   run();
   // Prebid arriving later runs the queue in order.
-  w.pbjs.registerBidAdapter = (...a) => (registerBidAdapter(...a), order.push('register'));
+  w.pbjs.registerBidAdapter = (...a) => {
+      registerBidAdapter(...a);
+      order.push('register');
+    };
   for (const fn of w.pbjs.que!) fn();
   expect(order).toEqual(['register', 'page: requestBids']);
   expect(registered).toEqual([['eidkit', 45]]);

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'vitest';
-import { COMPANY, DSP, OTHER_COMPANY, api, clock, dealBody, inProcess, login, overHttp, sim, type Fetcher } from './helpers.js';
+import { DSP, OTHER_COMPANY, api, clock, dealBody, inProcess, login, overHttp, sim, type Fetcher } from './helpers.js';
 import type { DealApiSimulator, DealApiSimulatorOptions } from '../../src/simulator/index.js';
 
 const closers: Array<() => Promise<void>> = [];
@@ -37,7 +37,7 @@ function links(res: Response): Record<string, string> {
 
 describe.each(['in-process', 'http'] as const)('deals (%s)', (kind) => {
   test('create returns 201 with Location, X-HistoryId and the created deal, whose dealId differs from id', async () => {
-    const { f, call } = await setup(kind);
+    const { call } = await setup(kind);
     const res = await call('/deals', { method: 'POST', body: dealBody() });
     expect(res.status).toBe(201);
     const deal = (await res.json()) as Record<string, any>;
@@ -50,7 +50,6 @@ describe.each(['in-process', 'http'] as const)('deals (%s)', (kind) => {
     const again = await call(loc.pathname);
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual(deal);
-    void f;
   });
 
   test('read, list and delete only see the caller company’s deals', async () => {
@@ -131,7 +130,7 @@ describe.each(['in-process', 'http'] as const)('deals (%s)', (kind) => {
   });
 
   test('walking Link next from first to last visits every deal exactly once', async () => {
-    const { s, f, call } = await setup(kind);
+    const { s, call } = await setup(kind);
     s.seedDeals(237);
     const first = await call('/deals?limit=50&sortBy=name&sortAsc=false');
     expect(first.headers.get('x-pagination-total-count')).toBe('237');
@@ -159,7 +158,6 @@ describe.each(['in-process', 'http'] as const)('deals (%s)', (kind) => {
     expect(pages).toBe(5);
     expect(seen).toHaveLength(237);
     expect(new Set(seen).size).toBe(237);
-    void f;
   });
 
   test('limit above 100 is clamped to 100', async () => {

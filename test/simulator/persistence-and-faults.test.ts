@@ -210,8 +210,8 @@ describe('eidkit simulate', () => {
       new Promise<{ code: number | null; out: string }>((resolve) => {
         const child = spawn(process.execPath, [cli, 'simulate', '--port', '0', ...args], { stdio: 'pipe' });
         let out = '';
-        child.stdout.on('data', (d: Buffer) => (out += d));
-        child.stderr.on('data', (d: Buffer) => (out += d));
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
         child.once('close', (code) => resolve({ code, out }));
       });
     const bad = [['--faults', '2'], ['--fault-kinds', '500'], ['--clock', 'yesterday'], ['--clock-speed', '-1']];
@@ -272,8 +272,8 @@ describe('eidkit simulate', () => {
       new Promise<{ code: number | null; out: string }>((resolve) => {
         const child = spawn(process.execPath, [cli, 'simulate', '--port', '0', '--users', file], { stdio: ['ignore', 'pipe', 'pipe'] });
         let out = '';
-        child.stdout.on('data', (d: Buffer) => (out += d));
-        child.stderr.on('data', (d: Buffer) => (out += d));
+        child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        child.stderr.on('data', (d: Buffer) => (out += d.toString()));
         child.once('close', (code) => resolve({ code, out }));
       });
     const broken = join(dir(), 'broken-users.json');

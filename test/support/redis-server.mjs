@@ -54,7 +54,7 @@ export async function startRedis(options = {}) {
         return;
       } catch (e) {
         c.destroy?.();
-        if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}: ${String(e)}`);
+        if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}: ${String(e)}`, { cause: e });
         await new Promise((r) => setTimeout(r, 50));
       }
     }

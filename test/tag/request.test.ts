@@ -70,7 +70,10 @@ describe('fitEids and the GET URL limit', () => {
       // The URL the eid would make: `&eids=` and unpadded Base64 (ceil(4 bytes / 3) characters) of the JSON array.
       const full = base + 6 + Math.ceil((JSON.stringify([eid('criteo.com', n)]).length * 4) / 3);
       if (r.dropped.length) expect(full).toBeGreaterThanOrEqual(MAX_GET_URL);
-      else expect(r.url.length).toBe(full), (longest = Math.max(longest, r.url.length));
+      else {
+        expect(r.url.length).toBe(full);
+        longest = Math.max(longest, r.url.length);
+      }
     }
     // The loop really reached the boundary (unpadded Base64 lengths skip 4k + 1, so 7,999 itself may not occur).
     expect(longest).toBeGreaterThanOrEqual(MAX_GET_URL - 2);

@@ -145,7 +145,7 @@ function tokenList(value: readonly string[] | undefined, fallback: readonly stri
       throw new CorsPolicyError(`${field}[${i}]`, `${JSON.stringify(v)} is not a header or method name`);
     }
   });
-  return [...value];
+  return [...(value as readonly string[])];
 }
 
 /**
@@ -255,7 +255,7 @@ export function corsForNode(policy: CorsPolicy, req: IncomingMessage, res: Serve
 
 /** A `Vary` value with `add` joined to what the answer already varies on. */
 function withVary(existing: unknown, add: string): string {
-  const list = String(existing ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+  const list = String((existing ?? '') as string).split(',').map((v) => v.trim()).filter(Boolean);
   const has = list.some((v) => v.toLowerCase() === add.toLowerCase() || v === '*');
   return (has ? list : [...list, add]).join(', ');
 }
@@ -272,7 +272,7 @@ export interface CorsContext {
  */
 export function corsMiddleware(
   policy: CorsPolicy,
-): (c: CorsContext, next: () => Promise<void>) => Promise<Response | void> {
+): (c: CorsContext, next: () => Promise<void>) => Promise<Response | undefined> {
   return async (c, next) => {
     const preflight = policy.preflightResponse(c.req.raw);
     if (preflight) return preflight;

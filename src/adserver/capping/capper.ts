@@ -214,7 +214,7 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
 
   // Decisions waiting for an asynchronous store, oldest first: they share one timeout, so their deadlines come in
   // the order they were made and one timer serves them all (cheaper than a timer per decision).
-  let waiting: Array<{ deadline: number; expire(): void }> = [];
+  let waiting: Array<{ deadline: number; expire: () => void }> = [];
   let waitingHead = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   // Unref'd: a pending deadline alone does not keep the process running.
@@ -318,6 +318,8 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   }
 
   const recordIn = (checks: readonly CapCheck[], at: number): unknown =>
+    // A store answers synchronously (the in-memory one) or with a promise: Promise.all takes both.
+    // eslint-disable-next-line @typescript-eslint/await-thenable
     store.apply ? store.apply('record', checks, at) : Promise.all(checks.map((c) => store.record(c.key, at, c.keepMs)));
 
   function checksOf(user: CappingUser, caps: readonly ResolvedCap[], at: number): CapCheck[] {
@@ -375,9 +377,13 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
 
   // Stores with only count/record: the check and the record are separate steps (not atomic across servers).
   async function fallback(mode: 'check' | 'take' | 'record', checks: readonly CapCheck[], at: number): Promise<CapOutcome> {
+    // eslint-disable-next-line @typescript-eslint/await-thenable -- a store may answer synchronously
     const counts = await Promise.all(checks.map((c) => Promise.all(c.windows.map((w) => store.count(c.key, w.since)))));
     const allowed = checks.every((c, i) => c.windows.every((w, j) => counts[i][j] < w.max));
-    if (mode === 'record' || (mode === 'take' && allowed)) await Promise.all(checks.map((c) => store.record(c.key, at, c.keepMs)));
+    if (mode === 'record' || (mode === 'take' && allowed)) {
+      // eslint-disable-next-line @typescript-eslint/await-thenable -- a store may answer synchronously
+      await Promise.all(checks.map((c) => store.record(c.key, at, c.keepMs)));
+    }
     return { allowed, counts };
   }
 

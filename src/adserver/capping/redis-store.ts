@@ -179,7 +179,7 @@ export function createRedisFrequencyCapStore(redis: RedisClientInput, options: R
           p.resolve({ allowed, counts: p.checks.map((c) => c.windows.map(() => Number(r[i++]))) });
         }
       },
-      (e) => {
+      (e: unknown) => {
         for (const p of batch) p.reject(e);
       },
     ).finally(() => {

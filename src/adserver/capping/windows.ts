@@ -127,7 +127,7 @@ export function resolveCap(cap: FrequencyCap): ResolvedCap {
   let windows: ResolvedWindow[];
   if (cap.windows !== undefined) {
     if (!Array.isArray(cap.windows) || cap.windows.length === 0) fail('windows must be a non-empty array');
-    windows = cap.windows.map((w, i) => resolveWindow(w, `windows[${i}].`, fail));
+    windows = (cap.windows as readonly CapWindow[]).map((w, i) => resolveWindow(w, `windows[${i}].`, fail));
   } else {
     if (!inline) fail('needs max with per or windowMs, or windows');
     windows = [resolveWindow(cap as CapWindow, '', fail)];

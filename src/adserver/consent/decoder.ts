@@ -175,7 +175,7 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
       out.tcf = tcString ? tcfCache.get(tcString, decodeTcf) : { problem: NO_TC_STRING };
     }
     // US Privacy: the third character is the opt-out of sale (`1YYN`).
-    if (c.usPrivacy && c.usPrivacy.charAt(2).toUpperCase() === 'Y') {
+    if (c.usPrivacy?.charAt(2).toUpperCase() === 'Y') {
       out.usOptOuts.push({ section: 'usp', field: 'us_privacy' });
     }
     if (gpp && (gpp.optOuts.length || gpp.problem)) {
@@ -233,7 +233,7 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
 
   /** The GDPR refusal for `vendorId` (null: a legal basis), kept on the cached view for up to 64 vendors. */
   function gdprRefusalOf(view: TcfView, vendorId: number): ConsentRefusal | null {
-    const memo = (view.byVendor ??= new Map());
+    const memo = (view.byVendor ??= new Map<number, ConsentRefusal | null>());
     let r = memo.get(vendorId);
     if (r === undefined) {
       const verdict = gdprVerdict(view, vendorId);

@@ -203,7 +203,7 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
   let last: Prepared | undefined;
   const prepare = (call: AdCall, extra: readonly Eid[] | undefined): Prepared => {
     const l = last;
-    if (l && l.call === call && l.consent === call.consent && l.eids === call.eids && l.length === call.eids.length && l.extra === extra && l.extraLength === (extra?.length ?? 0)) return l;
+    if (l?.call === call && l.consent === call.consent && l.eids === call.eids && l.length === call.eids.length && l.extra === extra && l.extraLength === (extra?.length ?? 0)) return l;
     const all = extra?.length ? [...call.eids, ...extra] : call.eids;
     const codes: number[] = [];
     let common = ALL;

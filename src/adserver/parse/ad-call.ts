@@ -200,6 +200,8 @@ export class Collector {
     const gppString = this.text(names[2], gpp);
     if (gppString !== undefined) c.gpp = gppString;
     if (gppSid !== undefined && gppSid !== null && gppSid !== '') {
+      // An object's `[object Object]` fails the digit test below like any other junk.
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string
       const list = Array.isArray(gppSid) ? gppSid : String(gppSid).split(',');
       const sids = list.map((s) => (typeof s === 'number' ? s : /^\s*\d{1,5}\s*$/.test(String(s)) ? Number(s) : NaN));
       if (sids.length <= 64 && sids.every((n) => Number.isInteger(n) && n >= 0)) c.gppSid = sids;

@@ -109,7 +109,7 @@ function readImp(col: Collector, imp: Record<string, unknown>, p: string): AdCal
   const fromExt = ext.formatId ?? obj(ext.eidkit).formatId;
   const id = (fromExt !== undefined ? col.id(`${p}.ext.formatId`, fromExt) : tagid && /^\d{1,10}$/.test(tagid) ? col.id(`${p}.tagid`, tagid) : undefined) ?? 0;
   const banner = obj(imp.banner);
-  const format = Array.isArray(banner.format) ? banner.format.map((f) => (isObject(f) ? [f.w, f.h] : f)) : banner.w !== undefined ? [banner.w, banner.h] : undefined;
+  const format = Array.isArray(banner.format) ? banner.format.map((f: unknown) => (isObject(f) ? [f.w, f.h] : f)) : banner.w !== undefined ? [banner.w, banner.h] : undefined;
   return withOptional(
     { id },
     {

@@ -197,7 +197,7 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
       try {
         return command();
       } catch (e) {
-        return Promise.reject(e);
+        return Promise.reject(e as Error);
       }
     };
     const ops: Promise<unknown>[] = [];
@@ -243,13 +243,18 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
         if (periodsOfKey.get(key)?.g === 'day') m.cappedCalls += Number(s.value) || 0;
       }
     });
-    if (droppedOp) await droppedOp.catch(() => (failed++, (droppedUnflushed += dropped)));
+    if (droppedOp) {
+      await droppedOp.catch(() => {
+        failed++;
+        droppedUnflushed += dropped;
+      });
+    }
     // Expiry and index updates are repeated by every flush touching the bucket: a failure here loses no count.
     await Promise.allSettled(ops);
     for (const key of batch.keys()) if (!buffer.has(key)) periodsOfKey.delete(key);
     if (failed) {
       m.flushErrors++;
-      const reason = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')?.reason;
+      const reason: unknown = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')?.reason;
       throw new Error(`Redis report: flush failed; ${entries} counter entries kept for the next flush`, { cause: reason });
     }
     m.flushes++;
@@ -267,7 +272,7 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
     return run;
   }
 
-  const timer = setInterval(() => flush().catch(() => {}), flushMs);
+  const timer = setInterval(() => void flush().catch(() => {}), flushMs);
   timer.unref?.(); // the report's timer alone must not keep a process alive
 
   async function read(g: ReportGranularity): Promise<ReportJson> {
@@ -290,7 +295,7 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
         const bar = field.indexOf('|');
         const net = field.slice(0, bar);
         let c = byNetwork.get(net);
-        if (!c) byNetwork.set(net, (c = new Map()));
+        if (!c) byNetwork.set(net, (c = new Map<string, number>()));
         c.set(field.slice(bar + 1), Number(value));
       }
       for (const [net, c] of byNetwork) rows.push(rowOf(period, net === '' ? null : Number(net), c, dmps));

@@ -11,7 +11,7 @@ import {
   type ErrorDetails,
 } from './errors.js';
 import type { Redactor } from './redact.js';
-import { mapApiError, parseRetryAfter, type HttpRequest, type HttpResponse, type Logger, type Transport } from './transport.js';
+import { mapApiError, parseRetryAfter, type HttpRequest, type HttpResponse, type Logger, type LooseBody, type Transport } from './transport.js';
 
 /** The four confidential values a caller is given (username and password are not needed for client credentials). */
 export interface Credentials {
@@ -74,7 +74,7 @@ export interface TokenManagerSettings {
 
 /** Maps an identity-provider error response (`{ error, error_description }`) to a typed error. */
 function mapAuthError(res: HttpResponse, req: HttpRequest, redact: (s: string) => string): DealApiError {
-  const body: any = res.body;
+  const body = res.body as LooseBody;
   const code = body && typeof body === 'object' && typeof body.error === 'string' ? body.error : undefined;
   const details: ErrorDetails = { status: res.status, method: req.method, url: req.url.href, code, attempts: res.attempts, redact };
   const where = `${req.method} ${req.url.pathname}`;
@@ -94,7 +94,7 @@ function jwtExpiry(token: string): number | undefined {
   const parts = token.split('.');
   if (parts.length !== 3) return undefined;
   try {
-    const exp = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8'))?.exp;
+    const exp = (JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { exp?: unknown } | null)?.exp;
     return typeof exp === 'number' ? exp * 1000 : undefined;
   } catch {
     return undefined;
@@ -244,7 +244,7 @@ export class TokenManager {
       }
       throw err;
     }
-    const body: any = res.body;
+    const body = res.body as { access_token?: unknown; expires_in?: unknown } | null | undefined;
     if (!body || typeof body.access_token !== 'string') {
       throw new AuthenticationError(`POST ${url.pathname}: the identity provider answered without an access_token`, { redact, status: res.status });
     }
@@ -259,7 +259,8 @@ export class TokenManager {
     const url = new URL('authorize', this.#s.baseUrl);
     this.stats.authorizeRequests++;
     const res = await this.#s.transport.send({ method: 'GET', url, retry: 'idempotent', token: async () => access.token });
-    const token = typeof res.body === 'string' ? res.body.trim() : typeof (res.body as any)?.token === 'string' ? (res.body as any).token : '';
+    const answer = res.body as string | { token?: unknown } | null | undefined;
+    const token = typeof answer === 'string' ? answer.trim() : typeof answer?.token === 'string' ? answer.token : '';
     if (!token) throw new AuthenticationError(`GET ${url.pathname}: the service answered without a user token`, { redact, status: res.status });
     this.#s.redactor.add(token);
     // The user token is valid 10 hours; a JWT's own `exp` wins, and it is never kept past the access token.

@@ -111,7 +111,7 @@ export class DealApiClient implements ClientCore {
   readonly maxRetries: number;
 
   constructor(options: DealApiClientOptions) {
-    if (!options || !options.baseUrl) throw new TypeError('DealApiClient needs { baseUrl }');
+    if (!options?.baseUrl) throw new TypeError('DealApiClient needs { baseUrl }');
     this.baseUrl = toUrl(options.baseUrl, 'baseUrl');
     if (options.authUrl) this.authUrl = toUrl(options.authUrl, 'authUrl');
     if (!options.token && !this.authUrl) throw new TypeError('DealApiClient needs { authUrl } (or a ready { token })');
@@ -193,6 +193,7 @@ export class DealApiClient implements ClientCore {
 
   /** @internal Writes a scrubbed log line. */
   log(level: keyof Logger, message: string): void {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the logger as `this` below
     const fn = this.#logger?.[level];
     if (typeof fn === 'function') fn.call(this.#logger, this.#redactor.redact(message));
   }
@@ -209,7 +210,7 @@ export class DealApiClient implements ClientCore {
 
   /** @internal The reference items a deal names (DSPs, buyers of a guaranteed deal, its identity provider). */
   async reference(deal: Record<string, unknown>, signal?: AbortSignal): Promise<DealReference> {
-    const wanted: Array<[keyof DealReference & string, number[]]> = [];
+    const wanted: Array<[Extract<keyof DealReference, string>, number[]]> = [];
     const ids = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is number => Number.isSafeInteger(x)) : []);
     if (ids(deal.dspIds).length) wanted.push(['dsps', ids(deal.dspIds)]);
     if (deal.pricingModel === 3 && ids(deal.buyerIds).length) wanted.push(['buyers', ids(deal.buyerIds)]);
@@ -235,7 +236,7 @@ export class DealApiClient implements ClientCore {
             if (!(err instanceof ForbiddenError)) throw err;
           }
         }
-        (reference as any)[resource] = items;
+        (reference as Record<string, unknown>)[resource] = items;
       }),
     );
     return reference;

@@ -60,7 +60,7 @@ export function loadConnectionConfig(options: { path?: string; env?: NodeJS.Proc
   }
   if (text !== undefined) {
     try {
-      file = JSON.parse(text);
+      file = JSON.parse(text) as Record<string, unknown>;
     } catch {
       throw new ConfigError(`config file ${path} is not valid JSON`);
     }
@@ -97,9 +97,9 @@ export function loadConnectionConfig(options: { path?: string; env?: NodeJS.Proc
 export function fileTokenCache(path: string, scope: { baseUrl: string; principal?: string }): TokenCache {
   return {
     load(): CachedToken | undefined {
-      let raw: any;
+      let raw: { baseUrl?: unknown; principal?: unknown; token?: unknown; expiresAt?: unknown } | null;
       try {
-        raw = JSON.parse(readFileSync(path, 'utf8'));
+        raw = JSON.parse(readFileSync(path, 'utf8')) as typeof raw;
       } catch {
         return undefined;
       }

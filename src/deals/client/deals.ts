@@ -2,7 +2,7 @@
  * DealsResource (`client.deals`): list, read, create, replace, update, pause, resume and delete deals, attach and
  * detach domain lists, count them by status, validate them client-side, and `dryRun` every write.
  */
-import { validateDeal, type CountBreakdown, type DealRead, type DealValidationResult, type DealWriteInput } from '../rules/index.js';
+import { validateDeal, type CountBreakdown, type DealRead, type DealValidationContext, type DealValidationResult, type DealWriteInput } from '../rules/index.js';
 import { ConnectionError, NotFoundError, ValidationError, DealApiError, markCreateOutcome, type FieldIssue } from './errors.js';
 import { PagedList, assertSameOrigin, parseLinkHeader, type Page } from './paginate.js';
 import { REDACTED } from './redact.js';
@@ -128,7 +128,7 @@ export class DealsResource {
       throw err instanceof DealApiError ? markCreateOutcome(err) : err;
     }
     const location = res.headers.get('location') ?? '';
-    const body: any = res.body;
+    const body = res.body as { id?: unknown } | null | undefined;
     const fromLocation = /(\d+)\/?$/.exec(location)?.[1];
     const id = typeof body?.id === 'number' ? body.id : fromLocation !== undefined ? Number(fromLocation) : undefined;
     if (id === undefined) {
@@ -217,7 +217,7 @@ export class DealsResource {
    * an invalid deal.
    */
   async validate(deal: unknown, context: { mode: 'create' | 'update'; stored?: DealRead; signal?: AbortSignal }): Promise<DealValidationResult> {
-    const base = { mode: context.mode, stored: context.stored as any, now: this.#c.now() };
+    const base = { mode: context.mode, stored: context.stored as DealValidationContext['stored'], now: this.#c.now() };
     const pure = validateDeal(deal, base);
     if (!pure.ok || !this.#c.referenceChecks) return pure;
     const reference = await this.#c.reference(deal as Record<string, unknown>, context.signal);

@@ -5,7 +5,7 @@
  * instance carries its class lineage under a `Symbol.for` key and every class answers `instanceof` from it.
  * No message, `util.inspect` or `JSON.stringify` output of an error holds a password, secret or token.
  */
-import { inspect } from 'node:util';
+import { inspect, type InspectOptions } from 'node:util';
 
 const LINEAGE = Symbol.for('eidkit.deals.errorLineage');
 const REDACT = Symbol('eidkit.deals.redact');
@@ -31,10 +31,11 @@ export interface ErrorDetails {
   redact?: (text: string) => string;
 }
 
-function lineageOf(ctor: Function): string[] {
+function lineageOf(ctor: object): string[] {
   const names: string[] = [];
-  for (let c: any = ctor; c && c !== Error && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
-    if (Object.prototype.hasOwnProperty.call(c, 'errorName')) names.push(c.errorName);
+  type Ctor = { errorName?: string } | null;
+  for (let c = ctor as Ctor; c && c !== Error && c !== Function.prototype; c = Object.getPrototypeOf(c) as Ctor) {
+    if (Object.prototype.hasOwnProperty.call(c, 'errorName')) names.push(c.errorName as string);
   }
   return names;
 }
@@ -83,7 +84,7 @@ export class DealApiError extends Error {
 
   /** True for instances of this class from any copy of the package. */
   static [Symbol.hasInstance](value: unknown): boolean {
-    const lineage = value !== null && typeof value === 'object' ? (value as any)[LINEAGE] : undefined;
+    const lineage = value !== null && typeof value === 'object' ? (value as Record<symbol, unknown>)[LINEAGE] : undefined;
     return Array.isArray(lineage) && lineage.includes((this as typeof DealApiError).errorName);
   }
 
@@ -95,8 +96,8 @@ export class DealApiError extends Error {
   }
 
   /** `util.inspect` output with the stack, the fields and the cause, scrubbed of known secrets. */
-  [inspect.custom](depth: number, options: any, inspectFn: typeof inspect = inspect): string {
-    const redact: (s: string) => string = (this as any)[REDACT] ?? identity;
+  [inspect.custom](depth: number, options: InspectOptions, inspectFn: typeof inspect = inspect): string {
+    const redact = (this as unknown as Record<symbol, ((s: string) => string) | undefined>)[REDACT] ?? identity;
     const fields = Object.fromEntries(Object.entries(this).filter(([, v]) => v !== undefined));
     let text = String(this.stack ?? `${this.name}: ${this.message}`);
     if (Object.keys(fields).length) text += ' ' + inspectFn(fields, { ...options, depth: Math.max(0, depth - 1) });

@@ -37,9 +37,11 @@ export function sameJson(a: unknown, b: unknown): boolean {
     return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
   }
   if (a && b && typeof a === 'object' && typeof b === 'object') {
-    const ka = Object.keys(a).filter((k) => (a as any)[k] !== undefined);
-    const kb = Object.keys(b).filter((k) => (b as any)[k] !== undefined);
-    return ka.length === kb.length && ka.every((k) => sameJson((a as any)[k], (b as any)[k]));
+    const ra = a as Record<string, unknown>;
+    const rb = b as Record<string, unknown>;
+    const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
+    const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
+    return ka.length === kb.length && ka.every((k) => sameJson(ra[k], rb[k]));
   }
   return false;
 }

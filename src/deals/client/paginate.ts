@@ -27,7 +27,7 @@ export interface PageSource<T> {
   /** Fetches a page by the `next` URL of the previous one (defaults to offset paging). */
   fetchUrl?(url: URL): Promise<Page<T>>;
   /** Identity of an item, to yield each item once even when offsets shift under concurrent writes. */
-  keyOf?(item: T): unknown;
+  keyOf?: (item: T) => unknown;
 }
 
 /** Paging behaviour of one listing. */

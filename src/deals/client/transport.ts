@@ -42,6 +42,12 @@ export interface RetryOptions {
   maxRetryAfterMs?: number;
 }
 
+/** A response body as read: JSON (each field unknown until checked), text, or nothing. */
+export type LooseBody = Record<string, unknown> | string | null | undefined;
+
+/** The fields of a network error this code looks at (Node's `code`, an AggregateError's `errors`, `cause`). */
+type LooseError = { code?: unknown; errors?: unknown; cause?: unknown } | null | undefined;
+
 /**
  * Which failures a request may be retried on.
  * - `idempotent` (GET, PUT, DELETE): network errors, timeouts, 408, 429, 502–504.
@@ -119,9 +125,11 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
 
 function errorCodes(err: unknown): string[] {
   const codes: string[] = [];
-  for (let e: any = err, depth = 0; e && depth < 5; e = e.cause, depth++) {
+  for (let e = err as LooseError, depth = 0; e && depth < 5; e = e.cause as LooseError, depth++) {
     if (typeof e.code === 'string') codes.push(e.code);
-    if (Array.isArray(e.errors)) for (const inner of e.errors) if (typeof inner?.code === 'string') codes.push(inner.code);
+    if (Array.isArray(e.errors)) {
+      for (const inner of e.errors as LooseError[]) if (typeof inner?.code === 'string') codes.push(inner.code);
+    }
   }
   return codes;
 }
@@ -161,14 +169,14 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-function issuesFrom(body: any): FieldIssue[] {
-  if (!body || !Array.isArray(body.errors)) return [];
-  return body.errors.map((e: any) => ({ path: String(e?.field ?? e?.path ?? ''), message: String(e?.message ?? 'invalid') }));
+function issuesFrom(body: LooseBody): FieldIssue[] {
+  if (!body || typeof body !== 'object' || !Array.isArray(body.errors)) return [];
+  return (body.errors as Array<{ field?: unknown; path?: unknown; message?: unknown } | null>).map((e) => ({ path: String((e?.field ?? e?.path ?? '') as string), message: String((e?.message ?? 'invalid') as string) }));
 }
 
 /** The deal API's mapping of an error response to a typed error (statuses as documented in docs/simulator.md). */
 export function mapApiError(res: HttpResponse, req: HttpRequest, redact: (s: string) => string): DealApiError {
-  const body: any = res.body;
+  const body = res.body as LooseBody;
   const serverMessage = typeof body === 'object' && body && typeof body.message === 'string' ? body.message : typeof body === 'string' ? clip(body, 200, redact) : '';
   const code = typeof body === 'object' && body && typeof body.code === 'string' ? body.code : undefined;
   const reason = res.statusText || STATUS_CODES[res.status] || '';
@@ -234,6 +242,7 @@ export class Transport {
   }
 
   #log(level: keyof Logger, message: string): void {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called with the logger as `this` below
     const fn = this.#s.logger?.[level];
     if (typeof fn === 'function') fn.call(this.#s.logger, this.#s.redactor.redact(message));
   }
@@ -279,7 +288,7 @@ export class Transport {
         error = (req.mapError ?? ((r, q) => mapApiError(r, q, redact)))(outcome, req);
       }
 
-      const retryAfterMs = (error as RateLimitedError).retryAfterMs;
+      const retryAfterMs = (error as Partial<RateLimitedError>).retryAfterMs;
       if (retries >= maxRetries || !this.#retriable(req.retry, error)) throw error;
       if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
         this.#log('warn', `${req.method} ${pathOf(req.url)}: Retry-After ${retryAfterMs} ms exceeds the ${maxRetryAfterMs} ms cap; giving up`);
@@ -303,7 +312,7 @@ export class Transport {
 
   #retriable(policy: RetryPolicy, error: DealApiError): boolean {
     if (policy === 'none') return false;
-    const rateLimited = error instanceof RateLimitedError && !(error as any).quota;
+    const rateLimited = error instanceof RateLimitedError && !(error as RateLimitedError & { quota?: unknown }).quota;
     if (error instanceof AuthAttemptsExhaustedError) return false;
     if (policy === 'unsent-only') {
       return (error instanceof ConnectionError && !error.mayHaveReachedServer) || (rateLimited && error.status === 429);
@@ -373,8 +382,8 @@ export class Transport {
       }
       const codes = errorCodes(err);
       const neverConnected = codes.some((c) => NEVER_CONNECTED.has(c));
-      let inner: any = err;
-      while (inner?.cause instanceof Error) inner = inner.cause;
+      let inner = err as LooseError;
+      while (inner?.cause instanceof Error) inner = inner.cause as LooseError;
       const why = codes[0] !== undefined ? networkWhy(codes[0], req.url) : inner instanceof Error ? inner.message : String(err);
       this.#log('debug', `${req.method} ${pathOf(req.url)} failed: ${why}`);
       return new ConnectionError(`${req.method} ${pathOf(req.url)} failed: ${why}`, !neverConnected, { ...details, cause: err });

@@ -136,6 +136,8 @@ export function registerDealListRoutes(api: Hono<ApiEnv>, ctx: AppContext): void
       if (key === 'createdAt' || key === 'updatedAt') return parseDealDate(d[key]);
       if (key === 'typeId') return dealTypeId(d.write);
       const x = (d.write as Record<string, unknown>)[key];
+      // A date field holds a string; anything else fails parseDealDate.
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string
       return x !== null && x !== undefined && key.endsWith('Date') ? parseDealDate(String(x)) : x;
     };
     const key = sortBy!;
@@ -166,7 +168,7 @@ export function registerDealListRoutes(api: Hono<ApiEnv>, ctx: AppContext): void
     rows.sort((a, b) => {
       const x = a.k;
       const y = b.k;
-      let cmp = 0;
+      let cmp: number;
       if (x === null || x === undefined) cmp = y === null || y === undefined ? 0 : 1;
       else if (y === null || y === undefined) cmp = -1;
       else {

@@ -150,7 +150,7 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     const raw = c.req.param('id') ?? '';
     if (!/^\d+$/.test(raw)) return undefined;
     const d = store.deals.get(Number(raw));
-    return d && d.companyId === c.get('user').companyId ? d : undefined;
+    return d?.companyId === c.get('user').companyId ? d : undefined;
   }
 
   const read = (d: StoredDeal) => toRead(d, reference, now());
@@ -168,7 +168,7 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     const copyOf = c.req.header('x-copyofdealid');
     if (copyOf !== undefined) {
       const source = /^\d+$/.test(copyOf.trim()) ? store.deals.get(Number(copyOf.trim())) : undefined;
-      if (!source || source.companyId !== user.companyId) return fieldError(c, 'X-CopyOfDealId', `deal ${copyOf} not found`, 404);
+      if (source?.companyId !== user.companyId) return fieldError(c, 'X-CopyOfDealId', `deal ${copyOf} not found`, 404);
       if (input === null || typeof input !== 'object' || Array.isArray(input)) return validationError(c, [{ path: '', message: 'the deal must be a JSON object' }]);
       const given = input as Record<string, unknown>;
       input = { ...source.write, name: `${source.write.name} (copy)`, ...given };

@@ -151,6 +151,7 @@ export function route(api: Hono<ApiEnv>, op: OperationDef, handler: Handler<ApiE
 /** A JSON Schema for a string that matches `words` in any letter case (patterns take no flags). */
 export function anyCase(words: readonly string[]): JsonSchema {
   const letters = (w: string) =>
+    // eslint-disable-next-line @typescript-eslint/no-misused-spread -- code points are what a pattern matches
     [...w].map((ch) => (/[a-z]/i.test(ch) ? `[${ch.toUpperCase()}${ch.toLowerCase()}]` : ch)).join('');
   return { type: 'string', pattern: `^(${words.map(letters).join('|')})$` };
 }

@@ -18,11 +18,11 @@ function secondsToNextUtcDay(ms: number): number {
 /** The quota operations of one simulator, over its store and clock. */
 export interface DailyQuotas {
   /** A company's counts today (zeros when it has none yet, or only a past day's). */
-  quota(companyId: number): { day: string; creations: number; updates: number };
+  quota: (companyId: number) => { day: string; creations: number; updates: number };
   /** The 429 of a spent quota. */
-  quotaExceeded(c: Context, code: 'CREATION_QUOTA_EXCEEDED' | 'UPDATE_QUOTA_EXCEEDED', limit: number): Response;
+  quotaExceeded: (c: Context, code: 'CREATION_QUOTA_EXCEEDED' | 'UPDATE_QUOTA_EXCEEDED', limit: number) => Response;
   /** Counts one creation or update; returns the undo, for a store commit that fails. */
-  bumpQuota(companyId: number, field: 'creations' | 'updates'): () => void;
+  bumpQuota: (companyId: number, field: 'creations' | 'updates') => () => void;
 }
 
 /** The daily quotas kept in `store`, on the clock `now`. */
@@ -30,7 +30,7 @@ export function dailyQuotas(store: SimulatorStore, now: () => number): DailyQuot
   function quota(companyId: number): { day: string; creations: number; updates: number } {
     const day = utcDay(now());
     const q = store.quotas.get(companyId);
-    return q && q.day === day ? q : { day, creations: 0, updates: 0 };
+    return q?.day === day ? q : { day, creations: 0, updates: 0 };
   }
 
   function quotaExceeded(c: Context, code: 'CREATION_QUOTA_EXCEEDED' | 'UPDATE_QUOTA_EXCEEDED', limit: number) {

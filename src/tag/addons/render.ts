@@ -91,6 +91,8 @@ function renderAd(doc: Document, ad: AnswerAd, fallbackTagId: string | undefined
   const inner = frame.contentDocument;
   if (!inner) return { tagId, ok: false, reason: 'the iframe has no document' };
   inner.open();
+  // document.write runs the creative's scripts in order, as ad servers expect.
+  // eslint-disable-next-line @typescript-eslint/no-deprecated
   inner.write(/<html[\s>]/i.test(ad.html) ? ad.html : `<!doctype html><html><head><style>body{margin:0}</style></head><body>${ad.html}</body></html>`);
   inner.close();
   return { tagId, ok: true };

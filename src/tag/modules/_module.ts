@@ -139,19 +139,29 @@ export function defineModule(def: ModuleDefinition): TagExtension {
       if (started) return;
       const why = whyOff(def.name, h);
       off = !!why;
-      if (why) return report(def.name, 'off: ' + why), h.log(tag, 'off:', why);
+      if (why) {
+        report(def.name, 'off: ' + why);
+        h.log(tag, 'off:', why);
+        return;
+      }
       if (!h.consent) return h.warn(tag, 'off: no consent reader');
-      consentOf(h).then((c) => h.guard(() => sync(c), def.name));
+      void consentOf(h).then((c) => h.guard(() => sync(c), def.name));
     },
     async beforeCall(call) {
       if (off || !host?.consent) return {};
       const h = host;
       // A window flag set after setup still stops the module.
       const why = whyOff(def.name, h);
-      if (why) return report(def.name, 'off: ' + why), {};
+      if (why) {
+        report(def.name, 'off: ' + why);
+        return {};
+      }
       const c = await consentOf(h);
       const r = h.guard(() => sync(c), def.name);
-      if (!r) return report(def.name, mayRunModule(c, def.gvl) ? 'no id' : 'no consent'), {};
+      if (!r) {
+        report(def.name, mayRunModule(c, def.gvl) ? 'no id' : 'no consent');
+        return {};
+      }
       let eids = (await r.eids(call, c)) || [];
       if (eids.length && def.mm !== false) {
         const configured = h.options().inserter;

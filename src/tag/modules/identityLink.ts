@@ -7,6 +7,7 @@
  * Page flag: `window.sas_disable_identityLink = true`.
  */
 import type { Eid } from '../../core/index.js';
+import { decodeBase64Loose } from '../../core/codec.js';
 import { defineModule, registerExtension, type ModuleDefinition, type ModuleContext, type ModuleRun } from './_module.js';
 import { normaliseEmail } from './_email.js';
 import { sha256Hex } from './_sha256.js';
@@ -38,7 +39,7 @@ export function readSettings(s: Record<string, unknown>): IdentityLinkSettings |
   const selectors = cssSelectors ?? ['input[type=text]', 'input[type=email]'];
   try {
     // Only a non-empty array of non-empty strings; querySelector then throws on an invalid selector.
-    if (!Array.isArray(selectors) || !selectors.length || !selectors.every((x) => x && typeof x === 'string')) throw 0;
+    if (!Array.isArray(selectors) || !selectors.length || !selectors.every((x) => x && typeof x === 'string')) throw Error();
     document.querySelector(selectors.join());
   } catch {
     return 'bad cssSelectors';
@@ -50,7 +51,7 @@ export function readSettings(s: Record<string, unknown>): IdentityLinkSettings |
 export function decodeEnvelope(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
   try {
-    const parsed = JSON.parse(atob(raw.replace(/-/g, '+').replace(/_/g, '/'))) as { envelope?: unknown };
+    const parsed = JSON.parse(decodeBase64Loose(raw)) as { envelope?: unknown };
     return typeof parsed.envelope === 'string' && parsed.envelope ? parsed.envelope : undefined;
   } catch {
     return undefined;

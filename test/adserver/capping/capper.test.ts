@@ -110,8 +110,14 @@ describe('frequency capper', () => {
     const log: string[] = [];
     const inner = new MemoryFrequencyCapStore();
     const store = {
-      count: async (k: string, since: number) => (log.push(`count ${k}`), inner.count(k, since)),
-      record: async (k: string, at: number, ttl: number) => (log.push(`record ${k}`), inner.record(k, at, ttl)),
+      count: async (k: string, since: number) => {
+        log.push(`count ${k}`);
+        return inner.count(k, since);
+      },
+      record: async (k: string, at: number, ttl: number) => {
+        log.push(`record ${k}`);
+        return inner.record(k, at, ttl);
+      },
     };
     const capper = createFrequencyCapper({ store });
     await capper.record(callWith({ pid: 'p' }), cap);

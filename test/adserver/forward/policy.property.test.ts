@@ -135,7 +135,7 @@ describe('forwarding policy properties', () => {
     // case-insensitively, mm exactly); the matching rule naming the most fields decides (a valid policy has one);
     // partners match case-insensitively; no matching rule: every partner.
     const same = (a: string | undefined, b: string | undefined) =>
-      a !== undefined && b !== undefined && a.toLowerCase() === b.toLowerCase();
+      b !== undefined && a?.toLowerCase() === b.toLowerCase();
     const matches = (r: PermissionRule, e: OrtbEid) =>
       (r.source === undefined || same(r.source, e.source)) &&
       (r.inserter === undefined || same(r.inserter, e.inserter)) &&

@@ -10,7 +10,9 @@ describe('client hooks', () => {
       const responses: ResponseEvent[] = [];
       const retries: RetryEvent[] = [];
       client.on('request', (e) => requests.push(e)).on('response', (e) => responses.push(e)).on('retry', (e) => retries.push(e));
-      for await (const _ of client.deals.list()) void _;
+      for await (const _ of client.deals.list()) {
+        // drain every page
+      }
       await client.deals.get((await client.deals.list().toArray({ limit: 1 }))[0]?.id ?? 1).catch(() => undefined);
       expect(requests.length).toBeGreaterThan(0);
       expect(responses).toHaveLength(requests.length);

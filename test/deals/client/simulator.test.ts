@@ -9,7 +9,6 @@ import {
   InvalidGrantError,
   NotFoundError,
   PayloadTooLargeError,
-  RateLimitedError,
   UpdateQuotaExceededError,
   ValidationError,
 } from '../../../src/deals/index.js';

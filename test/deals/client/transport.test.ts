@@ -8,7 +8,6 @@ import {
   DealApiClient,
   DealApiError,
   ForbiddenError,
-  InvalidGrantError,
   NotFoundError,
   PayloadTooLargeError,
   QuotaExceededError,
@@ -112,7 +111,7 @@ describe('retries', () => {
 });
 
 describe('error mapping', () => {
-  const cases: Array<[number, Record<string, unknown>, Function]> = [
+  const cases: Array<[number, Record<string, unknown>, abstract new (...args: never[]) => Error]> = [
     [400, { message: 'bad', errors: [{ field: 'price', message: 'must be a number' }] }, ValidationError],
     [401, { message: 'no' }, AuthenticationError],
     [403, { message: 'DSP callers may not' }, ForbiddenError],

@@ -20,7 +20,7 @@ describe('plan', () => {
     ]));
     expect(plan.summary).toMatchObject({ create: 2, refused: 1 });
 
-    const err = await applyPlan(client, plan).catch((e) => e);
+    const err = await applyPlan(client, plan).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PlanRefusedError);
     expect(err.message).toMatch(/deal-02.*--skip-invalid/);
     expect(mutations(sim)).toHaveLength(0);
@@ -142,7 +142,6 @@ describe('plan', () => {
     await applyPlan(client, await planDeals(client, file));
     const first = sim.deals()[0]!;
     const { id, dealId, createdAt, updatedAt, ...rest } = first as Record<string, unknown>;
-    void id; void dealId; void createdAt; void updatedAt;
     const writable = Object.fromEntries(Object.entries(rest).filter(([k]) => !['expirationDateUtc', 'isDisabledByRegulator', 'isParentDeal', 'isArchived', 'isEditable', 'isExclusive', 'isDealPlus', 'typeId', 'priorityId', 'dealCriticalityId', 'throttlingRate', 'customVendorCost', 'keywordTargeting', 'keywordIdsTargeting', 'semanticSegmentsDataCost', 'audienceSegmentsDataCost', 'viewabilityDataCost', 'videoCompletionDataCost'].includes(k)));
     const copy = await make().deals.create(writable as never);
     const plan = await planDeals(client, file, { prune: 'delete' });

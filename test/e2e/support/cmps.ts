@@ -49,7 +49,7 @@ export const tcfCmp = (): Promise<string> => cmpBundle();
 let gpp: Promise<string> | undefined;
 /** The real GPP CMP with only the EU TCF section (gpp-cmp-entry.mjs). */
 export function gppCmp(): Promise<string> {
-  gpp ||= (async () => {
+  gpp ??= (async () => {
     const bundle = await rollup({ input: fileURLToPath(new URL('./gpp-cmp-entry.mjs', import.meta.url)), plugins: [nodeResolve({ browser: true })], onwarn: () => {} });
     const { output } = await bundle.generate({ format: 'iife' });
     return output[0].code;

@@ -259,7 +259,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     if (req.path.startsWith('/dist/') && !req.path.includes('..')) {
       try {
         const file = await readFile(new URL(req.path.slice('/dist/'.length), DIST), 'utf8');
-        return answer(req, res, { body: file, type: req.path.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/plain' }, cors);
+        return await answer(req, res, { body: file, type: req.path.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/plain' }, cors);
       } catch {
         // Falls through to the 404.
       }

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { defineModule } from '../../../src/tag/modules/_module.js';
-import { CACHE_KEY, idLinkingModule, idLinkingMm, parseResponse, toEid } from '../../../src/tag/modules/idLinking.js';
+import { CACHE_KEY, idLinkingModule, parseResponse, toEid } from '../../../src/tag/modules/idLinking.js';
 import { callOnce, fakeHost, gdprState, operatorEnables, resetPage, storageSnapshot } from './_host.js';
 
 // A local stand-in for the provider endpoint that records every request (no global fetch patching).

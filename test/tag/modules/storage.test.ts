@@ -35,7 +35,11 @@ describe.each(['localStorage', 'cookie'] as const)('storage with expiry in %s', 
 test('the cookie carries an expiry date, so the browser drops it too', () => {
   const writes: string[] = [];
   const desc = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(document), 'cookie')!;
-  Object.defineProperty(document, 'cookie', { configurable: true, get: () => desc.get!.call(document), set: (v) => (writes.push(v), desc.set!.call(document, v)) });
+  Object.defineProperty(document, 'cookie', { configurable: true, get: () => desc.get!.call(document), set: (v) => {
+      writes.push(v);
+      desc.set!.call(document, v);
+    },
+  });
   try {
     saveItem('cookie', 'k', 'v', 86_400_000, Date.UTC(2030, 0, 1));
     expect(writes[0]).toMatch(/expires=\w+, 02 Jan 2030 00:00:00 GMT/);

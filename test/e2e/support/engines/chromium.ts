@@ -28,7 +28,9 @@ export async function launchChromium(options: LaunchOptions): Promise<Launcher> 
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(String(e)));
       const driver: Driver = {
-        goto: async (url) => void (await page.goto(url)),
+        goto: async (url) => {
+      await page.goto(url);
+    },
         evaluate: (fn, arg, frame) => ((frame as Frame | undefined) ?? page).evaluate(fn, arg),
         frames: async () =>
           page
@@ -36,7 +38,9 @@ export async function launchChromium(options: LaunchOptions): Promise<Launcher> 
             .filter((f) => f !== page.mainFrame())
             .map((f) => ({ url: f.url(), handle: f })),
         errors: async () => [...errors],
-        screenshot: async (path) => void (await page.screenshot({ path, fullPage: true })),
+        screenshot: async (path) => {
+      await page.screenshot({ path, fullPage: true });
+    },
         close: async () => {
           await context.close();
           if (dir) rmSync(dir, { recursive: true, force: true });

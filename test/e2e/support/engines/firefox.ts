@@ -32,7 +32,9 @@ export async function launchFirefox(): Promise<Launcher> {
       const context = await browser.createBrowserContext();
       const page = await context.newPage();
       const driver: Driver = {
-        goto: async (url) => void (await page.goto(url, { waitUntil: 'load' })),
+        goto: async (url) => {
+      await page.goto(url, { waitUntil: 'load' });
+    },
         evaluate: (fn, arg, frame) =>
           ((frame as Frame | undefined) ?? page.mainFrame()).evaluate(fn as never, arg) as never,
         frames: async () =>
@@ -43,7 +45,9 @@ export async function launchFirefox(): Promise<Launcher> {
         // Over BiDi, puppeteer reports the browser's own console errors (a cookie refused) as page errors: the
         // probe's record of uncaught exceptions is used instead.
         errors: async () => undefined,
-        screenshot: async (path) => void (await page.screenshot({ path, fullPage: true })),
+        screenshot: async (path) => {
+      await page.screenshot({ path, fullPage: true });
+    },
         close: () => context.close(),
       };
       return new EnginePage('firefox', driver);

@@ -109,12 +109,13 @@ export async function launchWebKit(): Promise<Launcher> {
           await b.switchToFrame(null);
           inFrame = false;
         }
-        const r = (await b.executeAsync(RUNNER as never, String(fn), arg === undefined ? null : arg)) as unknown as {
+        interface Outcome {
           ok: boolean;
           v?: R;
           undef?: boolean;
           e?: string;
-        };
+        }
+        const r = await b.executeAsync<Outcome, unknown[]>(RUNNER as never, String(fn), arg === undefined ? null : arg);
         if (frame) {
           await b.switchToFrame(null);
           inFrame = false;
@@ -145,7 +146,9 @@ export async function launchWebKit(): Promise<Launcher> {
           return out;
         },
         errors: async () => undefined, // classic WebDriver has no error events: the probe's record is used
-        screenshot: async (path) => void (await b.saveScreenshot(path)),
+        screenshot: async (path) => {
+      await b.saveScreenshot(path);
+    },
         close: () => b.deleteSession(),
       };
       return new EnginePage('webkit', driver);
