@@ -62,14 +62,27 @@ const minify = () =>
     format: { comments: /^!/ },
     ecma: 2020,
     toplevel: true,
-    compress: { passes: 4, inline: 1, sequences: false, unsafe: true, unsafe_arrows: true, unsafe_methods: true, pure_getters: true },
+    compress: {
+      passes: 4,
+      inline: 1,
+      sequences: false,
+      unsafe: true,
+      unsafe_arrows: true,
+      unsafe_methods: true,
+      pure_getters: true,
+    },
     mangle: { properties: { regex: INTERNAL_PROPS } },
   });
 
 /** Two builds of one entry: minified (`file`) and readable with debug logging on (`debugFile`). */
 const pair = (input, file, debugFile, extra = {}) => [
   // No "use strict" directive in the minified builds (the sources are strict-mode clean; 13 bytes).
-  { input, onwarn, output: { file, format: 'iife', strict: false, plugins: [minify()], ...extra }, plugins: plugins(false) },
+  {
+    input,
+    onwarn,
+    output: { file, format: 'iife', strict: false, plugins: [minify()], ...extra },
+    plugins: plugins(false),
+  },
   { input, onwarn, output: { file: debugFile, format: 'iife', ...extra }, plugins: plugins(true) },
 ];
 
@@ -87,7 +100,9 @@ const builds = [...pair('src/tag/index.ts', 'dist/sas.js', 'dist/sas.debug.js', 
 // Provider modules: every src/tag/modules/*.ts except types/helpers (files starting with `_` or ending in `.d.ts`).
 const moduleDir = 'src/tag/modules';
 if (existsSync(moduleDir)) {
-  for (const file of readdirSync(moduleDir).filter((f) => f.endsWith('.ts') && !f.startsWith('_') && !f.endsWith('.d.ts'))) {
+  for (const file of readdirSync(moduleDir).filter(
+    (f) => f.endsWith('.ts') && !f.startsWith('_') && !f.endsWith('.d.ts'),
+  )) {
     const name = file.slice(0, -3);
     builds.push(...pair(`${moduleDir}/${file}`, `dist/modules/${name}.js`, `dist/modules/${name}.debug.js`));
   }
@@ -111,15 +126,38 @@ if (existsSync('src/tag/full.ts')) {
 const prebidTs = () =>
   typescript({
     tsconfig: 'src/prebid/tsconfig.json',
-    compilerOptions: { noEmit: false, declaration: false, emitDeclarationOnly: false, outDir: abs('dist/prebid'), rootDir: abs('src/prebid'), module: 'esnext', moduleResolution: 'bundler' },
+    compilerOptions: {
+      noEmit: false,
+      declaration: false,
+      emitDeclarationOnly: false,
+      outDir: abs('dist/prebid'),
+      rootDir: abs('src/prebid'),
+      module: 'esnext',
+      moduleResolution: 'bundler',
+    },
     filterRoot: abs('.'),
     include: ['src/prebid/**/*.ts'],
   });
 if (existsSync('src/prebid/standalone.ts')) {
   builds.push(
-    { input: 'src/prebid/standalone.ts', onwarn, output: { file: 'dist/prebid/eidkit-adapter.js', format: 'iife', strict: false, banner, plugins: [minify()] }, plugins: [prebidTs()] },
-    { input: 'src/prebid/standalone.ts', onwarn, output: { file: 'dist/prebid/eidkit-adapter.debug.js', format: 'iife', banner }, plugins: [prebidTs()] },
-    { input: 'src/prebid/index.ts', onwarn, output: { file: 'dist/prebid/index.js', format: 'es', banner }, plugins: [prebidTs()] },
+    {
+      input: 'src/prebid/standalone.ts',
+      onwarn,
+      output: { file: 'dist/prebid/eidkit-adapter.js', format: 'iife', strict: false, banner, plugins: [minify()] },
+      plugins: [prebidTs()],
+    },
+    {
+      input: 'src/prebid/standalone.ts',
+      onwarn,
+      output: { file: 'dist/prebid/eidkit-adapter.debug.js', format: 'iife', banner },
+      plugins: [prebidTs()],
+    },
+    {
+      input: 'src/prebid/index.ts',
+      onwarn,
+      output: { file: 'dist/prebid/index.js', format: 'es', banner },
+      plugins: [prebidTs()],
+    },
   );
 }
 

@@ -23,11 +23,14 @@ export function apiEntryPoints(dir = root) {
     if (typeof types !== 'string') return [];
     // dist/node/adserver/index.d.ts was compiled from src/adserver/index.ts (the Node tsconfig); a part with its
     // own tsconfig emits beside it (dist/prebid/index.d.ts from src/prebid/index.ts).
-    const candidates = [relative(outDir, join(dir, types)), relative(join(dir, 'dist'), join(dir, types))]
-      .map((rel) => join(rootDir, rel).replace(/\.d\.ts$/, '.ts'));
+    const candidates = [relative(outDir, join(dir, types)), relative(join(dir, 'dist'), join(dir, types))].map((rel) =>
+      join(rootDir, rel).replace(/\.d\.ts$/, '.ts'),
+    );
     const file = candidates.find((f) => existsSync(f)) ?? candidates[0];
     if (!existsSync(file)) {
-      throw new Error(`package.json exports["${key}"].types is ${types}, but its source ${relative(dir, file)} does not exist`);
+      throw new Error(
+        `package.json exports["${key}"].types is ${types}, but its source ${relative(dir, file)} does not exist`,
+      );
     }
     return [{ name: `${pkg.name}${key.slice(1)}`, file }];
   });

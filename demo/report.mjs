@@ -60,7 +60,13 @@ export const DEMO_POLICY = createForwardingPolicy({
 });
 
 /** One demo frequency cap, shown per call: 3 impressions per user per rolling minute and 10 per UTC day. */
-const DEMO_CAP = defineFrequencyCap({ item: 'deal:demo', windows: [{ max: 3, windowMs: 60_000 }, { max: 10, per: 'day' }] });
+const DEMO_CAP = defineFrequencyCap({
+  item: 'deal:demo',
+  windows: [
+    { max: 3, windowMs: 60_000 },
+    { max: 10, per: 'day' },
+  ],
+});
 
 /**
  * Creates the receiving side of the demo server.
@@ -69,11 +75,14 @@ const DEMO_CAP = defineFrequencyCap({ item: 'deal:demo', windows: [{ max: 3, win
  * (a connected node-redis client: the cap and the report go to Redis instead of memory).
  */
 export function createAdServerDemo(options = {}) {
-  const keyText = options.envelopeKeys ?? process.env.EIDKIT_ENVELOPE_KEYS ?? `demo:${randomBytes(32).toString('base64')}`;
+  const keyText =
+    options.envelopeKeys ?? process.env.EIDKIT_ENVELOPE_KEYS ?? `demo:${randomBytes(32).toString('base64')}`;
   const keys = envelopeKeysFromText(keyText);
   const [keyId] = Object.keys(keys);
   const decryptor = createReferenceEnvelopeDecryptor({ keys });
-  const report = options.redis ? createRedisReport(options.redis, { dmps: DEMO_DMPS }) : createReport({ dmps: DEMO_DMPS });
+  const report = options.redis
+    ? createRedisReport(options.redis, { dmps: DEMO_DMPS })
+    : createReport({ dmps: DEMO_DMPS });
   const providerLog = memoryLogSink(1000);
   const capper = createFrequencyCapper({
     alternativeIds: options.alternativeIds ?? { 1234: 'id5-sync.com' },
@@ -91,11 +100,15 @@ export function createAdServerDemo(options = {}) {
   async function recordAdCall(request, { ip } = {}) {
     const call = await parseAdCallRequest(request, { ip });
     // Over plain http a Secure (SameSite=None) cookie would not be stored; the demo page shares the origin.
-    const setCookie = call.pid ? undefined : pidSetCookie(newPid(), { sameSite: request.url.startsWith('https:') ? 'None' : 'Lax' });
+    const setCookie = call.pid
+      ? undefined
+      : pidSetCookie(newPid(), { sameSite: request.url.startsWith('https:') ? 'None' : 'Lax' });
     const now = new Date();
     const record = logProviders(call, providerLog, now);
     report.add(call, now);
-    const { value: extraEids, issues: envelopeIssues } = await expandEnvelopes(call.eids, decryptor, { inserter: 'eidkit.demo' });
+    const { value: extraEids, issues: envelopeIssues } = await expandEnvelopes(call.eids, decryptor, {
+      inserter: 'eidkit.demo',
+    });
     const user = capper.userOf(call);
     const cap = await capper.take(call, DEMO_CAP); // decides and counts in one step
     const entry = {
@@ -108,19 +121,39 @@ export function createAdServerDemo(options = {}) {
       formats: call.formats,
       uid: call.uid ?? null,
       pid: call.pid ?? null,
-      eids: providerHits(call.eids).map((h, i) => ({ source: h.source, providerId: h.provider.id, providerName: h.provider.name, uids: call.eids[i].uids })),
+      eids: providerHits(call.eids).map((h, i) => ({
+        source: h.source,
+        providerId: h.provider.id,
+        providerName: h.provider.name,
+        uids: call.eids[i].uids,
+      })),
       envelopeEids: extraEids,
       issues: [...call.issues, ...envelopeIssues],
       providerIds: record.providerIds,
-      capping: { user: user.kind, item: DEMO_CAP.item, allowed: cap.allowed, count: cap.count, windows: cap.windows, storeError: cap.storeError ?? null },
-      bidRequests: DEMO_PARTNERS.map((p) => ({ partner: p, request: buildBidRequest(call, p, { extraEids, test: true, policy: DEMO_POLICY }) })),
+      capping: {
+        user: user.kind,
+        item: DEMO_CAP.item,
+        allowed: cap.allowed,
+        count: cap.count,
+        windows: cap.windows,
+        storeError: cap.storeError ?? null,
+      },
+      bidRequests: DEMO_PARTNERS.map((p) => ({
+        partner: p,
+        request: buildBidRequest(call, p, { extraEids, test: true, policy: DEMO_POLICY }),
+      })),
       // Per partner, each eid kept or removed and why (the report page's "Forwarding" table).
       forwarding: explainForwarding(call, DEMO_PARTNERS, DEMO_POLICY, extraEids).partners.map((p) => ({
         partner: p.partner,
         openrtb: p.openrtb,
         consent: p.consent?.message ?? null,
         kept: p.kept.map((d) => ({ source: d.eid.source, inserter: d.eid.inserter ?? null, reason: d.reason.message })),
-        removed: p.removed.map((d) => ({ source: d.eid.source, inserter: d.eid.inserter ?? null, code: d.reason.code, reason: d.reason.message })),
+        removed: p.removed.map((d) => ({
+          source: d.eid.source,
+          inserter: d.eid.inserter ?? null,
+          code: d.reason.code,
+          reason: d.reason.message,
+        })),
       })),
     };
     lastCalls.unshift(entry);
@@ -130,13 +163,25 @@ export function createAdServerDemo(options = {}) {
 
   /** The report state as JSON: the three dimensions per day (or hour) and network, and the last calls. */
   async function reportJson(granularity = 'day') {
-    return { ...(await report.toJSON({ granularity })), granularity, store: options.redis ? 'redis' : 'memory', lastCalls, partners: DEMO_PARTNERS };
+    return {
+      ...(await report.toJSON({ granularity })),
+      granularity,
+      store: options.redis ? 'redis' : 'memory',
+      lastCalls,
+      partners: DEMO_PARTNERS,
+    };
   }
 
   /** A sample POST body with a reference envelope, for the report page's "send a sample call" button. */
   function sampleCall(networkId = 1234) {
     const envelope = sealReferenceEnvelope(
-      { rampId: `XY${randomBytes(8).toString('hex')}`, uid2: `uid2-${randomBytes(6).toString('hex')}`, euid: `euid-${randomBytes(6).toString('hex')}`, publinkId: `pl-${randomBytes(6).toString('hex')}`, connectId: `cid-${randomBytes(6).toString('hex')}` },
+      {
+        rampId: `XY${randomBytes(8).toString('hex')}`,
+        uid2: `uid2-${randomBytes(6).toString('hex')}`,
+        euid: `euid-${randomBytes(6).toString('hex')}`,
+        publinkId: `pl-${randomBytes(6).toString('hex')}`,
+        connectId: `cid-${randomBytes(6).toString('hex')}`,
+      },
       { keyId, key: keys[keyId] },
     );
     return {
@@ -147,7 +192,10 @@ export function createAdServerDemo(options = {}) {
       timestamp: Date.now(),
       eids: [
         { source: 'liveramp.com', uids: [{ id: envelope, atype: 3 }] },
-        { source: 'id5-sync.com', uids: [{ id: `ID5*${randomBytes(6).toString('hex')}`, atype: 1, ext: { linkType: 2 } }] },
+        {
+          source: 'id5-sync.com',
+          uids: [{ id: `ID5*${randomBytes(6).toString('hex')}`, atype: 1, ext: { linkType: 2 } }],
+        },
         { source: 'vendor.example', uids: [{ id: 'unknown-provider-id', atype: 571187 }] },
       ],
     };
@@ -160,11 +208,16 @@ export function createAdServerDemo(options = {}) {
     const granularity = url.searchParams.get('granularity') === 'hour' ? 'hour' : 'day';
     const headers = (type) => ({ 'content-type': type, 'cache-control': 'no-store' });
     if (path === '/report' || path === '/report.html') {
-      return new Response(await readFile(new URL('./report.html', import.meta.url)), { headers: headers('text/html; charset=utf-8') });
+      return new Response(await readFile(new URL('./report.html', import.meta.url)), {
+        headers: headers('text/html; charset=utf-8'),
+      });
     }
-    if (path === '/report.json') return new Response(JSON.stringify(await reportJson(granularity)), { headers: headers('application/json') });
-    if (path === '/report.csv') return new Response(await report.toCSV({ granularity }), { headers: headers('text/csv; charset=utf-8') });
-    if (path === '/report/sample-call.json') return new Response(JSON.stringify(sampleCall()), { headers: headers('application/json') });
+    if (path === '/report.json')
+      return new Response(JSON.stringify(await reportJson(granularity)), { headers: headers('application/json') });
+    if (path === '/report.csv')
+      return new Response(await report.toCSV({ granularity }), { headers: headers('text/csv; charset=utf-8') });
+    if (path === '/report/sample-call.json')
+      return new Response(JSON.stringify(sampleCall()), { headers: headers('application/json') });
     return undefined;
   }
 

@@ -22,7 +22,8 @@ let print = console.log;
 const here = new URL('./', import.meta.url);
 
 /** The demo's icon: "e" on a blue square. */
-const FAVICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#36c"/><text x="8" y="12" font-size="11" text-anchor="middle" fill="#fff" font-family="sans-serif">e</text></svg>';
+const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#36c"/><text x="8" y="12" font-size="11" text-anchor="middle" fill="#fff" font-family="sans-serif">e</text></svg>';
 
 /** The ad-call endpoints and the kind of call each receives (docs/wire-format.md#how-eids-reach-an-ad-call). */
 export const AD_CALL_PATHS = { '/ac': 'get', '/genericpost': 'generic', '/call': 'onecall' };
@@ -44,8 +45,13 @@ export function demoOrigins(port) {
 export async function handleAdCall(kind, request, adserver, { ip } = {}) {
   const { call, entry, setCookie } = await adserver.recordAdCall(request, { ip });
   const path = new URL(request.url).pathname;
-  print(`${request.method} ${path} (${kind}) network ${call.networkId ?? '?'}, pid ${call.pid ?? 'none'}, uid ${call.uid ?? 'none'}`);
-  for (const e of entry.eids) print(`  eid ${e.source} → provider ${e.providerId} ${e.providerName} (${e.uids.length} uid${e.uids.length === 1 ? '' : 's'})`);
+  print(
+    `${request.method} ${path} (${kind}) network ${call.networkId ?? '?'}, pid ${call.pid ?? 'none'}, uid ${call.uid ?? 'none'}`,
+  );
+  for (const e of entry.eids)
+    print(
+      `  eid ${e.source} → provider ${e.providerId} ${e.providerName} (${e.uids.length} uid${e.uids.length === 1 ? '' : 's'})`,
+    );
   if (!entry.eids.length) print('  no eids');
   for (const i of entry.issues) print(`  dropped ${i.path}: ${i.message}`);
   // CORS headers come from the policy (corsMiddleware in createDemoApp).
@@ -53,9 +59,22 @@ export async function handleAdCall(kind, request, adserver, { ip } = {}) {
   // The service keeps its own user id in an HttpOnly `pid` cookie; the answer never repeats it, so no script
   // (the page's or a third party's) reads it.
   if (setCookie) headers['Set-Cookie'] = setCookie;
-  const providers = entry.eids.map((e) => ({ source: e.source, provider: { id: e.providerId, name: e.providerName }, uids: e.uids.length }));
+  const providers = entry.eids.map((e) => ({
+    source: e.source,
+    provider: { id: e.providerId, name: e.providerName },
+    uids: e.uids.length,
+  }));
   return Response.json(
-    { kind, path, hasPid: Boolean(call.pid), uid: call.uid ?? null, eids: call.eids, providers, issues: entry.issues, bidRequests: entry.bidRequests.map(withoutPid) },
+    {
+      kind,
+      path,
+      hasPid: Boolean(call.pid),
+      uid: call.uid ?? null,
+      eids: call.eids,
+      providers,
+      issues: entry.issues,
+      bidRequests: entry.bidRequests.map(withoutPid),
+    },
     { headers },
   );
 }
@@ -82,12 +101,22 @@ export function createDemoApp(adserver = createAdServerDemo(), { origins = [] } 
   // Header bidding: /prebid/page.html, Prebid.js, the adapter, and the POST /prebid/v1 ad server.
   mountPrebidDemo(app, adserver, { print: (m) => print(m) });
   // Browsers ask every page's origin for /favicon.ico; an icon keeps a 404 out of the console.
-  app.get('/favicon.ico', (c) => c.body(FAVICON, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'max-age=86400' }));
+  app.get('/favicon.ico', (c) =>
+    c.body(FAVICON, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'max-age=86400' }),
+  );
   // The per-network tag, as an operator serves it (demo/networks.json); no-store: a browser never keeps a tag
   // from an earlier build of the demo.
-  app.route('/', createTagApp({ config: loadNetworksConfig(fileURLToPath(new URL('networks.json', here))), cacheControl: 'no-store' }));
+  app.route(
+    '/',
+    createTagApp({
+      config: loadNetworksConfig(fileURLToPath(new URL('networks.json', here))),
+      cacheControl: 'no-store',
+    }),
+  );
   for (const [path, kind] of Object.entries(AD_CALL_PATHS)) {
-    app.on(kind === 'get' ? 'GET' : 'POST', path, (c) => handleAdCall(kind, c.req.raw, adserver, { ip: c.env?.incoming?.socket?.remoteAddress }));
+    app.on(kind === 'get' ? 'GET' : 'POST', path, (c) =>
+      handleAdCall(kind, c.req.raw, adserver, { ip: c.env?.incoming?.socket?.remoteAddress }),
+    );
   }
   return app;
 }
@@ -123,12 +152,20 @@ export async function startDemo(port = Number(process.env.PORT ?? 8080), { quiet
     honoListener(req, res);
   });
   // On close, the shared report's last counts go to Redis before its client closes.
-  if (redis) server.once('close', () => adserver.report.close().finally(() => redis.close()).catch(() => {}));
+  if (redis)
+    server.once('close', () =>
+      adserver.report
+        .close()
+        .finally(() => redis.close())
+        .catch(() => {}),
+    );
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, HOST, () => {
       const { port: bound } = server.address();
-      honoListener = getRequestListener(createDemoApp(adserver, { origins: [...demoOrigins(bound), ...origins] }).fetch);
+      honoListener = getRequestListener(
+        createDemoApp(adserver, { origins: [...demoOrigins(bound), ...origins] }).fetch,
+      );
       resolve({ url: `http://${HOST}:${bound}/`, server });
     });
   });

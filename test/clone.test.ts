@@ -62,24 +62,33 @@ describe('the CLI in the clone', () => {
   }, 60_000);
 
   const killed = 'a first run killed after 1 s (%s, the whole process group) does not break the next one';
-  test.each(['SIGTERM', 'SIGKILL'] as const)(killed, async (signal) => {
-    // A long-running command (the simulator serves until stopped), so the kill lands mid-run, as `timeout 1` or a
-    // cancelled CI job would.
-    const env = freshNpmCache();
-    const first = spawn('sh', ['-c', `${cli} simulate --port 0`], { cwd: root, env, detached: true, stdio: 'ignore' });
-    const closed = new Promise<void>((resolve) => first.on('close', () => resolve()));
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(first.exitCode, 'the first run ended by itself before the kill').toBeNull();
-    process.kill(-first.pid!, signal);
-    await closed;
-    try {
-      process.kill(-first.pid!, 'SIGKILL'); // anything left of the group after a SIGTERM
-    } catch {
-      // none left
-    }
-    const next = runCli('--version', env);
-    expect(next, next.stderr).toMatchObject({ status: 0, lastLine: pkg.version });
-    // At once, not a rebuild (npx rebuilds its cache entry in tens of seconds); the 2 s bound is the test above.
-    expect(next.ms).toBeLessThan(10_000);
-  }, 60_000);
+  test.each(['SIGTERM', 'SIGKILL'] as const)(
+    killed,
+    async (signal) => {
+      // A long-running command (the simulator serves until stopped), so the kill lands mid-run, as `timeout 1` or a
+      // cancelled CI job would.
+      const env = freshNpmCache();
+      const first = spawn('sh', ['-c', `${cli} simulate --port 0`], {
+        cwd: root,
+        env,
+        detached: true,
+        stdio: 'ignore',
+      });
+      const closed = new Promise<void>((resolve) => first.on('close', () => resolve()));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(first.exitCode, 'the first run ended by itself before the kill').toBeNull();
+      process.kill(-first.pid!, signal);
+      await closed;
+      try {
+        process.kill(-first.pid!, 'SIGKILL'); // anything left of the group after a SIGTERM
+      } catch {
+        // none left
+      }
+      const next = runCli('--version', env);
+      expect(next, next.stderr).toMatchObject({ status: 0, lastLine: pkg.version });
+      // At once, not a rebuild (npx rebuilds its cache entry in tens of seconds); the 2 s bound is the test above.
+      expect(next.ms).toBeLessThan(10_000);
+    },
+    60_000,
+  );
 });

@@ -11,7 +11,12 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const dir = mkdtempSync(join(tmpdir(), 'eidkit-pack-'));
 const project = join(dir, 'app');
-const npm = (args: string[], cwd: string) => execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+const npm = (args: string[], cwd: string) =>
+  execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_update_notifier: 'false' },
+  });
 const node = (args: string[]) => execFileSync(process.execPath, args, { cwd: project, encoding: 'utf8' });
 
 /** A lock file for the app: eidkit from the tarball, its runtime dependencies as this repository locks them. */
@@ -19,7 +24,15 @@ function lockFor(tarball: string, integrity: string) {
   const repoLock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages as Record<string, any>;
   const packages: Record<string, unknown> = {
     '': { name: 'app', version: '1.0.0', dependencies: { eidkit: tarball } },
-    'node_modules/eidkit': { version: pkg.version, resolved: tarball, integrity, dependencies: pkg.dependencies, bin: pkg.bin, engines: pkg.engines, license: pkg.license },
+    'node_modules/eidkit': {
+      version: pkg.version,
+      resolved: tarball,
+      integrity,
+      dependencies: pkg.dependencies,
+      bin: pkg.bin,
+      engines: pkg.engines,
+      license: pkg.license,
+    },
   };
   const wanted = Object.keys(pkg.dependencies);
   while (wanted.length) {
@@ -38,7 +51,10 @@ beforeAll(() => {
   const [packed] = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', dir], root));
   mkdirSync(project);
   const tarball = `file:../${packed.filename}`;
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module', dependencies: { eidkit: tarball } }));
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'app', version: '1.0.0', private: true, type: 'module', dependencies: { eidkit: tarball } }),
+  );
   // Offline: a lock file naming the versions this repository locks lets npm take every tarball from the cache its
   // own install filled, by integrity, with no registry request (resolving a range would need the registry).
   writeFileSync(join(project, 'package-lock.json'), JSON.stringify(lockFor(tarball, packed.integrity)));
@@ -73,7 +89,15 @@ describe('the packed package installed into another project', () => {
        }));`,
     ]);
     const r = JSON.parse(out);
-    expect(r).toMatchObject({ core: 'function', adserver: 'function', deals: 'function', simulator: 'function', operator: 'function', prebid: 'function', version: pkg.version });
+    expect(r).toMatchObject({
+      core: 'function',
+      adserver: 'function',
+      deals: 'function',
+      simulator: 'function',
+      operator: 'function',
+      prebid: 'function',
+      version: pkg.version,
+    });
     expect(readFileSync(fileURLToPath(r.tag), 'utf8')).toMatch(/sas/);
     expect(readFileSync(fileURLToPath(r.adapter), 'utf8')).toMatch(/registerBidAdapter/);
   });
@@ -81,14 +105,37 @@ describe('the packed package installed into another project', () => {
   test('the types resolve for a TypeScript project importing eidkit/deals', () => {
     // skipLibCheck: the app does not install @types/node, which the declarations use; a missing or unresolvable
     // declaration file still fails (an implicit any under strict).
-    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: [], skipLibCheck: true, lib: ['es2022', 'dom'] }, files: ['main.ts'] }));
-    writeFileSync(join(project, 'main.ts'), `import { DealApiClient, type CreatedDeal } from 'eidkit/deals';\nimport { parseAdCall } from 'eidkit/adserver';\nconst c = new DealApiClient({ baseUrl: 'https://api.test/', token: 't' });\nconst id: Promise<CreatedDeal['id']> = c.deals.get(1).then((d) => d.id);\nexport { id, parseAdCall };\n`);
-    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project, encoding: 'utf8' });
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          target: 'es2022',
+          strict: true,
+          noEmit: true,
+          types: [],
+          skipLibCheck: true,
+          lib: ['es2022', 'dom'],
+        },
+        files: ['main.ts'],
+      }),
+    );
+    writeFileSync(
+      join(project, 'main.ts'),
+      `import { DealApiClient, type CreatedDeal } from 'eidkit/deals';\nimport { parseAdCall } from 'eidkit/adserver';\nconst c = new DealApiClient({ baseUrl: 'https://api.test/', token: 't' });\nconst id: Promise<CreatedDeal['id']> = c.deals.get(1).then((d) => d.id);\nexport { id, parseAdCall };\n`,
+    );
+    execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], {
+      cwd: project,
+      encoding: 'utf8',
+    });
   });
 
   test('the eidkit bin runs: --version, and decode', () => {
     expect(node([join(project, 'node_modules/.bin/eidkit'), '--version']).trim()).toBe(pkg.version);
-    const eids = Buffer.from(JSON.stringify([{ source: 'id5-sync.com', uids: [{ id: 'ID5*x', atype: 1 }] }])).toString('base64');
+    const eids = Buffer.from(JSON.stringify([{ source: 'id5-sync.com', uids: [{ id: 'ID5*x', atype: 1 }] }])).toString(
+      'base64',
+    );
     expect(node([join(project, 'node_modules/.bin/eidkit'), 'decode', eids])).toMatch(/id5-sync\.com\s+2\s+ID5/);
   });
 });

@@ -46,7 +46,12 @@ function aptGetUpdate(env) {
   for (;;) {
     console.log('\n=== apt-get update');
     const stdio = ['inherit', 'inherit', 'pipe'];
-    const r = spawnSync('apt-get', ['update', '-q'], { cwd: root, stdio, env: { ...process.env, ...env }, encoding: 'utf8' });
+    const r = spawnSync('apt-get', ['update', '-q'], {
+      cwd: root,
+      stdio,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
     process.stderr.write(r.stderr ?? '');
     if (r.status === 0 || !/Could not get lock/.test(r.stderr ?? '') || Date.now() > deadline) return r.status === 0;
     console.log('the package lists are locked by another apt-get: trying again in 5 s');
@@ -65,13 +70,16 @@ function ensureDebian(path, packages) {
   return run(`apt-get install ${packages[0]}`, 'apt-get', args, env) && existsSync(path);
 }
 
-const ensureChromium = () => ensureDebian(process.env.CHROMIUM_PATH || '/usr/bin/chromium', ['chromium', 'fonts-liberation']);
+const ensureChromium = () =>
+  ensureDebian(process.env.CHROMIUM_PATH || '/usr/bin/chromium', ['chromium', 'fonts-liberation']);
 // The Redis suites start their own redis-server (test/support/redis-server.ts).
-const ensureRedisServer = () => ensureDebian(process.env.REDIS_SERVER_PATH || '/usr/bin/redis-server', ['redis-server']);
+const ensureRedisServer = () =>
+  ensureDebian(process.env.REDIS_SERVER_PATH || '/usr/bin/redis-server', ['redis-server']);
 
 // Firefox is driven over WebDriver BiDi (no driver); WebKit through WebKitWebDriver, on an Xvfb display.
 const ensureFirefox = () => ensureDebian(process.env.FIREFOX_PATH || '/usr/bin/firefox-esr', ['firefox-esr']);
-const ensureWebKit = () => ensureDebian(process.env.WEBKIT_DRIVER_PATH || '/usr/bin/WebKitWebDriver', ['webkit2gtk-driver']);
+const ensureWebKit = () =>
+  ensureDebian(process.env.WEBKIT_DRIVER_PATH || '/usr/bin/WebKitWebDriver', ['webkit2gtk-driver']);
 const ensureXvfb = () => ensureDebian('/usr/bin/Xvfb', ['xvfb']);
 
 const installs = [
@@ -89,13 +97,23 @@ if (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts?.lint) 
 
 // Unit tests (vitest): counted per test.
 const vitestJson = join(out, 'vitest.json');
-run('unit tests', 'npx', ['vitest', 'run', '--config', 'test/vitest.config.ts', '--reporter=default', '--reporter=json', `--outputFile=${vitestJson}`]);
+run('unit tests', 'npx', [
+  'vitest',
+  'run',
+  '--config',
+  'test/vitest.config.ts',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile=${vitestJson}`,
+]);
 if (existsSync(vitestJson)) {
   const r = JSON.parse(readFileSync(vitestJson, 'utf8'));
   passed += r.numPassedTests ?? 0;
-  failed += (r.numFailedTests ?? 0);
+  failed += r.numFailedTests ?? 0;
   // A test file that fails to load has no tests to count, but fails the run.
-  const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0).length;
+  const brokenFiles = (r.testResults ?? []).filter(
+    (f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0,
+  ).length;
   stepDone('unit test files', brokenFiles === 0, `failed: ${brokenFiles} could not load`);
 } else stepDone('unit tests', false, 'produced no report');
 

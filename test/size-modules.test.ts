@@ -25,7 +25,9 @@ describe('tag size budgets (gzip -9)', () => {
   test('the full tag with every module is at most 9,216 bytes', () => {
     expect(existsSync(dist + 'sas.full.js'), 'dist/sas.full.js is built').toBe(true);
     const full = sizeOf('sas.full.js');
-    console.log(`full dist/sas.full.js: ${full} B gzip; served with every module enabled: ${gz(composeTag(4321, config))} B gzip`);
+    console.log(
+      `full dist/sas.full.js: ${full} B gzip; served with every module enabled: ${gz(composeTag(4321, config))} B gzip`,
+    );
     expect(full).toBeLessThanOrEqual(9216);
     expect(gz(composeTag(4321, config))).toBeLessThanOrEqual(9216);
   });

@@ -32,9 +32,14 @@ function showBanner() {
   banner.id = 'demo-cmp-banner';
   banner.setAttribute('role', 'dialog');
   banner.setAttribute('aria-label', 'Consent');
-  banner.style.cssText = 'position:fixed;left:0;right:0;bottom:0;padding:1rem;background:#223;color:#fff;font:15px system-ui,sans-serif;z-index:2147483647';
-  banner.textContent = 'This demo site and its partners would like to store and read ids on your device (TCF purposes 1-4, 7, 9, 10). ';
-  for (const [text, choose] of [['Accept all', () => window.demoCmp.consent()], ['Reject all', () => window.demoCmp.refuse()]]) {
+  banner.style.cssText =
+    'position:fixed;left:0;right:0;bottom:0;padding:1rem;background:#223;color:#fff;font:15px system-ui,sans-serif;z-index:2147483647';
+  banner.textContent =
+    'This demo site and its partners would like to store and read ids on your device (TCF purposes 1-4, 7, 9, 10). ';
+  for (const [text, choose] of [
+    ['Accept all', () => window.demoCmp.consent()],
+    ['Reject all', () => window.demoCmp.refuse()],
+  ]) {
     const button = document.createElement('button');
     button.type = 'button';
     button.textContent = text;

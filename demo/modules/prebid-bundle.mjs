@@ -20,7 +20,11 @@ export function prebidBundle(modules = ['userId', 'sharedIdSystem'], globalName 
   const order = [];
   for (const f of files) for (const d of [...(deps[f] || []), f]) if (!order.includes(d)) order.push(d);
   // The core must come first; its dependencies follow it, then the modules (as gulp's bundle() orders them).
-  const sorted = ['prebid-core.js', ...order.filter((f) => f !== 'prebid-core.js' && !files.includes(f)), ...files.slice(1)];
+  const sorted = [
+    'prebid-core.js',
+    ...order.filter((f) => f !== 'prebid-core.js' && !files.includes(f)),
+    ...files.slice(1),
+  ];
   const source = sorted.map((f) => readFileSync(join(chunks, f), 'utf8')).join('\n');
   const out = `/* prebid.js ${version}: ${modules.join(', ')} (assembled from the npm package's dist/chunks) */
 if (!window.${globalName} || !window.${globalName}.libLoaded) {

@@ -13,7 +13,12 @@ const dir = new URL('./', import.meta.url);
 /** The stand-in's answer: a stable id per `pd` (as the real service links ids across sites by it). */
 export function idLinkingAnswer(body) {
   const pd = typeof body?.pd === 'string' ? body.pd : '';
-  const id = 'ID5*demo-' + createHash('sha256').update(pd || 'no-pd').digest('hex').slice(0, 24);
+  const id =
+    'ID5*demo-' +
+    createHash('sha256')
+      .update(pd || 'no-pd')
+      .digest('hex')
+      .slice(0, 24);
   return {
     universal_uid: id,
     signature: 'demo-signature',
@@ -35,26 +40,31 @@ export async function handleModuleRoute(req, res, { onIdLinking } = {}) {
   const url = new URL(req.url, 'http://localhost');
   const path = url.pathname;
   if (path.startsWith('/idlink/')) {
-    const cors = { 'Access-Control-Allow-Origin': req.headers.origin || '*', 'Access-Control-Allow-Credentials': 'true', 'Access-Control-Allow-Headers': 'Content-Type' };
-    if (req.method === 'OPTIONS') return send(res, 204, 'text/plain', '', cors), true;
-    if (req.method !== 'POST' || path !== '/idlink/g/v2/102.json') return send(res, 404, 'application/json', '{"error":"partner 102 only"}', cors), true;
+    const cors = {
+      'Access-Control-Allow-Origin': req.headers.origin || '*',
+      'Access-Control-Allow-Credentials': 'true',
+      'Access-Control-Allow-Headers': 'Content-Type',
+    };
+    if (req.method === 'OPTIONS') return (send(res, 204, 'text/plain', '', cors), true);
+    if (req.method !== 'POST' || path !== '/idlink/g/v2/102.json')
+      return (send(res, 404, 'application/json', '{"error":"partner 102 only"}', cors), true);
     let text = '';
     for await (const chunk of req) text += chunk;
     let body;
     try {
       body = JSON.parse(text);
     } catch {
-      return send(res, 400, 'application/json', '{"error":"bad json"}', cors), true;
+      return (send(res, 400, 'application/json', '{"error":"bad json"}', cors), true);
     }
     onIdLinking?.(body);
-    return send(res, 200, 'application/json', JSON.stringify(idLinkingAnswer(body)), cors), true;
+    return (send(res, 200, 'application/json', JSON.stringify(idLinkingAnswer(body)), cors), true);
   }
-  if (path === '/modules/cmp.js') return send(res, 200, 'text/javascript', await cmpBundle()), true;
-  if (path === '/modules/prebid.js') return send(res, 200, 'text/javascript', prebidBundle()), true;
+  if (path === '/modules/cmp.js') return (send(res, 200, 'text/javascript', await cmpBundle()), true);
+  if (path === '/modules/prebid.js') return (send(res, 200, 'text/javascript', prebidBundle()), true);
   const page = /^\/modules\/([\w-]+\.html)$/.exec(path);
   if (page) {
     try {
-      return send(res, 200, 'text/html; charset=utf-8', await readFile(new URL(page[1], dir))), true;
+      return (send(res, 200, 'text/html; charset=utf-8', await readFile(new URL(page[1], dir))), true);
     } catch {
       return false;
     }

@@ -32,7 +32,14 @@ export function demoDeal() {
 function bidsFor(call, deal, origin) {
   return call.formats.map((f) => {
     if (f.video) {
-      return { format: f, cpm: 1.1, currency: 'EUR', vastXml: `<VAST version="4.0"><Ad id="demo"><InLine><AdSystem>eidkit demo</AdSystem><AdTitle>Demo video</AdTitle><Creatives></Creatives></InLine></Ad></VAST>`, creativeId: 'demo-video', advertiserDomains: ['advertiser.example'] };
+      return {
+        format: f,
+        cpm: 1.1,
+        currency: 'EUR',
+        vastXml: `<VAST version="4.0"><Ad id="demo"><InLine><AdSystem>eidkit demo</AdSystem><AdTitle>Demo video</AdTitle><Creatives></Creatives></InLine></Ad></VAST>`,
+        creativeId: 'demo-video',
+        advertiserDomains: ['advertiser.example'],
+      };
     }
     const [w, h] = f.sizes?.[0] ?? [300, 250];
     const ad = `<!doctype html><body style="margin:0;font:14px sans-serif"><div id="creative" style="width:${w - 12}px;height:${h - 12}px;padding:6px;background:#e8f0fe;border:0">eidkit demo creative: deal ${deal.dealId} (${escapeHtml(deal.name)}) in ${escapeHtml(f.tagId ?? '')}</div></body>`;
@@ -64,13 +71,21 @@ export function mountPrebidDemo(app, adserver, { print = () => {}, beacons = [] 
   app.get('/prebid/page.html', async (c) => c.html(await readFile(new URL('page.html', dir), 'utf8')));
   app.get('/prebid/prebid.js', (c) => c.body(prebidBundle(PREBID_MODULES), 200, js()));
   app.get('/prebid/prebid-npm.js', async (c) => c.body(await prebidNpmBundle(), 200, js()));
-  app.get('/prebid/:file{eidkit-adapter(\\.debug)?\\.js}', async (c) => c.body(await readFile(new URL(c.req.param('file'), dist), 'utf8'), 200, js()));
+  app.get('/prebid/:file{eidkit-adapter(\\.debug)?\\.js}', async (c) =>
+    c.body(await readFile(new URL(c.req.param('file'), dist), 'utf8'), 200, js()),
+  );
   app.post('/prebid/v1', async (c) => {
     const request = c.req.raw;
-    const { call, entry, setCookie } = await adserver.recordAdCall(request, { ip: c.env?.incoming?.socket?.remoteAddress });
-    print(`POST /prebid/v1 network ${call.networkId ?? '?'}: ${call.formats.length} ad units, ${call.eids.length} eids (${entry.eids.map((e) => e.source).join(', ') || 'none'})`);
+    const { call, entry, setCookie } = await adserver.recordAdCall(request, {
+      ip: c.env?.incoming?.socket?.remoteAddress,
+    });
+    print(
+      `POST /prebid/v1 network ${call.networkId ?? '?'}: ${call.formats.length} ad units, ${call.eids.length} eids (${entry.eids.map((e) => e.source).join(', ') || 'none'})`,
+    );
     const origin = new URL(request.url).origin;
-    const body = prebidBidResponse(call, bidsFor(call, deal, origin), { syncs: [{ type: 'image', url: `${origin}/prebid/v1/sync` }] });
+    const body = prebidBidResponse(call, bidsFor(call, deal, origin), {
+      syncs: [{ type: 'image', url: `${origin}/prebid/v1/sync` }],
+    });
     // CORS: the demo's allow-list policy (corsMiddleware on /prebid/v1 in demo/server.mjs).
     const headers = { 'Cache-Control': 'no-store' };
     if (setCookie) headers['Set-Cookie'] = setCookie;

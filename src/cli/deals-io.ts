@@ -43,7 +43,11 @@ function exitCodeOf(err: unknown): number {
 export function toCliError(err: unknown): unknown {
   if (err instanceof CliError || err instanceof OutputClosedError) return err;
   if (err instanceof ValidationError && err.issues.length) {
-    return new CliError(err.summary, EXIT.VALIDATION, err.issues.map((i) => `${i.path || '(deal)'}: ${i.message}`));
+    return new CliError(
+      err.summary,
+      EXIT.VALIDATION,
+      err.issues.map((i) => `${i.path || '(deal)'}: ${i.message}`),
+    );
   }
   const code = exitCodeOf(err);
   return code === EXIT.ERROR ? err : new CliError(err instanceof Error ? err.message : String(err), code);
@@ -64,14 +68,20 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): 
 export function outputOptions(cmd: Command): Command {
   return cmd
     .addOption(new Option('--json', 'print JSON').conflicts('csv'))
-    .addOption(new Option('--csv', 'print CSV (RFC 4180; text that a spreadsheet would run as a formula is prefixed with \')').conflicts('json'))
+    .addOption(
+      new Option(
+        '--csv',
+        "print CSV (RFC 4180; text that a spreadsheet would run as a formula is prefixed with ')",
+      ).conflicts('json'),
+    )
     .option('--columns <list>', 'comma-separated columns for the table and CSV');
 }
 
 /** An integer option parser (usage error, exit 2, below `min`). */
 export function intArg(name: string, min = 0): (value: string) => number {
   return (value: string) => {
-    if (!/^\d+$/.test(value) || Number(value) < min) throw new CliError(`${name} must be an integer ≥ ${min}, got ${JSON.stringify(value)}`, EXIT.USAGE);
+    if (!/^\d+$/.test(value) || Number(value) < min)
+      throw new CliError(`${name} must be an integer ≥ ${min}, got ${JSON.stringify(value)}`, EXIT.USAGE);
     return Number(value);
   };
 }
@@ -83,7 +93,10 @@ export function intArg(name: string, min = 0): (value: string) => number {
 export function isoDateArg(name: string): (value: string) => string {
   return (value: string) => {
     if (!DealDateTimeSchema.safeParse(value).success) {
-      throw new CliError(`${name} must be an ISO 8601 date or date-time such as 2025-01-31 or 2025-01-31T08:00:00Z, got ${JSON.stringify(value)}`, EXIT.USAGE);
+      throw new CliError(
+        `${name} must be an ISO 8601 date or date-time such as 2025-01-31 or 2025-01-31T08:00:00Z, got ${JSON.stringify(value)}`,
+        EXIT.USAGE,
+      );
     }
     return value;
   };
@@ -92,22 +105,34 @@ export function isoDateArg(name: string): (value: string) => string {
 /** A comma-separated id list option parser. */
 export function idList(name: string): (value: string) => number[] {
   return (value: string) => {
-    const parts = value.split(',').map((s) => s.trim()).filter(Boolean);
-    if (!parts.every((p) => /^\d+$/.test(p))) throw new CliError(`${name} must be comma-separated integers, got ${JSON.stringify(value)}`, EXIT.USAGE);
+    const parts = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (!parts.every((p) => /^\d+$/.test(p)))
+      throw new CliError(`${name} must be comma-separated integers, got ${JSON.stringify(value)}`, EXIT.USAGE);
     return parts.map(Number);
   };
 }
 
 /** The columns asked for with --columns, or undefined. */
 export function columnsOf(flags: OutputFlags): string[] | undefined {
-  const list = flags.columns?.split(',').map((c) => c.trim()).filter(Boolean);
+  const list = flags.columns
+    ?.split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
   return list?.length ? list : undefined;
 }
 
 /** Reads a JSON object from --file (- for stdin) or --data, then applies each --set field=value. */
-export function readJsonInput(opts: { file?: string; data?: string; set?: string[] } & Record<string, unknown>, what: string, options: { optional?: boolean } = {}): Record<string, unknown> {
+export function readJsonInput(
+  opts: { file?: string; data?: string; set?: string[] } & Record<string, unknown>,
+  what: string,
+  options: { optional?: boolean } = {},
+): Record<string, unknown> {
   let value: unknown = {};
-  if (opts.file !== undefined && opts.data !== undefined) throw new CliError('give either --file or --data, not both', EXIT.USAGE);
+  if (opts.file !== undefined && opts.data !== undefined)
+    throw new CliError('give either --file or --data, not both', EXIT.USAGE);
   if (opts.file !== undefined || opts.data !== undefined) {
     let text: string;
     try {
@@ -121,7 +146,8 @@ export function readJsonInput(opts: { file?: string; data?: string; set?: string
       throw new CliError(`the ${what} is not valid JSON: ${(err as Error).message}`, EXIT.VALIDATION);
     }
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new CliError(`the ${what} must be a JSON object`, EXIT.VALIDATION);
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new CliError(`the ${what} must be a JSON object`, EXIT.VALIDATION);
   for (const assignment of opts.set ?? []) {
     const eq = assignment.indexOf('=');
     if (eq <= 0) throw new CliError(`--set takes field=value, got ${JSON.stringify(assignment)}`, EXIT.USAGE);
@@ -135,7 +161,8 @@ export function readJsonInput(opts: { file?: string; data?: string; set?: string
     (value as Record<string, unknown>)[assignment.slice(0, eq)] = parsed;
   }
   const given = opts.file !== undefined || opts.data !== undefined || (opts.set ?? []).length > 0;
-  if (!given && !options.optional) throw new CliError(`give the ${what} with --file <path|->, --data <json> or --set field=value`, EXIT.USAGE);
+  if (!given && !options.optional)
+    throw new CliError(`give the ${what} with --file <path|->, --data <json> or --set field=value`, EXIT.USAGE);
   return value as Record<string, unknown>;
 }
 
@@ -156,7 +183,11 @@ export async function printDryRun(req: PreparedRequest | null, json: boolean | u
 }
 
 /** Prints a deal after a write (JSON or key/value lines) and a message on stderr. */
-export async function printWritten(deal: Record<string, unknown>, json: boolean | undefined, message: string): Promise<void> {
+export async function printWritten(
+  deal: Record<string, unknown>,
+  json: boolean | undefined,
+  message: string,
+): Promise<void> {
   await (json ? outJson(deal) : outText(formatRecord(deal)));
   say(message);
 }
@@ -195,7 +226,7 @@ export async function printRows(
     }
     return n;
   }
-  const all: Array<Record<string, unknown>> = [];
+  const all: Record<string, unknown>[] = [];
   for await (const row of rows) all.push(row);
   // A table of nothing would be a lone header row: say so on stderr instead, as `gh` does (stdout stays empty).
   if (all.length === 0) {
@@ -207,7 +238,10 @@ export async function printRows(
 }
 
 /** A progress line on stderr: rewritten in place on a terminal, one line per page with --progress otherwise. */
-export function progressReporter(what: string, forced: boolean | undefined): ((p: { fetched: number; total?: number }) => void) | undefined {
+export function progressReporter(
+  what: string,
+  forced: boolean | undefined,
+): ((p: { fetched: number; total?: number }) => void) | undefined {
   const tty = process.stderr.isTTY;
   if (forced === false || (!tty && !forced)) return undefined;
   return ({ fetched, total }) => {

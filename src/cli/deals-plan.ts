@@ -44,8 +44,16 @@ interface PlanFlags extends ConnectionFlags {
 
 function planOptions(cmd: Command): Command {
   return cmd
-    .requiredOption('-f, --file <path>', 'the deals file (YAML, or JSON when it ends in .json; - reads YAML or JSON from stdin)')
-    .addOption(new Option('--prune <mode>', 'live deals whose key left the file (and doubled deals of one key): pause or delete them').choices(['pause', 'delete']))
+    .requiredOption(
+      '-f, --file <path>',
+      'the deals file (YAML, or JSON when it ends in .json; - reads YAML or JSON from stdin)',
+    )
+    .addOption(
+      new Option(
+        '--prune <mode>',
+        'live deals whose key left the file (and doubled deals of one key): pause or delete them',
+      ).choices(['pause', 'delete']),
+    )
     .option('--json', 'print JSON')
     .option('--creation-quota <n>', 'deal creations allowed per day (default 15)', intArg('--creation-quota'))
     .option('--update-quota <n>', 'deal updates allowed per day (default 500)', intArg('--update-quota'));
@@ -72,7 +80,8 @@ function applyExitCode(result: ApplyResult): number {
   if (failed) {
     const name = failed.error?.name ?? '';
     if (name === ConnectionError.errorName || name === TimeoutError.errorName) return EXIT.NETWORK;
-    if (name.includes('Authentication') || name === 'InvalidGrantError' || name === 'AuthAttemptsExhaustedError') return EXIT.AUTH;
+    if (name.includes('Authentication') || name === 'InvalidGrantError' || name === 'AuthAttemptsExhaustedError')
+      return EXIT.AUTH;
     if (name === ValidationError.errorName) return EXIT.VALIDATION;
     return EXIT.API;
   }
@@ -101,7 +110,9 @@ function progressLine(item: ApplyItem, index: number, total: number): string {
  * Loads the file, plans it against the service and hands the plan to `fn`, whose result is the exit code; a
  * non-zero one ends the command quietly (the output already said why).
  */
-function withPlan(fn: (client: DealApiClient, plan: Plan, flags: PlanFlags) => Promise<number>): (flags: PlanFlags) => Promise<void> {
+function withPlan(
+  fn: (client: DealApiClient, plan: Plan, flags: PlanFlags) => Promise<number>,
+): (flags: PlanFlags) => Promise<void> {
   return action(async (flags: PlanFlags) => {
     let code: number = EXIT.OK;
     try {
@@ -111,7 +122,8 @@ function withPlan(fn: (client: DealApiClient, plan: Plan, flags: PlanFlags) => P
       });
     } catch (err) {
       if (err instanceof DealsFileError || err instanceof PlanRefusedError) {
-        const details = err instanceof DealsFileError ? err.issues.map((i) => `${i.path || '(file)'}: ${i.message}`) : [];
+        const details =
+          err instanceof DealsFileError ? err.issues.map((i) => `${i.path || '(file)'}: ${i.message}`) : [];
         throw new CliError(err.message, EXIT.VALIDATION, details);
       }
       throw err;
@@ -132,9 +144,14 @@ export function registerPlanCommands(deals: Command): void {
       ),
     ),
   )
-    .description('show what apply would change to make the live deals match a deals file (reads only); exit 0, or 3 for invalid deals')
+    .description(
+      'show what apply would change to make the live deals match a deals file (reads only); exit 0, or 3 for invalid deals',
+    )
     .option('--hide-unchanged', 'leave out the deals that need no change')
-    .option('--detailed-exitcode', 'exit 7 when there are changes to apply (0: none), as terraform plan -detailed-exitcode')
+    .option(
+      '--detailed-exitcode',
+      'exit 7 when there are changes to apply (0: none), as terraform plan -detailed-exitcode',
+    )
     .action(
       withPlan(async (_client, plan, flags) => {
         await (flags.json ? outJson(plan) : outText(formatPlan(plan, { showUnchanged: !flags.hideUnchanged })));
@@ -152,7 +169,9 @@ export function registerPlanCommands(deals: Command): void {
       ),
     ),
   )
-    .description('make the live deals match a deals file: updates, prunes, then creates within the daily quotas (progress on stderr); exit 0 done, 7 work deferred to a later day, 3 invalid deals, 8 some applied and invalid ones skipped')
+    .description(
+      'make the live deals match a deals file: updates, prunes, then creates within the daily quotas (progress on stderr); exit 0 done, 7 work deferred to a later day, 3 invalid deals, 8 some applied and invalid ones skipped',
+    )
     .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
     .option('--skip-invalid', 'apply the valid deals even when others are refused')
     .action(
@@ -165,7 +184,10 @@ export function registerPlanCommands(deals: Command): void {
         }
         if (!flags.yes && (!planHasIssues(plan) || flags.skipInvalid)) {
           if (!process.stdin.isTTY) {
-            throw new CliError('apply changes live deals: pass --yes to confirm (stdin is not a terminal); run plan to see what would change', EXIT.USAGE);
+            throw new CliError(
+              'apply changes live deals: pass --yes to confirm (stdin is not a terminal); run plan to see what would change',
+              EXIT.USAGE,
+            );
           }
           toStderr(formatPlan(plan, { showUnchanged: false }));
           if (!(await confirm('Apply these changes? Only "yes" is accepted: '))) {

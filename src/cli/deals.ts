@@ -11,7 +11,20 @@ import { fieldText, formatTable } from './format.js';
 import { terminalSafe } from '../core/terminal.js';
 import { csvRow } from '../core/csv.js';
 import { defaultTokenPath, LOOKUP_RESOURCES, type DealListFilters } from '../deals/index.js';
-import { action, idList, intArg, isoDateArg, outputOptions, printDryRun, printRecord, printRows, printWritten, progressReporter, readJsonInput, type OutputFlags } from './deals-io.js';
+import {
+  action,
+  idList,
+  intArg,
+  isoDateArg,
+  outputOptions,
+  printDryRun,
+  printRecord,
+  printRows,
+  printWritten,
+  progressReporter,
+  readJsonInput,
+  type OutputFlags,
+} from './deals-io.js';
 import { connectionOptions, withSession, type ConnectionFlags } from './deals-session.js';
 import { registerPlanCommands } from './deals-plan.js';
 
@@ -28,7 +41,16 @@ export function registerDealsCommands(program: Command): void {
   const deals = program.command('deals').description('manage deals on the deal API (docs/deals.md)');
   registerPlanCommands(deals);
 
-  outputOptions(connectionOptions(examples(deals.command('list'), 'eidkit deals list --simulator', 'eidkit deals list --no-archived --sort-by name --asc --csv > deals.csv', 'eidkit deals list --since 2025-01-01 --json | jq \'.[].name\'')))
+  outputOptions(
+    connectionOptions(
+      examples(
+        deals.command('list'),
+        'eidkit deals list --simulator',
+        'eidkit deals list --no-archived --sort-by name --asc --csv > deals.csv',
+        "eidkit deals list --since 2025-01-01 --json | jq '.[].name'",
+      ),
+    ),
+  )
     .description('list deals across every page')
     .option('--archived', 'only archived deals')
     .option('--no-archived', 'only deals that are not archived')
@@ -44,7 +66,11 @@ export function registerDealsCommands(program: Command): void {
     .option('--format-ids <ids>', 'comma-separated format ids', idList('--format-ids'))
     .option('--limit <n>', 'at most this many deals', intArg('--limit'))
     .option('--offset <n>', 'skip this many deals', intArg('--offset'))
-    .option('--concurrency <n>', 'pages fetched at once (1 follows Link one page at a time)', intArg('--concurrency', 1))
+    .option(
+      '--concurrency <n>',
+      'pages fetched at once (1 follows Link one page at a time)',
+      intArg('--concurrency', 1),
+    )
     .option('--progress', 'report progress on stderr even when it is not a terminal')
     .option('--no-progress', 'never report progress')
     .action(
@@ -63,13 +89,31 @@ export function registerDealsCommands(program: Command): void {
             formatIds: flags.formatIds,
             offset: flags.offset,
           };
-          const list = client.deals.list({ ...filters, concurrency: flags.concurrency, limit: flags.limit, onProgress: progressReporter('deals', flags.progress) });
-          await printRows(list as AsyncIterable<unknown> as AsyncIterable<Record<string, unknown>>, flags, DEAL_COLUMNS, 'deals');
+          const list = client.deals.list({
+            ...filters,
+            concurrency: flags.concurrency,
+            limit: flags.limit,
+            onProgress: progressReporter('deals', flags.progress),
+          });
+          await printRows(
+            list as AsyncIterable<unknown> as AsyncIterable<Record<string, unknown>>,
+            flags,
+            DEAL_COLUMNS,
+            'deals',
+          );
         });
       }),
     );
 
-  outputOptions(connectionOptions(examples(deals.command('get'), 'eidkit deals get 100001 --simulator', 'eidkit deals get 100001 --columns id,name,price --csv')))
+  outputOptions(
+    connectionOptions(
+      examples(
+        deals.command('get'),
+        'eidkit deals get 100001 --simulator',
+        'eidkit deals get 100001 --columns id,name,price --csv',
+      ),
+    ),
+  )
     .description('show one deal')
     .argument('<id>', 'the service-side deal id')
     .action(
@@ -90,34 +134,68 @@ export function registerDealsCommands(program: Command): void {
     cmd
       .option('--file <path>', 'the deal as JSON (- reads stdin)')
       .option('--data <json>', 'the deal as inline JSON')
-      .option('--set <field=value>', 'set one field (value parsed as JSON, else a string); repeatable', (v: string, prev: string[] = []) => [...prev, v]);
+      .option(
+        '--set <field=value>',
+        'set one field (value parsed as JSON, else a string); repeatable',
+        (v: string, prev: string[] = []) => [...prev, v],
+      );
 
-  dealInputOptions(writeOptions(examples(deals.command('create'), 'eidkit deals create --file deal.json', 'eidkit deals create --simulator --copy-of 100001 --data \'{"name":"Copy of spring"}\'', 'eidkit deals create --file deal.json --dry-run')))
+  dealInputOptions(
+    writeOptions(
+      examples(
+        deals.command('create'),
+        'eidkit deals create --file deal.json',
+        'eidkit deals create --simulator --copy-of 100001 --data \'{"name":"Copy of spring"}\'',
+        'eidkit deals create --file deal.json --dry-run',
+      ),
+    ),
+  )
     .description('create a deal (validated first; never retried once it may have reached the service)')
-    .option('--copy-of <id>', 'create a copy of this deal (X-CopyOfDealId); --data/--file/--set then only change fields of the copy')
+    .option(
+      '--copy-of <id>',
+      'create a copy of this deal (X-CopyOfDealId); --data/--file/--set then only change fields of the copy',
+    )
     .action(
       action(async (flags: Flags) => {
         // With --copy-of the body only changes fields of the copy; none copies the deal as it is.
         const deal = readJsonInput(flags, 'deal', { optional: flags.copyOf !== undefined });
         await withSession(flags, async (client) => {
-          if (flags.dryRun) return printDryRun(await client.deals.dryRun.create(deal as any, { copyOf: flags.copyOf }), flags.json);
+          if (flags.dryRun)
+            return printDryRun(await client.deals.dryRun.create(deal, { copyOf: flags.copyOf }), flags.json);
           const created = await client.deals.create(deal as any, { copyOf: flags.copyOf });
-          await (flags.json ? outJson({ id: created.id, location: created.location, historyId: created.historyId ?? null, recovered: created.recovered }) : outText(`${fieldText(created.id)}\n`));
-          say(`created deal ${created.id} (${created.location}${created.historyId ? `, history ${created.historyId}` : ''})`);
+          await (flags.json
+            ? outJson({
+                id: created.id,
+                location: created.location,
+                historyId: created.historyId ?? null,
+                recovered: created.recovered,
+              })
+            : outText(`${fieldText(created.id)}\n`));
+          say(
+            `created deal ${created.id} (${created.location}${created.historyId ? `, history ${created.historyId}` : ''})`,
+          );
         });
       }),
     );
 
-  dealInputOptions(writeOptions(examples(deals.command('update'), 'eidkit deals update 100001 --simulator --set name="Spring sale" --set price=3', 'eidkit deals update 100001 --file patch.json --dry-run')))
+  dealInputOptions(
+    writeOptions(
+      examples(
+        deals.command('update'),
+        'eidkit deals update 100001 --simulator --set name="Spring sale" --set price=3',
+        'eidkit deals update 100001 --file patch.json --dry-run',
+      ),
+    ),
+  )
     .description('change some fields of a deal: read, merge, validate, PUT (omitted fields keep their values)')
     .argument('<id>', 'the service-side deal id')
     .action(
       action(async (id: string, flags: Flags) => {
         const patch = readJsonInput(flags, 'patch');
         await withSession(flags, async (client) => {
-          if (flags.dryRun) return printDryRun(await client.deals.dryRun.update(id, patch as any), flags.json);
-          const deal = await client.deals.update(id, patch as any);
-          await printWritten(deal as unknown as Record<string, unknown>, flags.json, `updated deal ${deal.id}`);
+          if (flags.dryRun) return printDryRun(await client.deals.dryRun.update(id, patch), flags.json);
+          const deal = await client.deals.update(id, patch);
+          await printWritten(deal, flags.json, `updated deal ${deal.id}`);
         });
       }),
     );
@@ -126,7 +204,9 @@ export function registerDealsCommands(program: Command): void {
     ['pause', 'pause', 'paused'],
     ['resume', 'resume', 'resumed'],
   ] as const) {
-    writeOptions(examples(deals.command(name), `eidkit deals ${name} 100001 --simulator`, `eidkit deals ${name} 100001 --json`))
+    writeOptions(
+      examples(deals.command(name), `eidkit deals ${name} 100001 --simulator`, `eidkit deals ${name} 100001 --json`),
+    )
       .description(`${verb} a deal (isActive ${name === 'pause' ? 'false' : 'true'})`)
       .argument('<id>', 'the service-side deal id')
       .action(
@@ -135,16 +215,22 @@ export function registerDealsCommands(program: Command): void {
             if (flags.dryRun) return printDryRun(await client.deals.dryRun[name](id), flags.json);
             const stored = await client.deals.get(id);
             if (stored.isActive === (name === 'resume')) {
-              return printWritten(stored as unknown as Record<string, unknown>, flags.json, `deal ${stored.id} is already ${past}; nothing changed`);
+              return printWritten(stored, flags.json, `deal ${stored.id} is already ${past}; nothing changed`);
             }
             const deal = await client.deals[name](id, { stored });
-            await printWritten(deal as unknown as Record<string, unknown>, flags.json, `${past} deal ${deal.id}`);
+            await printWritten(deal, flags.json, `${past} deal ${deal.id}`);
           });
         }),
       );
   }
 
-  writeOptions(examples(deals.command('delete'), 'eidkit deals delete 100001 --simulator', 'eidkit deals delete 100001 --yes   # no question, e.g. in a script'))
+  writeOptions(
+    examples(
+      deals.command('delete'),
+      'eidkit deals delete 100001 --simulator',
+      'eidkit deals delete 100001 --yes   # no question, e.g. in a script',
+    ),
+  )
     .description('delete a deal (asks first on a terminal; without a terminal, refuses unless --yes)')
     .argument('<id>', 'the service-side deal id')
     .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
@@ -155,10 +241,14 @@ export function registerDealsCommands(program: Command): void {
           if (!flags.yes) {
             // Like `gh repo delete`: a deletion nobody can confirm is refused, never done silently.
             if (!interactive()) {
-              throw new CliError(`deals delete ${id} needs --yes when it cannot ask (stdin or stderr is not a terminal); nothing was deleted`, EXIT.USAGE);
+              throw new CliError(
+                `deals delete ${id} needs --yes when it cannot ask (stdin or stderr is not a terminal); nothing was deleted`,
+                EXIT.USAGE,
+              );
             }
             const deal = await client.deals.get(id);
-            if (!(await confirm(terminalSafe(`delete deal ${deal.id} ${JSON.stringify(deal.name)}?`)))) throw new CliError(`deal ${deal.id} was not deleted`, EXIT.ERROR);
+            if (!(await confirm(terminalSafe(`delete deal ${deal.id} ${JSON.stringify(deal.name)}?`))))
+              throw new CliError(`deal ${deal.id} was not deleted`, EXIT.ERROR);
           }
           await client.deals.delete(id);
           say(`deleted deal ${id}`);
@@ -166,7 +256,9 @@ export function registerDealsCommands(program: Command): void {
       }),
     );
 
-  outputOptions(connectionOptions(examples(deals.command('count'), 'eidkit deals count --simulator', 'eidkit deals count --json')))
+  outputOptions(
+    connectionOptions(examples(deals.command('count'), 'eidkit deals count --simulator', 'eidkit deals count --json')),
+  )
     .description('count deals by status (countBreakdown)')
     .action(
       action(async (flags: Flags) => {
@@ -175,7 +267,9 @@ export function registerDealsCommands(program: Command): void {
           if (flags.json) await outJson(counts);
           else {
             const rows = flatten(counts).map(([status, count]) => ({ status, count }));
-            await (flags.csv ? out(csvRow(['status', 'count']) + rows.map((r) => csvRow([r.status, r.count])).join('')) : outText(formatTable(rows, ['status', 'count'])));
+            await (flags.csv
+              ? out(csvRow(['status', 'count']) + rows.map((r) => csvRow([r.status, r.count])).join(''))
+              : outText(formatTable(rows, ['status', 'count'])));
           }
         });
       }),
@@ -195,13 +289,23 @@ export function registerDealsCommands(program: Command): void {
           await withSession(flags, async (client) => {
             if (flags.dryRun) return printDryRun(await client.deals.dryRun[method](id, domainListId), flags.json);
             await client.deals[method](id, domainListId);
-            say(`${name === 'attach' ? 'attached' : 'detached'} domain list ${domainListId} ${name === 'attach' ? 'to' : 'from'} deal ${id}`);
+            say(
+              `${name === 'attach' ? 'attached' : 'detached'} domain list ${domainListId} ${name === 'attach' ? 'to' : 'from'} deal ${id}`,
+            );
           });
         }),
       );
   }
 
-  outputOptions(connectionOptions(examples(program.command('lookups'), 'eidkit lookups dsps --simulator --search amazon', 'eidkit lookups countries --csv > countries.csv')))
+  outputOptions(
+    connectionOptions(
+      examples(
+        program.command('lookups'),
+        'eidkit lookups dsps --simulator --search amazon',
+        'eidkit lookups countries --csv > countries.csv',
+      ),
+    ),
+  )
     .description(`list reference items: ${LOOKUP_RESOURCES.join(', ')}`)
     .argument('<resource>', 'lookup resource (case-insensitive)', lookupResource)
     .option('--ids <ids>', 'only these comma-separated ids')
@@ -211,20 +315,40 @@ export function registerDealsCommands(program: Command): void {
     .action(
       action(async (resource: string, flags: Flags) => {
         await withSession(flags, async (client) => {
-          const ids = flags.ids ? String(flags.ids).split(',').map((s) => s.trim()).filter(Boolean) : undefined;
-          const list = client.lookups.list<Record<string, unknown>>(resource, { ids, search: flags.search, limit: flags.limit, offset: flags.offset });
+          const ids = flags.ids
+            ? String(flags.ids)
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean)
+            : undefined;
+          const list = client.lookups.list<Record<string, unknown>>(resource, {
+            ids,
+            search: flags.search,
+            limit: flags.limit,
+            offset: flags.offset,
+          });
           await printRows(list, flags, LOOKUP_COLUMNS, resource);
         });
       }),
     );
 
-  connectionOptions(examples(program.command('login'), 'eidkit login   # with EIDKIT_BASE_URL, EIDKIT_AUTH_URL, EIDKIT_AUDIENCE and the credentials set', 'eidkit deals list   # later: reuses the cached token'))
+  connectionOptions(
+    examples(
+      program.command('login'),
+      'eidkit login   # with EIDKIT_BASE_URL, EIDKIT_AUTH_URL, EIDKIT_AUDIENCE and the credentials set',
+      'eidkit deals list   # later: reuses the cached token',
+    ),
+  )
     .description('obtain a user token and cache it in a file only you can read')
     .action(
       action(async (flags: Flags) => {
         await withSession(flags, async (client) => {
           await client.authenticate();
-          const where = flags.simulator ? 'not cached: the in-process simulator lives only as long as this command' : flags.cache === false ? 'not cached (--no-cache)' : `cached in ${flags.tokenFile ?? defaultTokenPath()}`;
+          const where = flags.simulator
+            ? 'not cached: the in-process simulator lives only as long as this command'
+            : flags.cache === false
+              ? 'not cached (--no-cache)'
+              : `cached in ${flags.tokenFile ?? defaultTokenPath()}`;
           say(`logged in to ${client.baseUrl.href}; token ${where}`);
         });
       }),
@@ -236,12 +360,16 @@ function lookupResource(value: string): string {
   const known = LOOKUP_RESOURCES.find((r) => r.toLowerCase() === value.toLowerCase());
   if (known) return known;
   const hint = closestName(value, LOOKUP_RESOURCES);
-  throw new InvalidArgumentError(`no lookup resource ${JSON.stringify(value)}; ${hint ? `did you mean ${hint}?` : `known: ${LOOKUP_RESOURCES.join(', ')}`}`);
+  throw new InvalidArgumentError(
+    `no lookup resource ${JSON.stringify(value)}; ${hint ? `did you mean ${hint}?` : `known: ${LOOKUP_RESOURCES.join(', ')}`}`,
+  );
 }
 
 /** Nested counts as dotted rows: `{ byType: { DirectDeal: 2 } }` → `byType.DirectDeal 2`. */
-function flatten(value: Record<string, unknown>, prefix = ''): Array<[string, unknown]> {
+function flatten(value: Record<string, unknown>, prefix = ''): [string, unknown][] {
   return Object.entries(value).flatMap(([k, v]) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v) ? flatten(v as Record<string, unknown>, `${prefix}${k}.`) : [[`${prefix}${k}`, v] as [string, unknown]],
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? flatten(v as Record<string, unknown>, `${prefix}${k}.`)
+      : [[`${prefix}${k}`, v] as [string, unknown]],
   );
 }

@@ -7,7 +7,13 @@ import type { Eid } from '../core/index.js';
 import { EXIT } from './exit-codes.js';
 import { fieldText } from './format.js';
 import { createForwardingPolicy, ForwardingPolicyError } from '../adserver/index.js';
-import type { AdCall, DemandPartner, ForwardingPolicy, ForwardingPolicyConfig, ForwardingReason } from '../adserver/index.js';
+import type {
+  AdCall,
+  DemandPartner,
+  ForwardingPolicy,
+  ForwardingPolicyConfig,
+  ForwardingReason,
+} from '../adserver/index.js';
 
 /** One partner's share in `eidkit decode --partners --json` output. */
 export interface DecodedForwarding {
@@ -18,9 +24,9 @@ export interface DecodedForwarding {
   /** Why consent keeps eids from it, if it does. */
   consent?: string;
   /** The eids it would receive: position in the decoded eids, source, and why. */
-  kept: Array<{ index: number; source: string; reason: ForwardingReason }>;
+  kept: { index: number; source: string; reason: ForwardingReason }[];
   /** The eids it would not receive, and why. */
-  removed: Array<{ index: number; source: string; reason: ForwardingReason }>;
+  removed: { index: number; source: string; reason: ForwardingReason }[];
 }
 
 /** A partners file that cannot be used; the CLI exits with the validation code. */
@@ -38,11 +44,15 @@ export function readPartnersFile(path: string): { policy: ForwardingPolicy; part
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
-    throw new PartnersFileError(`${path}: ${e instanceof SyntaxError ? 'not valid JSON' : 'could not be read'} (${(e as Error).message})`);
+    throw new PartnersFileError(
+      `${path}: ${e instanceof SyntaxError ? 'not valid JSON' : 'could not be read'} (${(e as Error).message})`,
+    );
   }
   const config = (Array.isArray(data) ? { partners: data } : data) as ForwardingPolicyConfig;
   if (!config || typeof config !== 'object' || !Array.isArray(config.partners) || config.partners.length === 0) {
-    throw new PartnersFileError(`${path}: needs a non-empty list of partners (an array, or { "partners": [...], "permissions": [...] })`);
+    throw new PartnersFileError(
+      `${path}: needs a non-empty list of partners (an array, or { "partners": [...], "permissions": [...] })`,
+    );
   }
   try {
     return { policy: createForwardingPolicy(config), partners: [...(config.partners as readonly DemandPartner[])] };
@@ -53,8 +63,16 @@ export function readPartnersFile(path: string): { policy: ForwardingPolicy; part
 }
 
 /** Each partner's kept and removed eids for the decoded call. */
-export function forwardingOf(call: AdCall, policy: ForwardingPolicy, partners: readonly DemandPartner[]): DecodedForwarding[] {
-  const brief = (d: { index: number; eid: Eid; reason: ForwardingReason }) => ({ index: d.index, source: d.eid.source, reason: d.reason });
+export function forwardingOf(
+  call: AdCall,
+  policy: ForwardingPolicy,
+  partners: readonly DemandPartner[],
+): DecodedForwarding[] {
+  const brief = (d: { index: number; eid: Eid; reason: ForwardingReason }) => ({
+    index: d.index,
+    source: d.eid.source,
+    reason: d.reason,
+  });
   return policy.explain(call, partners).partners.map((p) => ({
     partner: p.partner,
     openrtb: p.openrtb,
@@ -73,11 +91,15 @@ export function formatForwarding(rows: readonly DecodedForwarding[]): string {
   for (const p of rows) {
     const total = p.kept.length + p.removed.length;
     const consent = p.consent ? `; consent: ${fieldText(p.consent)}` : '';
-    lines.push(`  ${fieldText(p.partner)}  (OpenRTB ${p.openrtb}): receives ${p.kept.length} of ${total} eid${total === 1 ? '' : 's'}${consent}`);
-    const all = [...p.kept.map((d) => ({ ...d, sign: '+' })), ...p.removed.map((d) => ({ ...d, sign: '-' }))].sort((a, b) => a.index - b.index);
+    lines.push(
+      `  ${fieldText(p.partner)}  (OpenRTB ${p.openrtb}): receives ${p.kept.length} of ${total} eid${total === 1 ? '' : 's'}${consent}`,
+    );
+    const all = [...p.kept.map((d) => ({ ...d, sign: '+' })), ...p.removed.map((d) => ({ ...d, sign: '-' }))].sort(
+      (a, b) => a.index - b.index,
+    );
     const sources = all.map((d) => fieldText(d.source));
     const width = Math.max(6, ...sources.map((s) => s.length));
-    all.forEach((d, n) => lines.push(`    ${d.sign} ${sources[n]!.padEnd(width)}  ${fieldText(d.reason.message)}`));
+    all.forEach((d, n) => lines.push(`    ${d.sign} ${sources[n].padEnd(width)}  ${fieldText(d.reason.message)}`));
   }
   return lines.join('\n') + '\n';
 }

@@ -19,7 +19,7 @@ export interface DecodeOutput {
   /** The ad call's other fields, for URL and POST body input. */
   call?: Omit<AdCall, 'eids' | 'issues'>;
   /** The valid eids, each with its provider (and its provenance fields and ext, when present). */
-  eids: Array<{ source: string; providerId: number; providerName: string } & Omit<Eid, 'source'>>;
+  eids: ({ source: string; providerId: number; providerName: string } & Omit<Eid, 'source'>)[];
   /** Every issue found. */
   issues: Issue[];
   /** With `--partners`: what each partner would receive, and why. */
@@ -39,7 +39,11 @@ function urlWithoutEids(url: string): string | undefined {
   const noHash = url.split('#')[0];
   const q = noHash.indexOf('?');
   const value = q >= 0 ? new URLSearchParams(noHash.slice(q + 1)).get('eids') : null;
-  return value === null ? 'the URL has no eids parameter' : value.trim() === '' ? 'the eids parameter is empty' : undefined;
+  return value === null
+    ? 'the URL has no eids parameter'
+    : value.trim() === ''
+      ? 'the eids parameter is empty'
+      : undefined;
 }
 
 /**
@@ -48,7 +52,11 @@ function urlWithoutEids(url: string): string | undefined {
  */
 function bodyShape(body: string): { hasEids: boolean; prebid: boolean } {
   try {
-    const b = JSON.parse(body) as { eids?: unknown; units?: unknown; user?: { eids?: unknown; ext?: { eids?: unknown } } } | null;
+    const b = JSON.parse(body) as {
+      eids?: unknown;
+      units?: unknown;
+      user?: { eids?: unknown; ext?: { eids?: unknown } };
+    } | null;
     const eids = b?.eids ?? b?.user?.eids ?? b?.user?.ext?.eids;
     return { hasEids: eids !== undefined && eids !== null && eids !== '', prebid: Array.isArray(b?.units) };
   } catch {
@@ -71,7 +79,9 @@ export function decodeInput(text: string): DecodeOutput {
   if (isUrlLike(input) || input.startsWith('{')) {
     kind = input.startsWith('{') ? 'body' : 'url';
     const shape = kind === 'body' ? bodyShape(input) : undefined;
-    const parsed = !shape ? parseAdCall({ url: input, method: 'GET' }) : parseAdCall({ url: shape.prebid ? '/prebid/v1' : '/genericpost', method: 'POST', body: input });
+    const parsed = !shape
+      ? parseAdCall({ url: input, method: 'GET' })
+      : parseAdCall({ url: shape.prebid ? '/prebid/v1' : '/genericpost', method: 'POST', body: input });
     ({ eids, issues } = parsed);
     const { eids: _e, issues: _i, ...rest } = parsed;
     call = rest;
@@ -80,7 +90,9 @@ export function decodeInput(text: string): DecodeOutput {
     // A body that is not JSON already has its issue; "no eids field" would only add noise.
     if (missing && !issues.some((i) => i.path === 'body')) issues = [...issues, { path: 'eids', message: missing }];
     // Issues at `eids` itself (not `eids[2]…`) mean the whole payload was dropped, except a count cap that kept some.
-    const unreadable = issues.some((i) => i.path === 'body' || (/^(user\.(ext\.)?)?eids$/.test(i.path) && !/^more than \d+ eids/.test(i.message)));
+    const unreadable = issues.some(
+      (i) => i.path === 'body' || (/^(user\.(ext\.)?)?eids$/.test(i.path) && !/^more than \d+ eids/.test(i.message)),
+    );
     decoded = hasEids && !unreadable;
   } else {
     kind = input.startsWith('[') ? 'json' : 'base64';
@@ -104,7 +116,12 @@ export function decodeInput(text: string): DecodeOutput {
     input: kind,
     decoded,
     ...(call ? { call } : {}),
-    eids: providerHits(eids).map((h, i) => ({ ...eids[i], source: h.source, providerId: h.provider.id, providerName: h.provider.name })),
+    eids: providerHits(eids).map((h, i) => ({
+      ...eids[i],
+      source: h.source,
+      providerId: h.provider.id,
+      providerName: h.provider.name,
+    })),
     issues,
   };
 }
@@ -129,9 +146,16 @@ export function formatDecodeOutput(out: DecodeOutput): string {
   const sources = out.eids.map((e) => fieldText(e.source));
   const width = Math.max(6, ...sources.map((s) => s.length));
   out.eids.forEach((e, n) => {
-    const provenance = (['inserter', 'matcher', 'mm'] as const).filter((k) => e[k] !== undefined).map((k) => `${k} ${fieldText(e[k])}`);
-    lines.push(`  ${sources[n]!.padEnd(width)}  ${String(e.providerId).padStart(2)}  ${fieldText(e.providerName)}${provenance.length ? `  (${provenance.join(', ')})` : ''}`);
-    for (const u of e.uids) lines.push(`      ${fieldText(u.id)}${u.atype !== undefined ? `  atype ${fieldText(u.atype)}` : ''}${u.ext ? `  ext ${fieldText(u.ext)}` : ''}`);
+    const provenance = (['inserter', 'matcher', 'mm'] as const)
+      .filter((k) => e[k] !== undefined)
+      .map((k) => `${k} ${fieldText(e[k])}`);
+    lines.push(
+      `  ${sources[n].padEnd(width)}  ${String(e.providerId).padStart(2)}  ${fieldText(e.providerName)}${provenance.length ? `  (${provenance.join(', ')})` : ''}`,
+    );
+    for (const u of e.uids)
+      lines.push(
+        `      ${fieldText(u.id)}${u.atype !== undefined ? `  atype ${fieldText(u.atype)}` : ''}${u.ext ? `  ext ${fieldText(u.ext)}` : ''}`,
+      );
   });
   lines.push(`${out.issues.length} issue${out.issues.length === 1 ? '' : 's'}`);
   for (const i of out.issues) lines.push(`  ${fieldText(i.path)}: ${fieldText(i.message)}`);
@@ -147,26 +171,55 @@ export function registerDecodeCommand(program: Command): void {
     'echo "$EIDS" | eidkit decode -',
     'eidkit decode --post-body openrtb-request.json',
   )
-    .description('decode the eids of an ad-call URL, a POST ad-call body (eidkit, Prebid adapter, OpenRTB), a Base64 eids string or a JSON array ("-" reads stdin)')
-    .argument('[input]', 'ad-call URL (https://…/ac?…eids=… or /ac?…), POST body JSON, Base64 eids, JSON array, or - for stdin')
-    .option('--post-body <file>', 'read a POST ad-call body (eidkit, Prebid adapter /prebid/v1, OpenRTB 2.5/2.6) from a file, or - for stdin')
+    .description(
+      'decode the eids of an ad-call URL, a POST ad-call body (eidkit, Prebid adapter, OpenRTB), a Base64 eids string or a JSON array ("-" reads stdin)',
+    )
+    .argument(
+      '[input]',
+      'ad-call URL (https://…/ac?…eids=… or /ac?…), POST body JSON, Base64 eids, JSON array, or - for stdin',
+    )
+    .option(
+      '--post-body <file>',
+      'read a POST ad-call body (eidkit, Prebid adapter /prebid/v1, OpenRTB 2.5/2.6) from a file, or - for stdin',
+    )
     .option('--json', 'print machine-readable JSON')
-    .option('--partners <file>', 'JSON partners list or forwarding policy: print what each partner would receive, and why')
-    .action(async (inputArg: string | undefined, opts: { json?: boolean; postBody?: string; partners?: string }, cmd: Command) => {
-      const source = opts.postBody ?? inputArg;
-      if (source === undefined) return cmd.error("error: missing argument 'input' (or --post-body <file>)", { exitCode: EXIT.USAGE });
-      const forwarding = opts.partners ? readPartnersFile(opts.partners) : undefined;
-      const text = source === '-' ? readFileSync(0, 'utf8') : opts.postBody !== undefined ? readFileSync(source, 'utf8') : source;
-      if (opts.postBody !== undefined && !text.trim().startsWith('{')) throw new DecodeError('the --post-body input is not a JSON object');
-      const result = decodeInput(text);
-      if (forwarding) {
-        const eids = result.eids.map(({ providerId: _id, providerName: _name, ...eid }) => eid);
-        result.forwarding = forwardingOf({ endpoint: 'unknown', formats: [], consent: {}, ...result.call, eids, issues: [] }, forwarding.policy, forwarding.partners);
-      }
-      await (opts.json ? out(JSON.stringify(result, null, 2) + '\n') : outText(formatDecodeOutput(result)));
-      if (!result.decoded) {
-        const why = result.issues.find((i) => i.path === 'eids' || i.path === 'body')?.message ?? 'no eids could be read';
-        throw new DecodeError(`could not decode the eids: ${why}`);
-      }
-    });
+    .option(
+      '--partners <file>',
+      'JSON partners list or forwarding policy: print what each partner would receive, and why',
+    )
+    .action(
+      async (
+        inputArg: string | undefined,
+        opts: { json?: boolean; postBody?: string; partners?: string },
+        cmd: Command,
+      ) => {
+        const source = opts.postBody ?? inputArg;
+        if (source === undefined)
+          return cmd.error("error: missing argument 'input' (or --post-body <file>)", { exitCode: EXIT.USAGE });
+        const forwarding = opts.partners ? readPartnersFile(opts.partners) : undefined;
+        const text =
+          source === '-'
+            ? readFileSync(0, 'utf8')
+            : opts.postBody !== undefined
+              ? readFileSync(source, 'utf8')
+              : source;
+        if (opts.postBody !== undefined && !text.trim().startsWith('{'))
+          throw new DecodeError('the --post-body input is not a JSON object');
+        const result = decodeInput(text);
+        if (forwarding) {
+          const eids = result.eids.map(({ providerId: _id, providerName: _name, ...eid }) => eid);
+          result.forwarding = forwardingOf(
+            { endpoint: 'unknown', formats: [], consent: {}, ...result.call, eids, issues: [] },
+            forwarding.policy,
+            forwarding.partners,
+          );
+        }
+        await (opts.json ? out(JSON.stringify(result, null, 2) + '\n') : outText(formatDecodeOutput(result)));
+        if (!result.decoded) {
+          const why =
+            result.issues.find((i) => i.path === 'eids' || i.path === 'body')?.message ?? 'no eids could be read';
+          throw new DecodeError(`could not decode the eids: ${why}`);
+        }
+      },
+    );
 }

@@ -17,11 +17,19 @@ function cutCell(text: string, maxWidth: number): string {
 }
 
 /** An aligned text table with a header row; cells longer than `maxWidth` are cut with `…`. */
-export function formatTable(rows: ReadonlyArray<Record<string, unknown>>, columns: readonly string[], maxWidth = 40): string {
+export function formatTable(
+  rows: readonly Record<string, unknown>[],
+  columns: readonly string[],
+  maxWidth = 40,
+): string {
   const head = columns.map((c) => terminalSafe(c));
   const cells = rows.map((r) => columns.map((c) => cutCell(fieldText(r[c]), maxWidth)));
-  const widths = head.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  const widths = head.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i].length)));
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + '\n';
 }
 
@@ -30,8 +38,15 @@ export function formatTable(rows: ReadonlyArray<Record<string, unknown>>, column
  * has a value.
  */
 export function formatRecord(record: Record<string, unknown>, columns?: readonly string[]): string {
-  const keys = columns ?? Object.keys(record).filter((k) => record[k] !== null && record[k] !== undefined && !(Array.isArray(record[k]) && (record[k] as unknown[]).length === 0));
+  const keys =
+    columns ??
+    Object.keys(record).filter(
+      (k) =>
+        record[k] !== null &&
+        record[k] !== undefined &&
+        !(Array.isArray(record[k]) && (record[k] as unknown[]).length === 0),
+    );
   const names = keys.map((k) => terminalSafe(k));
   const width = Math.max(0, ...names.map((k) => k.length));
-  return keys.map((k, i) => `${names[i]!.padEnd(width)}  ${fieldText(record[k])}`.trimEnd()).join('\n') + '\n';
+  return keys.map((k, i) => `${names[i].padEnd(width)}  ${fieldText(record[k])}`.trimEnd()).join('\n') + '\n';
 }

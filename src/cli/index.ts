@@ -13,7 +13,9 @@ import { registerTagsCommands } from './tags.js';
 import { runCli } from './output.js';
 
 // The package root is three levels above dist/node/cli/index.js and two above src/cli/index.ts (tests import it).
-const pkgUrl = [new URL('../../../package.json', import.meta.url), new URL('../../package.json', import.meta.url)].find((u) => existsSync(u))!;
+const pkgUrl = [new URL('../../../package.json', import.meta.url), new URL('../../package.json', import.meta.url)].find(
+  (u) => existsSync(u),
+)!;
 const { version } = JSON.parse(readFileSync(pkgUrl, 'utf8')) as { version: string };
 
 const program = new Command('eidkit')

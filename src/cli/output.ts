@@ -112,7 +112,6 @@ export class Output {
       this.stream.on('close', finish);
     });
   }
-
 }
 
 let stdoutOutput: Output | undefined;

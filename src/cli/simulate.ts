@@ -4,7 +4,14 @@ import { InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
 import { EXIT } from './exit-codes.js';
 import { CliError, examples, outText } from './output.js';
-import { createDealApiSimulator, DEMO_SEED_DEALS, DEMO_USERS, loadUsersFile, type FaultKind, type SimulatorUser } from '../simulator/index.js';
+import {
+  createDealApiSimulator,
+  DEMO_SEED_DEALS,
+  DEMO_USERS,
+  loadUsersFile,
+  type FaultKind,
+  type SimulatorUser,
+} from '../simulator/index.js';
 import { appendExchanges } from '../simulator/record.js';
 
 function nonNegativeInt(name: string) {
@@ -83,7 +90,12 @@ function shellQuote(value: string): string {
 
 /** The `NAME=value` settings that log the CLI in as one user. */
 function userExports(u: SimulatorUser): string[] {
-  return [`EIDKIT_CLIENT_ID=${shellQuote(u.clientId)}`, `EIDKIT_CLIENT_SECRET=${shellQuote(u.clientSecret)}`, `EIDKIT_USERNAME=${shellQuote(u.username)}`, `EIDKIT_PASSWORD=${shellQuote(u.password)}`];
+  return [
+    `EIDKIT_CLIENT_ID=${shellQuote(u.clientId)}`,
+    `EIDKIT_CLIENT_SECRET=${shellQuote(u.clientSecret)}`,
+    `EIDKIT_USERNAME=${shellQuote(u.username)}`,
+    `EIDKIT_PASSWORD=${shellQuote(u.password)}`,
+  ];
 }
 
 /** Adds `eidkit simulate` to the program. */
@@ -99,10 +111,18 @@ export function registerSimulateCommand(program: Command): void {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--data <file>', 'persist deals and quotas to this JSON file (atomic writes)')
     .option('--users <file>', 'JSON file of accepted users (docs/simulator.md); default: the demo users')
-    .option('--seed-deals <n>', 'demo deals generated for company 1 when it has none (the same as --simulator; 0: start empty)', nonNegativeInt('--seed-deals'), DEMO_SEED_DEALS)
+    .option(
+      '--seed-deals <n>',
+      'demo deals generated for company 1 when it has none (the same as --simulator; 0: start empty)',
+      nonNegativeInt('--seed-deals'),
+      DEMO_SEED_DEALS,
+    )
     .option('--latency <ms>', 'added latency per request', nonNegativeInt('--latency'), 0)
     .option('--faults <share>', 'answer this share of requests (0..1) with an injected fault', fraction, 0)
-    .option('--fault-kinds <kinds>', 'faults to pick from: 429, 503, drop (comma-separated)', faultKinds, ['429', '503'])
+    .option('--fault-kinds <kinds>', 'faults to pick from: 429, 503, drop (comma-separated)', faultKinds, [
+      '429',
+      '503',
+    ])
     .option('--fault-seed <n>', 'seed of the fault picks, for reproducible runs', nonNegativeInt('--fault-seed'))
     .option('--clock <date-time>', 'start the clock (quotas, token expiry, flight phases) at this instant', instant)
     .option('--clock-speed <factor>', 'clock rate: 1 real time, 0 fixed, 3600 an hour per second', speed, 1)
@@ -125,8 +145,13 @@ export function registerSimulateCommand(program: Command): void {
       } catch (err) {
         await sim.close();
         const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE') throw new CliError(`port ${opts.port} on ${opts.host} is already in use: pick another with --port <n> (--port 0 takes any free port)`, EXIT.USAGE);
-        if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') throw new CliError(`cannot listen on ${opts.host}:${opts.port} (${code})`, EXIT.USAGE);
+        if (code === 'EADDRINUSE')
+          throw new CliError(
+            `port ${opts.port} on ${opts.host} is already in use: pick another with --port <n> (--port 0 takes any free port)`,
+            EXIT.USAGE,
+          );
+        if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES')
+          throw new CliError(`cannot listen on ${opts.host}:${opts.port} (${code})`, EXIT.USAGE);
         throw err;
       }
       const { url, close } = listening;
@@ -144,18 +169,33 @@ export function registerSimulateCommand(program: Command): void {
       }
       if (opts.faults > 0) lines.push(`  faults:    ${opts.faults * 100}% of requests (${opts.faultKinds.join(', ')})`);
       if (opts.record) lines.push(`  recording: ${resolve(opts.record)}`);
-      const connection = [`export EIDKIT_BASE_URL=${url}/current/`, `export EIDKIT_AUTH_URL=${url}`, `export EIDKIT_AUDIENCE=${shellQuote(sim.audience)}`];
+      const connection = [
+        `export EIDKIT_BASE_URL=${url}/current/`,
+        `export EIDKIT_AUTH_URL=${url}`,
+        `export EIDKIT_AUDIENCE=${shellQuote(sim.audience)}`,
+      ];
       if (opts.users) {
         // Credentials from a user-supplied file are secrets: list who may log in, never their passwords.
         lines.push(`  users (from ${opts.users}): ${users.map((u) => `${u.username} [${u.kind}]`).join(', ')}`);
-        lines.push('', '# ready to paste, then set EIDKIT_CLIENT_ID, EIDKIT_CLIENT_SECRET, EIDKIT_USERNAME and EIDKIT_PASSWORD:', ...connection);
+        lines.push(
+          '',
+          '# ready to paste, then set EIDKIT_CLIENT_ID, EIDKIT_CLIENT_SECRET, EIDKIT_USERNAME and EIDKIT_PASSWORD:',
+          ...connection,
+        );
       } else {
         lines.push('  demo credentials (public, for local testing only):');
         for (const u of users) {
-          lines.push(`    ${u.kind.padEnd(7)} username=${u.username} password=${u.password} client_id=${u.clientId} client_secret=${u.clientSecret}`);
+          lines.push(
+            `    ${u.kind.padEnd(7)} username=${u.username} password=${u.password} client_id=${u.clientId} client_secret=${u.clientSecret}`,
+          );
         }
         const [first, ...others] = users;
-        lines.push('', `# ready to paste: the eidkit CLI as ${first!.username}`, ...connection, ...userExports(first!).map((e) => `export ${e}`));
+        lines.push(
+          '',
+          `# ready to paste: the eidkit CLI as ${first.username}`,
+          ...connection,
+          ...userExports(first).map((e) => `export ${e}`),
+        );
         for (const u of others) lines.push(`# or as ${u.username} (${u.kind}): export ${userExports(u).join(' ')}`);
       }
       await outText(`${lines.join('\n')}\n`);

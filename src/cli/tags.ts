@@ -4,7 +4,14 @@ import { InvalidArgumentError } from 'commander';
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { buildTags, createTagApp, loadNetworksConfig, NetworksConfigError, TAG_CACHE_CONTROL, type NetworksConfig } from '../operator/index.js';
+import {
+  buildTags,
+  createTagApp,
+  loadNetworksConfig,
+  NetworksConfigError,
+  TAG_CACHE_CONTROL,
+  type NetworksConfig,
+} from '../operator/index.js';
 import { EXIT } from './exit-codes.js';
 import { CliError, outText, say } from './output.js';
 import { terminalSafe } from '../core/terminal.js';
@@ -45,7 +52,9 @@ export function registerTagsCommands(program: Command): void {
 
   tags
     .command('build')
-    .description('write tag/<network_id>/sas.js and sas.debug.js (+ .gz, .br) for every network, a default, and manifest.json')
+    .description(
+      'write tag/<network_id>/sas.js and sas.debug.js (+ .gz, .br) for every network, a default, and manifest.json',
+    )
     .requiredOption('--networks <file>', 'networks configuration (JSON)')
     .requiredOption('--out <dir>', 'output folder (e.g. cdn/)')
     .addHelpText('after', '\nExample:\n  eidkit tags build --networks networks.json --out cdn/')
@@ -82,7 +91,9 @@ export function registerTagsCommands(program: Command): void {
           const n = Object.keys(config.networks).length;
           say(`eidkit tags: reloaded ${file} (${n} network${n === 1 ? '' : 's'})`);
         } catch (e) {
-          say(`eidkit tags: ${file} not reloaded, still serving the previous configuration: ${terminalSafe(e instanceof Error ? e.message : String(e))}`);
+          say(
+            `eidkit tags: ${file} not reloaded, still serving the previous configuration: ${terminalSafe(e instanceof Error ? e.message : String(e))}`,
+          );
         }
       };
       // The signals are handled from the start: a reload sent as soon as the pid is printed must not end the process.
@@ -110,10 +121,13 @@ export function registerTagsCommands(program: Command): void {
         stop();
         throw e;
       }
-      if (stopping) server.close(() => stopped()); // stopped while it was starting
+      if (stopping)
+        server.close(() => stopped()); // stopped while it was starting
       else {
         const { address, port: p } = server.address() as AddressInfo;
-        await outText(`eidkit tags: serving http://${address.includes(':') ? `[${address}]` : address}:${p}/tag/<network_id>/sas.js (pid ${process.pid}: kill -HUP ${process.pid} reloads ${opts.networks})\n`);
+        await outText(
+          `eidkit tags: serving http://${address.includes(':') ? `[${address}]` : address}:${p}/tag/<network_id>/sas.js (pid ${process.pid}: kill -HUP ${process.pid} reloads ${opts.networks})\n`,
+        );
       }
       await done;
     });

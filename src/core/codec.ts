@@ -52,7 +52,10 @@ export function encodeBase64Url(text: string): string {
   // encodeURIComponent + unescape is the smallest UTF-8 encoder; JSON.stringify never yields the lone
   // surrogates encodeURIComponent rejects (ES2019 well-formed JSON.stringify).
   // eslint-disable-next-line @typescript-eslint/no-deprecated -- the smallest UTF-8 encoder the tag can carry
-  return btoa(unescape(encodeURIComponent(text))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(unescape(encodeURIComponent(text)))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 /**
@@ -90,7 +93,8 @@ export function encodeEids(eids: readonly unknown[]): string {
  */
 export function decodeBase64Json(text: string, path = 'eids'): Result<unknown> {
   const issues: Issue[] = [];
-  const json = typeof text !== 'string' ? undefined : NODE_BUFFER ? bufferText(text, NODE_BUFFER) : decodeBase64Text(text);
+  const json =
+    typeof text !== 'string' ? undefined : NODE_BUFFER ? bufferText(text, NODE_BUFFER) : decodeBase64Text(text);
   if (json === undefined) {
     issues.push({ path, message: 'not valid Base64' });
     return { value: undefined, issues };

@@ -10,7 +10,8 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 /** One value as cell text: null and undefined are empty, arrays are joined with `;`, objects are JSON. */
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (Array.isArray(value)) return value.map((v) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v))).join(';');
+  if (Array.isArray(value))
+    return value.map((v) => (v !== null && typeof v === 'object' ? JSON.stringify(v) : String(v))).join(';');
   if (typeof value === 'object') return JSON.stringify(value);
   // A primitive here (string, number, boolean, bigint); a function or symbol reads as its String().
   // eslint-disable-next-line @typescript-eslint/no-base-to-string
@@ -24,7 +25,8 @@ export function cellText(value: unknown): string {
  */
 export function csvField(value: unknown): string {
   let text = cellText(value);
-  if (typeof value !== 'number' && typeof value !== 'boolean' && typeof value !== 'bigint' && FORMULA_START.test(text)) text = `'${text}`;
+  if (typeof value !== 'number' && typeof value !== 'boolean' && typeof value !== 'bigint' && FORMULA_START.test(text))
+    text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

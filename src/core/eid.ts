@@ -145,15 +145,15 @@ function copyFlat(v: Record<string, unknown>): Record<string, unknown> | undefin
     const x = v[k];
     if (k === '__proto__' || k === 'toJSON') return undefined;
     if (typeof x === 'string' || typeof x === 'boolean' || x === null) out[k] = x;
-    else if (typeof x === 'number' && Number.isFinite(x)) out[k] = x === 0 ? 0 : x; // JSON writes -0 as 0
+    else if (typeof x === 'number' && Number.isFinite(x))
+      out[k] = x === 0 ? 0 : x; // JSON writes -0 as 0
     else return undefined;
   }
   return out;
 }
 
 /** AdCOM atype: 1, 2, 3 or vendor-specific ≥ 500 (up to the largest OpenRTB integer). */
-export const isValidAtype = (v: unknown): v is number =>
-  isInt32(v) && ((v > 0 && v < 4) || v >= 500);
+export const isValidAtype = (v: unknown): v is number => isInt32(v) && ((v > 0 && v < 4) || v >= 500);
 
 /**
  * Records one issue and returns undefined, so `return bad(…)` drops the entry. A `field` goes on the path and
@@ -166,13 +166,25 @@ function bad(issues: Issue[], path: string, field: string, message: string): und
 
 /** The problem with a string field, if any: not a string, empty, or longer than `max`. */
 const badString = (v: unknown, max: number): string | undefined =>
-  typeof v !== 'string' || !v ? 'must be a non-empty string' : !TAG && v.length > max ? `is longer than ${max} characters` : undefined;
+  typeof v !== 'string' || !v
+    ? 'must be a non-empty string'
+    : !TAG && v.length > max
+      ? `is longer than ${max} characters`
+      : undefined;
 
 /**
  * Validates the first `max` of `items` with `one` (at path `path[i]`); the rest are dropped with one issue. With
  * `unreadable`, an item that throws while read (a getter, a Proxy) is dropped with that message; otherwise it throws on.
  */
-function each<T>(items: unknown[], max: number, path: string, what: string, issues: Issue[], one: (raw: unknown, path: string) => T | undefined, unreadable?: string): T[] {
+function each<T>(
+  items: unknown[],
+  max: number,
+  path: string,
+  what: string,
+  issues: Issue[],
+  one: (raw: unknown, path: string) => T | undefined,
+  unreadable?: string,
+): T[] {
   const kept: T[] = [];
   const len = items.length;
   const n = Math.min(len, max);
@@ -200,12 +212,14 @@ function validateUid(raw: unknown, path: string, limits: Required<EidLimits>, is
   // them through: an OpenRTB integer goes on as it came, and no atype ever costs the id. The ad server notes the
   // unusual ones; the tag, which only forwards, stays quiet to save bytes.
   if (atype !== undefined) {
-    if (!Number.isInteger(atype)) bad(issues, path, 'atype', TAG ? 'not an integer' : 'must be an integer; atype dropped, uid kept');
+    if (!Number.isInteger(atype))
+      bad(issues, path, 'atype', TAG ? 'not an integer' : 'must be an integer; atype dropped, uid kept');
     else if (!TAG && !isInt32(atype)) {
       bad(issues, path, 'atype', `${atype as number} is outside OpenRTB's 32-bit integers; atype dropped, uid kept`);
     } else {
       uid.atype = atype as number;
-      if (!TAG && !isValidAtype(atype)) bad(issues, path, 'atype', `${atype as number} is not 1, 2, 3 or >= 500 (AdCOM); kept as sent`);
+      if (!TAG && !isValidAtype(atype))
+        bad(issues, path, 'atype', `${atype as number} is not 1, 2, 3 or >= 500 (AdCOM); kept as sent`);
     }
   }
   // An invalid ext drops the whole uid: what the provider meant by it cannot be known.
@@ -225,7 +239,8 @@ function validateOne(raw: unknown, path: string, limits: Required<EidLimits>, is
   if (problem) return bad(issues, path, 'source', problem);
   if (!Array.isArray(uids) || !uids.length) return bad(issues, path, 'uids', 'must be a non-empty array');
   const kept = each(uids, limits.maxUids, path + '.uids', 'uids', issues, (u, p) => validateUid(u, p, limits, issues));
-  if (!kept.length) return bad(issues, path, '', TAG ? 'no valid uid' : `eid "${source as string}" has no valid uid and is dropped`);
+  if (!kept.length)
+    return bad(issues, path, '', TAG ? 'no valid uid' : `eid "${source as string}" has no valid uid and is dropped`);
   const eid: Eid = { source: (source as string).trim(), uids: kept };
   // Provenance (OpenRTB 2.6 §3.2.27) is kept exactly as sent; an unusable field is dropped, the ad server says so.
   const inserterProblem = badString(inserter, limits.maxIdLength);
@@ -237,7 +252,12 @@ function validateOne(raw: unknown, path: string, limits: Required<EidLimits>, is
   if (Number.isInteger(mm) && (mm as number) >= 0 && (TAG || (mm as number) <= MAX_INT32)) eid.mm = mm as number;
   else if (!TAG && mm !== undefined) {
     const over = Number.isInteger(mm) && (mm as number) > 0;
-    bad(issues, path, 'mm', over ? `${mm as number} is above OpenRTB's 32-bit integers; mm dropped` : 'must be an integer >= 0; mm dropped');
+    bad(
+      issues,
+      path,
+      'mm',
+      over ? `${mm as number} is above OpenRTB's 32-bit integers; mm dropped` : 'must be an integer >= 0; mm dropped',
+    );
   }
   if (ext !== undefined) {
     const copy = copyExt(ext, limits);
@@ -257,11 +277,20 @@ export interface ValidateOptions {
 }
 
 /** The defaults of {@link EidLimits} on the Node side, for the reuse check (validateEids spells them for the tag). */
-const NODE_LIMITS: Required<EidLimits> = { maxEids: 1000, maxUids: 100, maxIdLength: 4096, maxExtLength: 16_384, maxExtDepth: 32 };
+const NODE_LIMITS: Required<EidLimits> = {
+  maxEids: 1000,
+  maxUids: 100,
+  maxIdLength: 4096,
+  maxExtLength: 16_384,
+  maxExtDepth: 32,
+};
 
 /** True when every limit is given (the ad server's always are), so the reuse check needs no copy with defaults. */
 const hasEveryLimit = (l: EidLimits): l is Required<EidLimits> =>
-  l.maxEids !== undefined && l.maxUids !== undefined && l.maxIdLength !== undefined && l.maxExtLength !== undefined &&
+  l.maxEids !== undefined &&
+  l.maxUids !== undefined &&
+  l.maxIdLength !== undefined &&
+  l.maxExtLength !== undefined &&
   l.maxExtDepth !== undefined;
 
 /**
@@ -280,7 +309,8 @@ function isCanonical(input: unknown, limits: Required<EidLimits>): input is Eid[
     const eid: unknown = input[e];
     if (!isObject(eid)) return false;
     for (const k in eid) {
-      if (k !== 'source' && k !== 'uids' && k !== 'inserter' && k !== 'matcher' && k !== 'mm' && k !== 'ext') return false;
+      if (k !== 'source' && k !== 'uids' && k !== 'inserter' && k !== 'matcher' && k !== 'mm' && k !== 'ext')
+        return false;
     }
     const { source, uids, inserter, matcher, mm, ext } = eid;
     if (typeof source !== 'string' || !source || source.length > maxId || source.trim() !== source) return false;
@@ -345,7 +375,16 @@ export function validateEids(input: unknown, limits: EidLimits = {}): Result<Eid
   let kept: Eid[] = [];
   try {
     if (!Array.isArray(input)) bad(issues, 'eids', '', 'eids must be an array');
-    else kept = each(input, lim.maxEids, 'eids', 'eids', issues, (e, path) => validateOne(e, path, lim, issues), TAG ? 'unreadable' : 'eid could not be read');
+    else
+      kept = each(
+        input,
+        lim.maxEids,
+        'eids',
+        'eids',
+        issues,
+        (e, path) => validateOne(e, path, lim, issues),
+        TAG ? 'unreadable' : 'eid could not be read',
+      );
   } catch {
     bad(issues, 'eids', '', TAG ? 'unreadable' : 'eids could not be read');
   }
@@ -367,7 +406,9 @@ function mergeBySource(eids: readonly Eid[], copy: boolean): Eid[] {
   for (const eid of eids) {
     // Prebid Server keeps same-source EIDs of different inserters apart; so does the ad server, so that
     // permission rules on inserter/matcher/mm see each as sent. The tag merges by source alone (fewer bytes).
-    const key = TAG ? eid.source.toLowerCase() : `${eid.source.toLowerCase()}\n${eid.inserter ?? ''}\n${eid.matcher ?? ''}\n${eid.mm ?? ''}`;
+    const key = TAG
+      ? eid.source.toLowerCase()
+      : `${eid.source.toLowerCase()}\n${eid.inserter ?? ''}\n${eid.matcher ?? ''}\n${eid.mm ?? ''}`;
     const seen = bySource.get(key);
     if (!seen) {
       const first = copy ? { ...eid } : eid;

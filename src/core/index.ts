@@ -4,7 +4,23 @@
  * @packageDocumentation
  */
 export type { Eid, Uid, Issue, Result, EidLimits, ValidateOptions } from './eid.js';
-export { validateEids, mergeEids, overlayEids, isValidAtype, isObject, isInt32, jsonSizeBound, MAX_INT32 } from './eid.js';
+export {
+  validateEids,
+  mergeEids,
+  overlayEids,
+  isValidAtype,
+  isObject,
+  isInt32,
+  jsonSizeBound,
+  MAX_INT32,
+} from './eid.js';
 export { encodeEids, decodeBase64Json, encodeBase64Url, decodeBase64Text, decodeBase64Loose } from './codec.js';
 export type { Provider } from './registry.js';
-export { PROVIDERS, UNKNOWN_PROVIDER, providerForSource, providerById, providerIdForSource, isKnownSource } from './registry.js';
+export {
+  PROVIDERS,
+  UNKNOWN_PROVIDER,
+  providerForSource,
+  providerById,
+  providerIdForSource,
+  isKnownSource,
+} from './registry.js';

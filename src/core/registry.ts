@@ -17,7 +17,12 @@ export interface Provider {
 }
 
 /** The entry every unregistered source maps to. */
-export const UNKNOWN_PROVIDER: Provider = /*#__PURE__*/ Object.freeze({ id: 0, source: 'unknown', aliases: [], name: 'Unknown' });
+export const UNKNOWN_PROVIDER: Provider = /*#__PURE__*/ Object.freeze({
+  id: 0,
+  source: 'unknown',
+  aliases: [],
+  name: 'Unknown',
+});
 
 // Two parallel lists indexed by id - 1, so the tag can keep the sources without the names (size budget).
 // Ids are positions: never reorder or remove, only append (before the aliases). One string split on spaces:
@@ -48,7 +53,10 @@ const NAMED = 45;
  */
 function canonical(source: string): string {
   // Anchored: one match attempt, linear in the source's length.
-  return source.trim().toLowerCase().replace(/^.*\.(?=merkleinc\.com$)/, '');
+  return source
+    .trim()
+    .toLowerCase()
+    .replace(/^.*\.(?=merkleinc\.com$)/, '');
 }
 
 const NAMES: readonly string[] = [

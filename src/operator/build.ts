@@ -78,7 +78,12 @@ async function writeIfChanged(path: string, data: Buffer): Promise<boolean> {
 }
 
 /** Builds every network's scripts into `outDir` (see the file comment). */
-export async function buildTags({ config, outDir, files = loadTagFiles(), onProgress }: BuildOptions): Promise<BuildResult> {
+export async function buildTags({
+  config,
+  outDir,
+  files = loadTagFiles(),
+  onProgress,
+}: BuildOptions): Promise<BuildResult> {
   const encode = createEncoder();
   const ids = [DEFAULT_NETWORK, ...Object.keys(config.networks)];
   const entries: ManifestEntry[] = [];
@@ -91,14 +96,18 @@ export async function buildTags({ config, outDir, files = loadTagFiles(), onProg
   for (let n = 0; n < ids.length; n++) {
     const network = ids[n];
     const modules = network === DEFAULT_NETWORK ? [] : enabledModules(config, network);
-    const writes: Array<Promise<boolean>> = [];
+    const writes: Promise<boolean>[] = [];
     for (const name of TAG_FILES) {
       const debug = name === 'sas.debug.js';
       const e = encode(composeModules(modules, { files, debug }), debug);
       const file = `tag/${network}/${name}`;
       const versionedFile = `tag/${network}/${versionedFileName(name, e.version)}`;
       for (const path of [join(outDir, file), join(outDir, versionedFile)]) {
-        writes.push(writeIfChanged(path, e.raw), writeIfChanged(path + '.gz', e.gzip), writeIfChanged(path + '.br', e.br));
+        writes.push(
+          writeIfChanged(path, e.raw),
+          writeIfChanged(path + '.gz', e.gzip),
+          writeIfChanged(path + '.br', e.br),
+        );
       }
       const bytes = { raw: e.raw.length, gzip: e.gzip.length, brotli: e.br.length };
       entries.push({ network, file, versionedFile, modules, bytes, integrity: e.integrity });
@@ -112,11 +121,14 @@ export async function buildTags({ config, outDir, files = loadTagFiles(), onProg
 
   // Networks dropped from the config: their files go too, so the CDN stops serving a stale module set.
   const keep = new Set(ids);
-  const gone = [...new Set((oldManifest?.files ?? []).map((f) => f.network))].filter((id) => !keep.has(id) && /^\d+$/.test(id));
+  const gone = [...new Set((oldManifest?.files ?? []).map((f) => f.network))].filter(
+    (id) => !keep.has(id) && /^\d+$/.test(id),
+  );
   await Promise.all(gone.map((id) => rm(join(outDir, 'tag', id), { recursive: true, force: true })));
 
   const manifest: Manifest = { tagVersion: files.version, disabledModules: config.disabledModules, files: entries };
-  if (await writeIfChanged(join(outDir, 'manifest.json'), Buffer.from(JSON.stringify(manifest, null, 2) + '\n'))) written++;
+  if (await writeIfChanged(join(outDir, 'manifest.json'), Buffer.from(JSON.stringify(manifest, null, 2) + '\n')))
+    written++;
   else unchanged++;
   return { manifest, networks: ids.length, written, unchanged, removed: gone.length };
 }

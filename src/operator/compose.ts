@@ -39,7 +39,8 @@ export function loadTagFiles(distDir = defaultDistDir()): TagFiles {
     }
   };
   const core = read('sas.js');
-  const byModule = (ext: string) => Object.fromEntries(MODULES.map((m) => [m, read(`modules/${m}${ext}`)])) as Record<ModuleName, string>;
+  const byModule = (ext: string) =>
+    Object.fromEntries(MODULES.map((m) => [m, read(`modules/${m}${ext}`)])) as Record<ModuleName, string>;
   return {
     version: /^\/\*! eidkit v(\S+) \*\//.exec(core)?.[1] ?? 'unknown',
     core,

@@ -29,7 +29,9 @@ export type ModuleName = (typeof MODULES)[number];
 /** A network id as it appears in the script path `/tag/<network_id>/sas.js` (the tag reads 1–12 digits). */
 export const NETWORK_ID = /^[1-9]\d{0,11}$/;
 
-const moduleList = z.array(z.enum(MODULES, { error: (i) => `unknown module ${JSON.stringify(i.input)}; expected one of ${MODULES.join(', ')}` }));
+const moduleList = z.array(
+  z.enum(MODULES, { error: (i) => `unknown module ${JSON.stringify(i.input)}; expected one of ${MODULES.join(', ')}` }),
+);
 
 const networkSchema = z.strictObject({
   modules: moduleList.refine((m) => new Set(m).size === m.length, 'lists a module twice'),
@@ -64,10 +66,12 @@ export class NetworksConfigError extends Error {
     source = 'networks config',
     options?: { cause?: unknown },
   ) {
-    super(`${source}: ${issues.map((i) => (i.network ? `network ${i.network}: ` : '') + `${i.path}: ${i.message}`).join('; ')}`, options);
+    super(
+      `${source}: ${issues.map((i) => (i.network ? `network ${i.network}: ` : '') + `${i.path}: ${i.message}`).join('; ')}`,
+      options,
+    );
   }
 }
-
 
 /**
  * Validates a parsed networks configuration; throws a {@link NetworksConfigError} listing every issue.
@@ -79,10 +83,14 @@ export function parseNetworksConfig(input: unknown, source?: string): NetworksCo
   throw new NetworksConfigError(
     r.error.issues.map((i) => {
       // Unknown keys of a network object are reported on that object; name them.
-      const keys = i.code === 'unrecognized_keys' ? `${i.keys.join(', ')}` : '';
+      const keys = i.code === 'unrecognized_keys' ? i.keys.join(', ') : '';
       const network = i.path[0] === 'networks' && i.path.length > 1 ? String(i.path[1]) : undefined;
       // A bad network id is reported by zod as a record key issue with the regex's message nested inside.
-      const message = keys ? `unknown field ${keys}` : i.code === 'invalid_key' ? (i.issues[0]?.message ?? i.message) : i.message;
+      const message = keys
+        ? `unknown field ${keys}`
+        : i.code === 'invalid_key'
+          ? (i.issues[0]?.message ?? i.message)
+          : i.message;
       return { network, path: formatPath(i.path) || '(root)', message };
     }),
     source,
@@ -95,13 +103,17 @@ export function loadNetworksConfig(file: string): NetworksConfig {
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new NetworksConfigError([{ path: '(file)', message: `cannot read: ${fileErrorText(e)}` }], file, { cause: e });
+    throw new NetworksConfigError([{ path: '(file)', message: `cannot read: ${fileErrorText(e)}` }], file, {
+      cause: e,
+    });
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new NetworksConfigError([{ path: '(file)', message: `not valid JSON: ${(e as Error).message}` }], file, { cause: e });
+    throw new NetworksConfigError([{ path: '(file)', message: `not valid JSON: ${(e as Error).message}` }], file, {
+      cause: e,
+    });
   }
   return parseNetworksConfig(json, file);
 }

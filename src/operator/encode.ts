@@ -47,7 +47,11 @@ export function encodeScript(text: string, quality = 11): EncodedScript {
     raw,
     gzip: gzipSync(raw, { level: 9 }),
     br: brotliCompressSync(raw, {
-      params: { [constants.BROTLI_PARAM_QUALITY]: quality, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: quality,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        [constants.BROTLI_PARAM_SIZE_HINT]: raw.length,
+      },
     }),
     integrity: 'sha384-' + digest.toString('base64'),
     // 16 bytes of the same hash are plenty to tell versions apart and keep the header short.

@@ -4,7 +4,14 @@
 
  * @packageDocumentation
  */
-export { MODULES, NETWORK_ID, NetworksConfigError, enabledModules, loadNetworksConfig, parseNetworksConfig } from './config.js';
+export {
+  MODULES,
+  NETWORK_ID,
+  NetworksConfigError,
+  enabledModules,
+  loadNetworksConfig,
+  parseNetworksConfig,
+} from './config.js';
 export type { ConfigIssue, ModuleName, NetworksConfig } from './config.js';
 export { composeModules, composeTag, defaultDistDir, loadTagFiles } from './compose.js';
 export type { ComposeOptions, TagFiles } from './compose.js';

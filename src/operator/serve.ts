@@ -74,7 +74,11 @@ function matches(header: string | undefined, etags: string[]): boolean {
  * or use its `fetch` directly).
  * @example serve({ fetch: createTagApp({ config: loadNetworksConfig('networks.json') }).fetch, port: 8090 })
  */
-export function createTagApp({ config, files = loadTagFiles(), cacheControl = TAG_CACHE_CONTROL }: TagAppOptions): Hono {
+export function createTagApp({
+  config,
+  files = loadTagFiles(),
+  cacheControl = TAG_CACHE_CONTROL,
+}: TagAppOptions): Hono {
   const encode = createEncoder();
   const byModules = new Map<string, EncodedScript>();
   const scriptFor = (network: string, debug: boolean) => {
@@ -111,7 +115,9 @@ export function createTagApp({ config, files = loadTagFiles(), cacheControl = TA
     if (!/^(?:\d{1,12}|default)$/.test(network)) return c.text('not found', 404);
     // `04321` is network 4321: the tag reads the id in its own path as a number, so its ad calls say 4321, and it
     // must run 4321's modules (docs/operator.md). The bytes and ETag are those of `/tag/4321/sas.js`.
-    const e = versioned ? byVersion(version, debug) : scriptFor(network === 'default' ? network : String(Number(network)), debug);
+    const e = versioned
+      ? byVersion(version, debug)
+      : scriptFor(network === 'default' ? network : String(Number(network)), debug);
     if (!e) return c.text('not found', 404);
     const enc = negotiateEncoding(c.req.header('accept-encoding'));
     const etags = [e.etag, e.etag.replace(/"$/, '-br"'), e.etag.replace(/"$/, '-gz"')];
@@ -137,7 +143,8 @@ export function createTagApp({ config, files = loadTagFiles(), cacheControl = TA
   app.use('/tag/*', async (c, next) => {
     // Checked on the raw URL: a `..` segment or an overlong path never reaches a route.
     const path = c.req.path;
-    if (path.length > MAX_PATH || /(^|\/)\.\.?(\/|$)|%2e|%2f|\\/i.test(new URL(c.req.url).pathname)) return c.text('not found', 404);
+    if (path.length > MAX_PATH || /(^|\/)\.\.?(\/|$)|%2e|%2f|\\/i.test(new URL(c.req.url).pathname))
+      return c.text('not found', 404);
     await next();
   });
   app.on(['GET', 'HEAD'], '/tag/:network/sas.js', (c) => send(c, false));

@@ -23,10 +23,14 @@ export interface PrebidBid {
   bidId: string;
   adUnitCode: string;
   params: EidkitBidParams;
-  mediaTypes?: { banner?: { sizes?: Array<[number, number]> }; video?: Record<string, unknown> };
+  mediaTypes?: { banner?: { sizes?: [number, number][] }; video?: Record<string, unknown> };
   ortb2Imp?: { ext?: { gpid?: string } };
   userIdAsEids?: unknown[];
-  getFloor?: (o: { currency: string; mediaType: string; size: string }) => { floor?: number; currency?: string } | undefined;
+  getFloor?: (o: {
+    currency: string;
+    mediaType: string;
+    size: string;
+  }) => { floor?: number; currency?: string } | undefined;
 }
 
 /** The parts of Prebid's bidder request the adapter reads. */
@@ -86,13 +90,15 @@ export interface EidkitSpec {
   interpretResponse(response: { body?: unknown } | undefined, request?: PrebidServerRequest): PrebidBidResponse[];
   getUserSyncs(
     options: { iframeEnabled?: boolean; pixelEnabled?: boolean },
-    responses?: Array<{ body?: unknown }>,
+    responses?: { body?: unknown }[],
     gdprConsent?: PrebidBidderRequest['gdprConsent'],
     uspConsent?: string,
     gppConsent?: PrebidBidderRequest['gppConsent'],
   ): PrebidUserSync[];
   onBidWon(bid: { nurl?: string; cpm?: number; originalCpm?: number }): void;
-  onTimeout(timedOut: Array<{ bidId?: string; adUnitCode?: string; timeout?: number; params?: EidkitBidParams | EidkitBidParams[] }>): void;
+  onTimeout(
+    timedOut: { bidId?: string; adUnitCode?: string; timeout?: number; params?: EidkitBidParams | EidkitBidParams[] }[],
+  ): void;
 }
 
 /** Options of {@link createSpec}. */
@@ -123,7 +129,14 @@ const base = (domain: string) => domain.replace(/\/+$/, '');
 /** The unit of one bid request on the wire. */
 function unitOf(bid: PrebidBid): PrebidWireUnit {
   const mt = bid.mediaTypes ?? {};
-  const u: PrebidWireUnit = { bidId: bid.bidId, adUnitCode: bid.adUnitCode, formatId: bid.params.formatId, gpid: bid.ortb2Imp?.ext?.gpid, banner: mt.banner?.sizes, video: mt.video };
+  const u: PrebidWireUnit = {
+    bidId: bid.bidId,
+    adUnitCode: bid.adUnitCode,
+    formatId: bid.params.formatId,
+    gpid: bid.ortb2Imp?.ext?.gpid,
+    banner: mt.banner?.sizes,
+    video: mt.video,
+  };
   try {
     const f = bid.getFloor?.({ currency: CURRENCY, mediaType: '*', size: '*' });
     if (f && f.floor! > 0) u.floor = { value: f.floor!, currency: f.currency || CURRENCY };
@@ -134,7 +147,11 @@ function unitOf(bid: PrebidBid): PrebidWireUnit {
 }
 
 /** Privacy signals by ad-call name (docs/wire-format.md#consent-signals-and-rules): body fields, sync URL query. */
-function consentFields(gdpr?: PrebidBidderRequest['gdprConsent'], usp?: string, gpp?: PrebidBidderRequest['gppConsent']) {
+function consentFields(
+  gdpr?: PrebidBidderRequest['gdprConsent'],
+  usp?: string,
+  gpp?: PrebidBidderRequest['gppConsent'],
+) {
   return {
     gdpr: gdpr?.gdprApplies != null ? (+gdpr.gdprApplies as 0 | 1) : undefined,
     gdpr_consent: gdpr?.consentString,
@@ -159,7 +176,9 @@ export function createSpec(options: SpecOptions = {}): EidkitSpec {
     isBidRequestValid(bid) {
       const p = bid.params || ({} as EidkitBidParams);
       // `domain` must be an http(s) base URL: a bare host name would send the request to the page's own origin.
-      const missing = REQUIRED.filter((k) => (k == 'domain' ? !/^https?:\/\//.test(p[k]) : p[k] == null || p[k] === ''));
+      const missing = REQUIRED.filter((k) =>
+        k == 'domain' ? !/^https?:\/\//.test(p[k]) : p[k] == null || p[k] === '',
+      );
       // Prebid logs only "invalid bid"; say which param, as a publisher needs to fix it.
       if (missing.length) log(`${bid.adUnitCode}: missing or invalid params.${missing.join(', params.')}`);
       return !missing.length;
@@ -194,7 +213,12 @@ export function createSpec(options: SpecOptions = {}): EidkitSpec {
           page: br.refererInfo?.page,
           tmax: br.timeout,
         };
-        return { method: 'POST', url: domain + '/prebid/v1', data: JSON.stringify(data), options: { withCredentials: true } };
+        return {
+          method: 'POST',
+          url: domain + '/prebid/v1',
+          data: JSON.stringify(data),
+          options: { withCredentials: true },
+        };
       });
     },
 
@@ -205,7 +229,7 @@ export function createSpec(options: SpecOptions = {}): EidkitSpec {
       const out: PrebidBidResponse[] = [];
       if (!Array.isArray(bids)) log('no bids in answer');
       else
-        for (const b of bids as Array<PrebidWireBid | null>) {
+        for (const b of bids as (PrebidWireBid | null)[]) {
           if (b?.requestId && b.cpm > 0 && (b.ad || b.vastXml))
             out.push({
               currency: CURRENCY,
@@ -236,8 +260,12 @@ export function createSpec(options: SpecOptions = {}): EidkitSpec {
 
     onTimeout(timedOut) {
       for (const t of timedOut) {
-        const p = ([] as Array<EidkitBidParams | undefined>).concat(t.params)[0];
-        if (p?.domain) beacon(base(p.domain) + '/prebid/v1/timeout', JSON.stringify({ bidId: t.bidId, adUnitCode: t.adUnitCode, timeout: t.timeout }));
+        const p = ([] as (EidkitBidParams | undefined)[]).concat(t.params)[0];
+        if (p?.domain)
+          beacon(
+            base(p.domain) + '/prebid/v1/timeout',
+            JSON.stringify({ bidId: t.bidId, adUnitCode: t.adUnitCode, timeout: t.timeout }),
+          );
       }
     },
   };

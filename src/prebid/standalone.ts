@@ -8,7 +8,7 @@ import { register } from './register.js';
 import type { PrebidGlobal } from './register.js';
 
 const d = (document.currentScript as HTMLScriptElement | null)?.dataset ?? {};
-const w = window as unknown as Record<string, { que?: Array<() => void>; libLoaded?: boolean } | undefined>;
+const w = window as unknown as Record<string, { que?: (() => void)[]; libLoaded?: boolean } | undefined>;
 const name = d.global || 'pbjs';
 const pbjs = (w[name] ??= {});
 const run = () => register(pbjs as unknown as PrebidGlobal, { code: d.code, gvlid: +d.gvlid! });

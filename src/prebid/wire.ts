@@ -17,7 +17,7 @@ export interface PrebidWireUnit {
   /** Global placement id (`ortb2Imp.ext.gpid`). */
   gpid?: string;
   /** Banner sizes, `[[w, h], …]`. */
-  banner?: Array<[number, number]>;
+  banner?: [number, number][];
   /** `mediaTypes.video` as the publisher wrote it: `context`, `mimes`, `protocols`, `playerSize`, … */
   video?: Record<string, unknown>;
   /** The floor Prebid's floors module gives for this unit. */
@@ -77,5 +77,5 @@ export interface PrebidWireBid {
 /** The answer to `POST /prebid/v1`: bids (maybe none) and user syncs the adapter may register. */
 export interface PrebidWireResponse {
   bids: PrebidWireBid[];
-  syncs?: Array<{ type: 'iframe' | 'image'; url: string }>;
+  syncs?: { type: 'iframe' | 'image'; url: string }[];
 }

@@ -20,15 +20,21 @@ export type { AppContext } from './routes/context.js';
 export function createApp(ctx: AppContext): Hono<ApiEnv> {
   const api = new Hono<ApiEnv>();
 
-  api.use('*', bodyLimit({
-    maxSize: ctx.maxBodyBytes,
-    onError: (c) => {
-      // The body is refused unread: over HTTP, the rest of it would still arrive on this connection, so close it
-      // rather than let a kept-alive socket break the caller's next request ("other side closed").
-      c.header('Connection', 'close');
-      return c.json({ message: `The request body is larger than ${ctx.maxBodyBytes} bytes`, code: 'PAYLOAD_TOO_LARGE' }, 413);
-    },
-  }));
+  api.use(
+    '*',
+    bodyLimit({
+      maxSize: ctx.maxBodyBytes,
+      onError: (c) => {
+        // The body is refused unread: over HTTP, the rest of it would still arrive on this connection, so close it
+        // rather than let a kept-alive socket break the caller's next request ("other side closed").
+        c.header('Connection', 'close');
+        return c.json(
+          { message: `The request body is larger than ${ctx.maxBodyBytes} bytes`, code: 'PAYLOAD_TOO_LARGE' },
+          413,
+        );
+      },
+    }),
+  );
 
   route(api, GET_DOCUMENT, (c) => c.json(ctx.openapi(new URL(c.req.url).origin) as object));
 
@@ -44,10 +50,15 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.route('/current', api);
   app.route('/', api);
-  app.notFound((c) => c.json({ message: `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, code: 'NOT_FOUND' }, 404));
+  app.notFound((c) =>
+    c.json({ message: `No route for ${c.req.method} ${new URL(c.req.url).pathname}`, code: 'NOT_FOUND' }, 404),
+  );
   app.onError((err, c) => {
     // Never echo internals (a failed disk write, say) beyond a short reason; nothing was acknowledged.
-    return c.json({ message: `Internal simulator error: ${err instanceof Error ? err.name : 'error'}`, code: 'INTERNAL' }, 500);
+    return c.json(
+      { message: `Internal simulator error: ${err instanceof Error ? err.name : 'error'}`, code: 'INTERNAL' },
+      500,
+    );
   });
   return app;
 }

@@ -64,7 +64,7 @@ export class AttemptLimiter {
   waitSeconds(key: string): number | null {
     const recent = this.#recent(key);
     if (recent.length < this.limits.attempts) return null;
-    return Math.max(1, Math.ceil((recent[0]! + this.limits.windowMs - this.now()) / 1000));
+    return Math.max(1, Math.ceil((recent[0] + this.limits.windowMs - this.now()) / 1000));
   }
 
   /** Counts one failed attempt of `key`. */
@@ -82,7 +82,7 @@ export class AttemptLimiter {
     const list = this.#failures.get(key);
     if (!list) return [];
     const since = this.now() - this.limits.windowMs;
-    while (list.length && list[0]! <= since) list.shift();
+    while (list.length && list[0] <= since) list.shift();
     if (!list.length) this.#failures.delete(key);
     return list;
   }
@@ -91,7 +91,7 @@ export class AttemptLimiter {
   #sweep(): void {
     const since = this.now() - this.limits.windowMs;
     for (const [key, list] of this.#failures) {
-      if (list[list.length - 1]! > since && this.#failures.size <= this.limits.maxKeys) break;
+      if (list[list.length - 1] > since && this.#failures.size <= this.limits.maxKeys) break;
       this.#failures.delete(key);
     }
   }
@@ -105,13 +105,16 @@ export class AttemptLimiter {
 export function addressKey(address: string | undefined): string {
   if (!address) return 'in-process';
   const v4 = /^(?:::ffff:)?(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
-  if (v4) return v4[1]!;
-  const [head = '', tail] = address.split('%')[0]!.toLowerCase().split('::');
+  if (v4) return v4[1];
+  const [head = '', tail] = address.split('%')[0].toLowerCase().split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
   const zeros = Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0');
   const groups = tail === undefined ? left : [...left, ...zeros, ...right];
-  return `${groups.slice(0, 4).map((g) => (parseInt(g, 16) || 0).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (parseInt(g, 16) || 0).toString(16))
+    .join(':')}::/64`;
 }
 
 /** The limits of one simulator's authentication. */
@@ -196,7 +199,10 @@ export class AuthService {
     if (!m) return { ok: false, code: 'MISSING_TOKEN', message: 'missing "Authorization: Bearer <token>" header' };
     const rec = this.tokens.get(m[1]);
     if (rec?.kind !== kind) {
-      const hint = kind === 'user' ? ' (API calls need the user token from GET /authorize)' : ' (GET /authorize needs the access token from POST /oauth/token)';
+      const hint =
+        kind === 'user'
+          ? ' (API calls need the user token from GET /authorize)'
+          : ' (GET /authorize needs the access token from POST /oauth/token)';
       return { ok: false, code: 'INVALID_TOKEN', message: `invalid token${rec ? hint : ''}` };
     }
     if (rec.expiresAt <= this.now()) {

@@ -20,15 +20,26 @@ export function makeDealId(companyId: number, id: number): string {
 
 /** The deal type a stored deal reads as: guaranteed, direct (fixed price, one buyer) or private auction. */
 export function dealTypeId(w: StoredDeal['write']): 1 | 2 | 3 {
-  return w.pricingModel === PricingModel.GuaranteedPrice ? 3 : w.pricingModel === PricingModel.FixedPrice && w.buyerIds.length === 1 ? 2 : 1;
+  return w.pricingModel === PricingModel.GuaranteedPrice
+    ? 3
+    : w.pricingModel === PricingModel.FixedPrice && w.buyerIds.length === 1
+      ? 2
+      : 1;
 }
 
 /** The computed states list filters need, without building the whole read view. */
-export function dealFacts(d: StoredDeal, now: number): { expiration: number | null; isArchived: boolean; isParentDeal: boolean } {
+export function dealFacts(
+  d: StoredDeal,
+  now: number,
+): { expiration: number | null; isArchived: boolean; isParentDeal: boolean } {
   const w = d.write;
   const end = w.endDate ? parseDealDate(w.endDate) : null;
   const expiration = w.expirationDate ? parseDealDate(w.expirationDate) : end;
-  return { expiration, isArchived: end !== null && end < now - ARCHIVE_AFTER_MS, isParentDeal: w.childrenDealIds.length > 0 };
+  return {
+    expiration,
+    isArchived: end !== null && end < now - ARCHIVE_AFTER_MS,
+    isParentDeal: w.childrenDealIds.length > 0,
+  };
 }
 
 /** The read shape of a stored deal at time `now`: write fields plus computed read-only fields. */
@@ -37,7 +48,10 @@ export function toRead(d: StoredDeal, ref: ReferenceData, now: number): DealRead
   const { expiration, isArchived, isParentDeal } = dealFacts(d, now);
   const typeId = dealTypeId(w);
   const segmentCost = (expr: string, table: ReferenceData['audienceSegments']) => {
-    const ids = expr.split(/[;,]/).map((t) => Number(t.replace(/^\s*NOT\s+/i, '').trim())).filter(Number.isInteger);
+    const ids = expr
+      .split(/[;,]/)
+      .map((t) => Number(t.replace(/^\s*NOT\s+/i, '').trim()))
+      .filter(Number.isInteger);
     return Math.max(0, ...ids.map((id) => table.find((s) => s.id === id)?.cpm ?? 0));
   };
   return {
@@ -64,5 +78,5 @@ export function toRead(d: StoredDeal, ref: ReferenceData, now: number): DealRead
     audienceSegmentsDataCost: segmentCost(w.audienceSegmentsTargeting, ref.audienceSegments),
     viewabilityDataCost: w.viewabilityTargetingPercentage === null ? 0 : 0.05,
     videoCompletionDataCost: w.videoCompletionTargetingPercentage === null ? 0 : 0.05,
-  } as DealRead;
+  };
 }

@@ -161,7 +161,10 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
     reference,
     now,
     audience,
-    quotas: { creationsPerDay: options.quotas?.creationsPerDay ?? 15, updatesPerDay: options.quotas?.updatesPerDay ?? 500 },
+    quotas: {
+      creationsPerDay: options.quotas?.creationsPerDay ?? 15,
+      updatesPerDay: options.quotas?.updatesPerDay ?? 500,
+    },
     maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
     openapi: (origin) => {
       let doc = documents.get(origin);
@@ -179,8 +182,9 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
   const random = prng(options.faults?.seed ?? Math.floor(Math.random() * 2 ** 32));
   const requests: RequestLogEntry[] = [];
   const recordFile = process.env.EIDKIT_SIMULATOR_RECORD;
-  const sinks = [options.onExchange, recordFile ? appendExchanges(recordFile) : undefined]
-    .filter((f) => f !== undefined);
+  const sinks = [options.onExchange, recordFile ? appendExchanges(recordFile) : undefined].filter(
+    (f) => f !== undefined,
+  );
   const onExchange = sinks.length > 0 ? (e: SimulatorExchange) => sinks.forEach((f) => f(e)) : undefined;
   const recordExchange = exchangeRecorder(users);
   const listeners = new Set<SimulatorListener>();
@@ -201,7 +205,12 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
 
   async function answer(request: Request, remoteAddress?: string): Promise<Response> {
     const env = { remoteAddress };
-    const entry: RequestLogEntry = { method: request.method, path: new URL(request.url).pathname, status: 0, at: now() };
+    const entry: RequestLogEntry = {
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status: 0,
+      at: now(),
+    };
     if (options.latencyMs && options.latencyMs > 0) await new Promise((r) => setTimeout(r, options.latencyMs));
     if (faultRate > 0 && random() < faultRate) {
       const kind = faultKinds[Math.floor(random() * faultKinds.length)];
@@ -211,9 +220,10 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
         record(entry);
         const headers: Record<string, string> = { 'content-type': 'application/json' };
         if (kind === '429') headers['retry-after'] = '1';
-        const body = kind === '503'
-          ? { message: 'Service temporarily unavailable (injected fault)', code: 'SERVICE_UNAVAILABLE' }
-          : { message: 'Too many requests (injected fault)', code: 'RATE_LIMITED' };
+        const body =
+          kind === '503'
+            ? { message: 'Service temporarily unavailable (injected fault)', code: 'SERVICE_UNAVAILABLE' }
+            : { message: 'Too many requests (injected fault)', code: 'RATE_LIMITED' };
         return new Response(JSON.stringify(body), { status: Number(kind), headers });
       }
       // A dropped connection, half the time after the request was processed: the case that makes a retried create dangerous.
@@ -245,8 +255,18 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
           const id = store.nextId++;
           // An hour apart, all before today (UTC): seeded deals bypass the quotas, so they must not look like
           // today's creations to a client estimating what is left of the daily quota.
-          const stamp = new Date(Math.floor(now() / 86_400_000) * 86_400_000 - (count - added.length) * 3_600_000).toISOString();
-          store.deals.set(id, { companyId, id, dealId: makeDealId(companyId, id), createdAt: stamp, updatedAt: stamp, historyId: store.nextHistoryId++, write: r.value! });
+          const stamp = new Date(
+            Math.floor(now() / 86_400_000) * 86_400_000 - (count - added.length) * 3_600_000,
+          ).toISOString();
+          store.deals.set(id, {
+            companyId,
+            id,
+            dealId: makeDealId(companyId, id),
+            createdAt: stamp,
+            updatedAt: stamp,
+            historyId: store.nextHistoryId++,
+            write: r.value!,
+          });
           added.push(id);
         }
       },
@@ -267,9 +287,10 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
 
   return {
     async fetch(input, init) {
-      const request = input instanceof Request && init === undefined
-        ? input
-        : new Request(typeof input === 'string' && input.startsWith('/') ? IN_PROCESS_ORIGIN + input : input, init);
+      const request =
+        input instanceof Request && init === undefined
+          ? input
+          : new Request(typeof input === 'string' && input.startsWith('/') ? IN_PROCESS_ORIGIN + input : input, init);
       try {
         return await handle(request);
       } catch (err) {

@@ -18,7 +18,12 @@ import {
 import { GET_DOCUMENT, GET_TOKEN, GET_USER_TOKEN, tokenRequestSchema } from './routes/auth-operations.js';
 import { COUNT_DEALS, LIST_DEALS } from './routes/deal-list.js';
 import {
-  ATTACH_DOMAIN_LIST, CREATE_DEAL, DELETE_DEAL, DETACH_DOMAIN_LIST, GET_DEAL, REPLACE_DEAL,
+  ATTACH_DOMAIN_LIST,
+  CREATE_DEAL,
+  DELETE_DEAL,
+  DETACH_DOMAIN_LIST,
+  GET_DEAL,
+  REPLACE_DEAL,
 } from './routes/deals.js';
 import { LOOKUP_OPERATIONS, pascal } from './routes/lookups.js';
 import {
@@ -39,9 +44,17 @@ import {
 
 /** Every operation the simulator serves, in the document's order. */
 export const OPERATIONS: readonly OperationDef[] = [
-  GET_TOKEN, GET_USER_TOKEN, GET_DOCUMENT,
-  LIST_DEALS, CREATE_DEAL, COUNT_DEALS, GET_DEAL, REPLACE_DEAL, DELETE_DEAL,
-  ATTACH_DOMAIN_LIST, DETACH_DOMAIN_LIST,
+  GET_TOKEN,
+  GET_USER_TOKEN,
+  GET_DOCUMENT,
+  LIST_DEALS,
+  CREATE_DEAL,
+  COUNT_DEALS,
+  GET_DEAL,
+  REPLACE_DEAL,
+  DELETE_DEAL,
+  ATTACH_DOMAIN_LIST,
+  DETACH_DOMAIN_LIST,
   ...LOOKUP_OPERATIONS,
 ];
 
@@ -70,7 +83,9 @@ function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 function rulesText(rules: Record<string, string>): string {
-  return Object.entries(rules).map(([id, text]) => `- \`${id}\`: ${text}`).join('\n');
+  return Object.entries(rules)
+    .map(([id, text]) => `- \`${id}\`: ${text}`)
+    .join('\n');
 }
 
 /** A deal body schema with the rules JSON Schema cannot say, listed in `x-rules` and in the description. */
@@ -143,11 +158,12 @@ function pick<T extends Record<string, string>, K extends keyof T>(rules: T, ...
 function content(body: ResponseBody): Record<string, unknown> {
   if (body === 'text') return { 'text/plain': { schema: { type: 'string', minLength: 1 } } };
   if (body === 'json') return { 'application/json': { schema: { type: 'object' } } };
-  const schema = 'ref' in body
-    ? ref(body.ref)
-    : 'arrayOf' in body
-      ? { type: 'array', items: ref(body.arrayOf) }
-      : { anyOf: body.anyOf.map(ref) };
+  const schema =
+    'ref' in body
+      ? ref(body.ref)
+      : 'arrayOf' in body
+        ? { type: 'array', items: ref(body.arrayOf) }
+        : { anyOf: body.anyOf.map(ref) };
   return { 'application/json': { schema } };
 }
 
@@ -190,7 +206,9 @@ function operation(op: OperationDef): Record<string, unknown> {
     ...(op.parameters?.length ? { parameters: op.parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses: Object.fromEntries(
-      Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)).map(([s, d]) => [s, response(d)]),
+      Object.entries(responses)
+        .sort(([a], [b]) => Number(a) - Number(b))
+        .map(([s, d]) => [s, response(d)]),
     ),
   };
 }

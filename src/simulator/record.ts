@@ -20,8 +20,12 @@ const TOKEN = /sim_(?:at|ut)_[A-Za-z0-9_-]+/g;
 /** Builds the scrubber of one simulator: its users' secrets and its tokens. */
 export function exchangeRecorder(users: readonly SimulatorUser[]) {
   // Every spelling a secret may take in a request: as is, form-encoded, percent-encoded, JSON-escaped; longest first.
-  const spellings = (s: string) =>
-    [s, new URLSearchParams({ s }).toString().slice(2), encodeURIComponent(s), JSON.stringify(s).slice(1, -1)];
+  const spellings = (s: string) => [
+    s,
+    new URLSearchParams({ s }).toString().slice(2),
+    encodeURIComponent(s),
+    JSON.stringify(s).slice(1, -1),
+  ];
   const given = users.flatMap((u) => [u.password, u.clientSecret]).filter((s) => s.length >= 4);
   const secrets = [...new Set(given.flatMap(spellings))].sort((a, b) => b.length - a.length);
   const scrub = (text: string) => secrets.reduce((t, s) => t.split(s).join(REDACTED), text).replace(TOKEN, REDACTED);

@@ -55,46 +55,117 @@ export interface ReferenceData {
   domainLists: DomainListItem[];
 }
 
-const named = (names: string[], first = 1): LookupItem[] => names.map((name, i) => ({ id: first + i, name, isArchived: false }));
+const named = (names: string[], first = 1): LookupItem[] =>
+  names.map((name, i) => ({ id: first + i, name, isArchived: false }));
 
 /** Builds a fresh copy of the seeded reference data. */
 export function createReferenceData(): ReferenceData {
-  const countries: CountryItem[] = ISO_3166_COUNTRIES.map(([code, name], i) => ({ id: i + 1, code, name, isArchived: false }));
+  const countries: CountryItem[] = ISO_3166_COUNTRIES.map(([code, name], i) => ({
+    id: i + 1,
+    code,
+    name,
+    isArchived: false,
+  }));
   const countryId = (code: string) => countries.find((c) => c.code === code)!.id;
 
-  const regionRows: Array<[string, string]> = [
-    ['FR', 'Île-de-France'], ['FR', 'Provence-Alpes-Côte d’Azur'], ['FR', 'Auvergne-Rhône-Alpes'], ['FR', 'Occitanie'],
-    ['FR', 'Nouvelle-Aquitaine'], ['FR', 'Hauts-de-France'], ['DE', 'Bavaria'], ['DE', 'Berlin'], ['DE', 'Hamburg'],
-    ['DE', 'North Rhine-Westphalia'], ['GB', 'England'], ['GB', 'Scotland'], ['GB', 'Wales'], ['GB', 'Northern Ireland'],
-    ['ES', 'Community of Madrid'], ['ES', 'Catalonia'], ['IT', 'Lombardy'], ['IT', 'Lazio'], ['US', 'Northeast'],
-    ['US', 'Midwest'], ['US', 'South'], ['US', 'West'], ['CA', 'Ontario'], ['CA', 'Quebec'],
+  const regionRows: [string, string][] = [
+    ['FR', 'Île-de-France'],
+    ['FR', 'Provence-Alpes-Côte d’Azur'],
+    ['FR', 'Auvergne-Rhône-Alpes'],
+    ['FR', 'Occitanie'],
+    ['FR', 'Nouvelle-Aquitaine'],
+    ['FR', 'Hauts-de-France'],
+    ['DE', 'Bavaria'],
+    ['DE', 'Berlin'],
+    ['DE', 'Hamburg'],
+    ['DE', 'North Rhine-Westphalia'],
+    ['GB', 'England'],
+    ['GB', 'Scotland'],
+    ['GB', 'Wales'],
+    ['GB', 'Northern Ireland'],
+    ['ES', 'Community of Madrid'],
+    ['ES', 'Catalonia'],
+    ['IT', 'Lombardy'],
+    ['IT', 'Lazio'],
+    ['US', 'Northeast'],
+    ['US', 'Midwest'],
+    ['US', 'South'],
+    ['US', 'West'],
+    ['CA', 'Ontario'],
+    ['CA', 'Quebec'],
   ];
-  const regions: RegionItem[] = regionRows.map(([cc, name], i) => ({ id: i + 1, name, countryId: countryId(cc), isArchived: false }));
+  const regions: RegionItem[] = regionRows.map(([cc, name], i) => ({
+    id: i + 1,
+    name,
+    countryId: countryId(cc),
+    isArchived: false,
+  }));
   const regionId = (name: string) => regions.find((r) => r.name === name)!.id;
 
-  const usStates: Array<[string, string]> = [
-    ['New York', 'Northeast'], ['California', 'West'], ['Illinois', 'Midwest'], ['Texas', 'South'], ['Florida', 'South'],
-    ['Pennsylvania', 'Northeast'], ['Massachusetts', 'Northeast'], ['Washington', 'West'], ['Georgia', 'South'],
-    ['Colorado', 'West'], ['Arizona', 'West'], ['Michigan', 'Midwest'], ['Ohio', 'Midwest'], ['New Jersey', 'Northeast'],
-    ['District of Columbia', 'South'], ['Oregon', 'West'], ['Minnesota', 'Midwest'], ['Nevada', 'West'],
+  const usStates: [string, string][] = [
+    ['New York', 'Northeast'],
+    ['California', 'West'],
+    ['Illinois', 'Midwest'],
+    ['Texas', 'South'],
+    ['Florida', 'South'],
+    ['Pennsylvania', 'Northeast'],
+    ['Massachusetts', 'Northeast'],
+    ['Washington', 'West'],
+    ['Georgia', 'South'],
+    ['Colorado', 'West'],
+    ['Arizona', 'West'],
+    ['Michigan', 'Midwest'],
+    ['Ohio', 'Midwest'],
+    ['New Jersey', 'Northeast'],
+    ['District of Columbia', 'South'],
+    ['Oregon', 'West'],
+    ['Minnesota', 'Midwest'],
+    ['Nevada', 'West'],
   ];
   const states: StateItem[] = usStates.map(([name, region], i) => ({
-    id: i + 1, name, countryId: countryId('US'), regionId: regionId(region), isArchived: false,
+    id: i + 1,
+    name,
+    countryId: countryId('US'),
+    regionId: regionId(region),
+    isArchived: false,
   }));
   const stateId = (name: string) => states.find((s) => s.name === name)?.id ?? 0;
 
-  const cityRows: Array<[string, string, string, string?]> = [
-    ['Paris', 'FR', 'Île-de-France'], ['Marseille', 'FR', 'Provence-Alpes-Côte d’Azur'], ['Lyon', 'FR', 'Auvergne-Rhône-Alpes'],
-    ['Toulouse', 'FR', 'Occitanie'], ['Nice', 'FR', 'Provence-Alpes-Côte d’Azur'], ['Bordeaux', 'FR', 'Nouvelle-Aquitaine'],
-    ['Lille', 'FR', 'Hauts-de-France'], ['Munich', 'DE', 'Bavaria'], ['Berlin', 'DE', 'Berlin'], ['Hamburg', 'DE', 'Hamburg'],
-    ['Cologne', 'DE', 'North Rhine-Westphalia'], ['London', 'GB', 'England'], ['Manchester', 'GB', 'England'],
-    ['Edinburgh', 'GB', 'Scotland'], ['Cardiff', 'GB', 'Wales'], ['Belfast', 'GB', 'Northern Ireland'],
-    ['Madrid', 'ES', 'Community of Madrid'], ['Barcelona', 'ES', 'Catalonia'], ['Milan', 'IT', 'Lombardy'], ['Rome', 'IT', 'Lazio'],
-    ['New York', 'US', 'Northeast', 'New York'], ['Los Angeles', 'US', 'West', 'California'],
-    ['San Francisco', 'US', 'West', 'California'], ['Chicago', 'US', 'Midwest', 'Illinois'], ['Houston', 'US', 'South', 'Texas'],
-    ['Dallas', 'US', 'South', 'Texas'], ['Miami', 'US', 'South', 'Florida'], ['Philadelphia', 'US', 'Northeast', 'Pennsylvania'],
-    ['Boston', 'US', 'Northeast', 'Massachusetts'], ['Seattle', 'US', 'West', 'Washington'], ['Atlanta', 'US', 'South', 'Georgia'],
-    ['Denver', 'US', 'West', 'Colorado'], ['Toronto', 'CA', 'Ontario'], ['Montreal', 'CA', 'Quebec'],
+  const cityRows: [string, string, string, string?][] = [
+    ['Paris', 'FR', 'Île-de-France'],
+    ['Marseille', 'FR', 'Provence-Alpes-Côte d’Azur'],
+    ['Lyon', 'FR', 'Auvergne-Rhône-Alpes'],
+    ['Toulouse', 'FR', 'Occitanie'],
+    ['Nice', 'FR', 'Provence-Alpes-Côte d’Azur'],
+    ['Bordeaux', 'FR', 'Nouvelle-Aquitaine'],
+    ['Lille', 'FR', 'Hauts-de-France'],
+    ['Munich', 'DE', 'Bavaria'],
+    ['Berlin', 'DE', 'Berlin'],
+    ['Hamburg', 'DE', 'Hamburg'],
+    ['Cologne', 'DE', 'North Rhine-Westphalia'],
+    ['London', 'GB', 'England'],
+    ['Manchester', 'GB', 'England'],
+    ['Edinburgh', 'GB', 'Scotland'],
+    ['Cardiff', 'GB', 'Wales'],
+    ['Belfast', 'GB', 'Northern Ireland'],
+    ['Madrid', 'ES', 'Community of Madrid'],
+    ['Barcelona', 'ES', 'Catalonia'],
+    ['Milan', 'IT', 'Lombardy'],
+    ['Rome', 'IT', 'Lazio'],
+    ['New York', 'US', 'Northeast', 'New York'],
+    ['Los Angeles', 'US', 'West', 'California'],
+    ['San Francisco', 'US', 'West', 'California'],
+    ['Chicago', 'US', 'Midwest', 'Illinois'],
+    ['Houston', 'US', 'South', 'Texas'],
+    ['Dallas', 'US', 'South', 'Texas'],
+    ['Miami', 'US', 'South', 'Florida'],
+    ['Philadelphia', 'US', 'Northeast', 'Pennsylvania'],
+    ['Boston', 'US', 'Northeast', 'Massachusetts'],
+    ['Seattle', 'US', 'West', 'Washington'],
+    ['Atlanta', 'US', 'South', 'Georgia'],
+    ['Denver', 'US', 'West', 'Colorado'],
+    ['Toronto', 'CA', 'Ontario'],
+    ['Montreal', 'CA', 'Quebec'],
   ];
   const cities: CityItem[] = cityRows.map(([name, cc, region, state], i) => {
     const country = countries.find((c) => c.code === cc)!;
@@ -109,19 +180,50 @@ export function createReferenceData(): ReferenceData {
     };
   });
 
-  const dmaRows: Array<[number, string]> = [
-    [501, 'New York'], [803, 'Los Angeles'], [602, 'Chicago'], [504, 'Philadelphia'], [623, 'Dallas-Ft. Worth'],
-    [807, 'San Francisco-Oakland-San Jose'], [511, 'Washington, DC (Hagerstown, MD)'], [618, 'Houston'], [506, 'Boston (Manchester)'],
-    [524, 'Atlanta'], [819, 'Seattle-Tacoma'], [753, 'Phoenix (Prescott)'], [505, 'Detroit'], [613, 'Minneapolis-St. Paul'],
-    [528, 'Miami-Ft. Lauderdale'], [751, 'Denver'],
+  const dmaRows: [number, string][] = [
+    [501, 'New York'],
+    [803, 'Los Angeles'],
+    [602, 'Chicago'],
+    [504, 'Philadelphia'],
+    [623, 'Dallas-Ft. Worth'],
+    [807, 'San Francisco-Oakland-San Jose'],
+    [511, 'Washington, DC (Hagerstown, MD)'],
+    [618, 'Houston'],
+    [506, 'Boston (Manchester)'],
+    [524, 'Atlanta'],
+    [819, 'Seattle-Tacoma'],
+    [753, 'Phoenix (Prescott)'],
+    [505, 'Detroit'],
+    [613, 'Minneapolis-St. Paul'],
+    [528, 'Miami-Ft. Lauderdale'],
+    [751, 'Denver'],
   ];
-  const dmas: DmaItem[] = dmaRows.map(([code, name]) => ({ id: code, code: String(code), name, countryId: countryId('US'), isArchived: false }));
+  const dmas: DmaItem[] = dmaRows.map(([code, name]) => ({
+    id: code,
+    code: String(code),
+    name,
+    countryId: countryId('US'),
+    isArchived: false,
+  }));
 
-  const dspRows: Array<[string, boolean]> = [
-    ['The Trade Desk', false], ['Google Display & Video 360', false], ['Xandr Invest', false], ['Amazon DSP', true],
-    ['MediaMath', false], ['Adform', false], ['Criteo', true], ['Yahoo DSP', false], ['StackAdapt', true], ['Zeta Global', false],
+  const dspRows: [string, boolean][] = [
+    ['The Trade Desk', false],
+    ['Google Display & Video 360', false],
+    ['Xandr Invest', false],
+    ['Amazon DSP', true],
+    ['MediaMath', false],
+    ['Adform', false],
+    ['Criteo', true],
+    ['Yahoo DSP', false],
+    ['StackAdapt', true],
+    ['Zeta Global', false],
   ];
-  const dsps: DspItem[] = dspRows.map(([name, forbidden], i) => ({ id: i + 1, name, isMultiBuyerDealForbidden: forbidden, isArchived: false }));
+  const dsps: DspItem[] = dspRows.map(([name, forbidden], i) => ({
+    id: i + 1,
+    name,
+    isMultiBuyerDealForbidden: forbidden,
+    isArchived: false,
+  }));
 
   const agencies = ['Havas Media', 'Publicis Media', 'GroupM', 'Omnicom Media Group', 'Dentsu', 'IPG Mediabrands'];
   const buyers: BuyerItem[] = [];
@@ -138,31 +240,97 @@ export function createReferenceData(): ReferenceData {
     });
   }
 
-  const publisherRows: Array<[string, string]> = [
-    ['Le Monde', 'FR'], ['Le Figaro', 'FR'], ['L’Équipe', 'FR'], ['Marmiton', 'FR'], ['The Guardian', 'GB'], ['The Telegraph', 'GB'],
-    ['BBC Good Food', 'GB'], ['Der Spiegel', 'DE'], ['Die Zeit', 'DE'], ['El País', 'ES'], ['Marca', 'ES'], ['Corriere della Sera', 'IT'],
-    ['The Weather Channel', 'US'], ['Fandom', 'US'], ['Allrecipes', 'US'], ['Le Devoir', 'CA'],
+  const publisherRows: [string, string][] = [
+    ['Le Monde', 'FR'],
+    ['Le Figaro', 'FR'],
+    ['L’Équipe', 'FR'],
+    ['Marmiton', 'FR'],
+    ['The Guardian', 'GB'],
+    ['The Telegraph', 'GB'],
+    ['BBC Good Food', 'GB'],
+    ['Der Spiegel', 'DE'],
+    ['Die Zeit', 'DE'],
+    ['El País', 'ES'],
+    ['Marca', 'ES'],
+    ['Corriere della Sera', 'IT'],
+    ['The Weather Channel', 'US'],
+    ['Fandom', 'US'],
+    ['Allrecipes', 'US'],
+    ['Le Devoir', 'CA'],
   ];
-  const publishers: PublisherItem[] = publisherRows.map(([name, cc], i) => ({ id: 2001 + i, name, countryId: countryId(cc), isArchived: false }));
+  const publishers: PublisherItem[] = publisherRows.map(([name, cc], i) => ({
+    id: 2001 + i,
+    name,
+    countryId: countryId(cc),
+    isArchived: false,
+  }));
 
-  const audienceSegmentProviders = named(['Eyeota', 'Lotame', 'LiveRamp Data Marketplace', 'Oracle Advertising', 'Experian']);
-  const audienceSegmentRows: Array<[string, number, number]> = [
-    ['Auto intenders', 1, 1.2], ['Frequent travellers', 1, 0.9], ['Young parents', 2, 1.0], ['Luxury shoppers', 2, 1.5],
-    ['Sports fans', 3, 0.8], ['Small business owners', 3, 1.8], ['Home buyers', 4, 1.4], ['Gamers', 4, 0.7],
-    ['Pet owners', 5, 0.6], ['High income households', 5, 2.0],
+  const audienceSegmentProviders = named([
+    'Eyeota',
+    'Lotame',
+    'LiveRamp Data Marketplace',
+    'Oracle Advertising',
+    'Experian',
+  ]);
+  const audienceSegmentRows: [string, number, number][] = [
+    ['Auto intenders', 1, 1.2],
+    ['Frequent travellers', 1, 0.9],
+    ['Young parents', 2, 1.0],
+    ['Luxury shoppers', 2, 1.5],
+    ['Sports fans', 3, 0.8],
+    ['Small business owners', 3, 1.8],
+    ['Home buyers', 4, 1.4],
+    ['Gamers', 4, 0.7],
+    ['Pet owners', 5, 0.6],
+    ['High income households', 5, 2.0],
   ];
-  const audienceSegments: SegmentItem[] = audienceSegmentRows.map(([name, providerId, cpm], i) => ({ id: 5001 + i, name, providerId, cpm, isArchived: false }));
+  const audienceSegments: SegmentItem[] = audienceSegmentRows.map(([name, providerId, cpm], i) => ({
+    id: 5001 + i,
+    name,
+    providerId,
+    cpm,
+    isArchived: false,
+  }));
   const semanticSegmentProviders = named(['Peer39', 'Integral Ad Science', 'DoubleVerify', 'Seedtag']);
-  const semanticSegmentRows: Array<[string, number, number]> = [
-    ['Automotive', 1, 0.3], ['Travel', 1, 0.3], ['Food & Drink', 2, 0.25], ['Personal Finance', 2, 0.35], ['Sports', 3, 0.2],
-    ['Technology & Computing', 3, 0.3], ['Health & Fitness', 4, 0.25], ['Style & Fashion', 4, 0.3],
+  const semanticSegmentRows: [string, number, number][] = [
+    ['Automotive', 1, 0.3],
+    ['Travel', 1, 0.3],
+    ['Food & Drink', 2, 0.25],
+    ['Personal Finance', 2, 0.35],
+    ['Sports', 3, 0.2],
+    ['Technology & Computing', 3, 0.3],
+    ['Health & Fitness', 4, 0.25],
+    ['Style & Fashion', 4, 0.3],
   ];
-  const semanticSegments: SegmentItem[] = semanticSegmentRows.map(([name, providerId, cpm], i) => ({ id: 6001 + i, name, providerId, cpm, isArchived: false }));
+  const semanticSegments: SegmentItem[] = semanticSegmentRows.map(([name, providerId, cpm], i) => ({
+    id: 6001 + i,
+    name,
+    providerId,
+    cpm,
+    isArchived: false,
+  }));
 
-  const sizes: Array<[number, number]> = [
-    [300, 250], [728, 90], [160, 600], [300, 600], [320, 50], [320, 100], [336, 280], [468, 60], [970, 90], [970, 250], [300, 50], [120, 600],
+  const sizes: [number, number][] = [
+    [300, 250],
+    [728, 90],
+    [160, 600],
+    [300, 600],
+    [320, 50],
+    [320, 100],
+    [336, 280],
+    [468, 60],
+    [970, 90],
+    [970, 250],
+    [300, 50],
+    [120, 600],
   ];
-  const creativeBannerSizes: CreativeBannerSizeItem[] = sizes.map(([width, height], i) => ({ id: i + 1, name: `${width}*${height}`, width, height, isArchived: false }));
+  const creativeBannerSizes: CreativeBannerSizeItem[] = sizes.map(([width, height], i) => ({
+    id: i + 1,
+    name: `${width}*${height}`,
+    width,
+    height,
+    isArchived: false,
+  }));
 
   return {
     buyers,
@@ -170,7 +338,11 @@ export function createReferenceData(): ReferenceData {
     dsps,
     countries,
     publishers,
-    impressionTypes: Object.entries(IMPRESSION_TYPES).map(([id, name]) => ({ id: Number(id), name, isArchived: false })),
+    impressionTypes: Object.entries(IMPRESSION_TYPES).map(([id, name]) => ({
+      id: Number(id),
+      name,
+      isArchived: false,
+    })),
     inventoryTypes: named(['Web', 'WebMobile', 'MobileApp']),
     cities,
     states,
@@ -178,7 +350,12 @@ export function createReferenceData(): ReferenceData {
     dmas,
     videoPlacementTypes: named(['In-Stream', 'In-Banner', 'In-Article', 'In-Feed', 'Interstitial', 'Floating']),
     adBreakTypes: named(['Pre-roll', 'Mid-roll', 'Post-roll']),
-    videoPlayerSizeBuckets: named(['Small (under 400 px)', 'Medium (400–639 px)', 'Large (640–1279 px)', 'Extra large (1280 px and above)']),
+    videoPlayerSizeBuckets: named([
+      'Small (under 400 px)',
+      'Medium (400–639 px)',
+      'Large (640–1279 px)',
+      'Extra large (1280 px and above)',
+    ]),
     audienceSegmentProviders,
     semanticSegmentProviders,
     audienceSegments,

@@ -14,7 +14,18 @@ export function prng(seed: number): () => number {
   };
 }
 
-const THEMES = ['Premium news', 'Sports fans', 'Cooking', 'Travel', 'Finance', 'Auto intenders', 'Gaming', 'Family', 'Luxury', 'Tech'];
+const THEMES = [
+  'Premium news',
+  'Sports fans',
+  'Cooking',
+  'Travel',
+  'Finance',
+  'Auto intenders',
+  'Gaming',
+  'Family',
+  'Luxury',
+  'Tech',
+];
 const FORMATS = ['display', 'video', 'CTV', 'mobile app', 'outstream'];
 
 /** Generates `count` valid, varied deal bodies (every write field present), deterministic for a seed. */

@@ -57,10 +57,14 @@ export class SimulatorStore {
       state = JSON.parse(readFileSync(file, 'utf8')) as PersistedState;
     } catch (err) {
       // Never overwrite a file we cannot read: it may hold acknowledged deals.
-      throw new Error(`data file ${file} is not valid JSON; refusing to start over it (${(err as Error).message})`, { cause: err });
+      throw new Error(`data file ${file} is not valid JSON; refusing to start over it (${(err as Error).message})`, {
+        cause: err,
+      });
     }
     if (state?.format !== FORMAT || !Array.isArray(state.deals)) {
-      throw new Error(`data file ${file} is not an eidkit simulator data file (format ${JSON.stringify(state?.format)}); refusing to start over it`);
+      throw new Error(
+        `data file ${file} is not an eidkit simulator data file (format ${JSON.stringify(state?.format)}); refusing to start over it`,
+      );
     }
     for (const d of state.deals) this.deals.set(d.id, d);
     for (const [company, usage] of Object.entries(state.quotas ?? {})) this.quotas.set(Number(company), usage);
@@ -106,20 +110,32 @@ export function writeAtomically(file: string, text: string): void {
     fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
-    try { unlinkSync(tmp); } catch { /* already gone */ }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
     throw err;
   }
   closeSync(fd);
   try {
     renameSync(tmp, file);
   } catch (err) {
-    try { unlinkSync(tmp); } catch { /* already gone */ }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
     throw err;
   }
   try {
     // Make the rename itself durable.
     const dirFd = openSync(dirname(file), 'r');
-    try { fsyncSync(dirFd); } finally { closeSync(dirFd); }
+    try {
+      fsyncSync(dirFd);
+    } finally {
+      closeSync(dirFd);
+    }
   } catch {
     // Some platforms cannot fsync a directory; the rename is still atomic.
   }

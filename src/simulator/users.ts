@@ -87,14 +87,17 @@ export function parseUsers(raw: unknown, source = 'users'): SimulatorUser[] {
   const r = SimulatorUsersFileSchema.safeParse(raw);
   if (!r.success) {
     const first = r.error.issues[0];
-    throw new Error(`invalid ${source}: ${first.path.join('.') || '(root)'}: ${first.code === 'unrecognized_keys' ? `unknown field ${first.keys.join(', ')}` : 'missing or of the wrong type'}`);
+    throw new Error(
+      `invalid ${source}: ${first.path.join('.') || '(root)'}: ${first.code === 'unrecognized_keys' ? `unknown field ${first.keys.join(', ')}` : 'missing or of the wrong type'}`,
+    );
   }
   const names = new Set<string>();
   for (const u of r.data) {
     const key = u.username.toLowerCase();
     if (names.has(key)) throw new Error(`invalid ${source}: username ${u.username} appears twice`);
     names.add(key);
-    if (u.kind === 'dsp' && u.dspId === undefined) throw new Error(`invalid ${source}: DSP caller ${u.username} needs a dspId`);
+    if (u.kind === 'dsp' && u.dspId === undefined)
+      throw new Error(`invalid ${source}: DSP caller ${u.username} needs a dspId`);
   }
   return r.data;
 }

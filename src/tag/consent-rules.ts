@@ -9,7 +9,8 @@ import type { ConsentState } from './extension.js';
 export const AD_SERVICE_GVL = 45;
 
 // TCF gives `{ id: true }` maps; GPP's EU section gives vendors as a list of ids (consent.ts).
-const yes = (map: Record<string, boolean> | boolean[] | number[] | undefined, id: number) => !!map && ((map as any)[id] === true || !!(map as any).includes?.(id));
+const yes = (map: Record<string, boolean> | boolean[] | number[] | undefined, id: number) =>
+  !!map && ((map as any)[id] === true || !!(map as any).includes?.(id));
 
 /**
  * True when a provider module with TCF vendor id `gvl` may touch storage, scrape the page and send its id:

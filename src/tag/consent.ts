@@ -68,7 +68,7 @@ export function createConsentReader(w: Win): ConsentReader {
   const call = createCmpCaller(w);
   // Per platform API name: 1 while its first answer is awaited, 2 once it has answered.
   const seen: Record<string, number> = {};
-  let wakers: Array<() => void> = [];
+  let wakers: (() => void)[] = [];
   let gaveUp = false;
 
   const settle = () => {
@@ -115,7 +115,7 @@ export function createConsentReader(w: Win): ConsentReader {
       ask('__gpp', false, 'addEventListener', 1, (evt, ok) => {
         const p = evt && evt.pingData;
         // GPP 1.1 says `signalStatus: 'ready'`; 1.0 CMPs have no signalStatus and answer with the string.
-        if (ok === false || !p || (p.signalStatus ? p.signalStatus !== 'ready' : typeof p.gppString !== 'string')) return;
+        if (!ok || !p || (p.signalStatus ? p.signalStatus !== 'ready' : typeof p.gppString !== 'string')) return;
         const sids: number[] = [].concat(p.applicableSections).filter((n: number) => n > 0);
         const f: Partial<ConsentState> = { gppString: p.gppString, gppSid: sids };
         // GDPR signalled only through GPP's EU TCF section (no TCF API anywhere): the same rules, read from that
@@ -139,7 +139,9 @@ export function createConsentReader(w: Win): ConsentReader {
         answer('__gpp', f);
       });
       // US Privacy has no change events: ask again on every read.
-      ask('__uspapi', true, 'getUSPData', 1, (d, ok) => answer('__uspapi', ok !== false && d && typeof d.uspString === 'string' ? { usPrivacy: d.uspString } : {}));
+      ask('__uspapi', true, 'getUSPData', 1, (d, ok) =>
+        answer('__uspapi', ok && d && typeof d.uspString === 'string' ? { usPrivacy: d.uspString } : {}),
+      );
       settle();
       return new Promise((resolve) => {
         let timer: ReturnType<typeof setTimeout> | undefined;
@@ -166,7 +168,7 @@ let reader: ConsentReader | undefined;
  * (a contribution that arrived after that bound would be dropped, and with it the `blockEids` verdict).
  */
 export function readConsent(host?: TagHost): Promise<ConsentState> {
-  reader ||= createConsentReader(window as unknown as Win);
+  reader ||= createConsentReader(window);
   // A number or not (then NaN): `!` on the optional chain would claim it is there.
   // eslint-disable-next-line @typescript-eslint/non-nullable-type-assertion-style
   const t = +(host?.options().eidsTimeout as number);
@@ -194,7 +196,8 @@ export function createConsentExtension(): TagExtension {
     beforeCall: () =>
       readConsent(host).then((c) => {
         const blockEids = !hasLegalBasis(c);
-        if (blockEids) host?.log(DEBUG_BUILD ? 'consent: no legal basis to send eids on this call' : 'consent: no legal basis');
+        if (blockEids)
+          host?.log(DEBUG_BUILD ? 'consent: no legal basis to send eids on this call' : 'consent: no legal basis');
         return { params: consentParams(c), blockEids };
       }),
   };

@@ -78,7 +78,13 @@ export interface TagHost {
  * Calls consent platform `api` (`__tcfapi`, `__gpp`, `__uspapi`) with `command`, `version` and `parameter`;
  * `cb(returnValue, success)` gets the answer. Falsy when the platform is nowhere to be found.
  */
-export type CmpCall = (api: string, command: string, version: number, cb: (value: any, ok: boolean) => void, param?: unknown) => unknown;
+export type CmpCall = (
+  api: string,
+  command: string,
+  version: number,
+  cb: (value: any, ok: boolean) => void,
+  param?: unknown,
+) => unknown;
 
 /** What the page's consent platforms said (TCF v2.2 `__tcfapi`, GPP `__gpp`, US Privacy `__uspapi`). */
 export interface ConsentState {

@@ -22,7 +22,13 @@ export interface Contributions {
  * extension returns a promise, otherwise when all have settled or after `timeoutMs`, whichever comes first.
  * `host` is the API extensions receive (its `guard` isolates every extension call).
  */
-export function collect(list: TagExtension[], host: TagHost, type: CallType, timeoutMs: number, done: (c: Contributions) => void): void {
+export function collect(
+  list: TagExtension[],
+  host: TagHost,
+  type: CallType,
+  timeoutMs: number,
+  done: (c: Contributions) => void,
+): void {
   const { guard, warn } = host;
   // Contributions are added in the order they arrive.
   const c: Contributions = { eids: [], params: {}, blockEids: false };
@@ -73,7 +79,14 @@ export function collect(list: TagExtension[], host: TagHost, type: CallType, tim
  * Drains `win.__sasx` (registrations pushed by add-on scripts that loaded before the core) and replaces its
  * `push` so registrations pushed later (add-ons concatenated after the core) run at once.
  */
-export function drainRegistrations(win: { __sasx?: unknown }, register: (ext: unknown) => void, guard: TagHost['guard']): void {
+export function drainRegistrations(
+  win: { __sasx?: unknown },
+  register: (ext: unknown) => void,
+  guard: TagHost['guard'],
+): void {
   if (!Array.isArray(win.__sasx)) win.__sasx = [];
-  drainQueue(win.__sasx as unknown[], (fn) => typeof fn === 'function' && guard(() => (fn as ExtensionRegistration)(register), 'extension'));
+  drainQueue(
+    win.__sasx as unknown[],
+    (fn) => typeof fn === 'function' && guard(() => (fn as ExtensionRegistration)(register), 'extension'),
+  );
 }

@@ -12,4 +12,4 @@ try {
 } catch {
   // A page that tampers with document APIs only costs us the network id from the script path.
 }
-installTag(window as unknown as Parameters<typeof installTag>[0], src, builtinExtensions);
+installTag(window, src, builtinExtensions);

@@ -24,13 +24,15 @@ export const debugRequested = (search: unknown): boolean => /[?&]sas_debug=(1|tr
 
 /** Creates the logger; `out` is the console to write to (a missing or broken console is tolerated). */
 export function createLogger(out: Console | undefined, on: boolean): Logger {
-  const print = (level: 'log' | 'warn') => (...args: unknown[]) => {
-    try {
-      if (logger.on) out![level]('[sas]', ...args);
-    } catch {
-      // No console, or one replaced by the page that throws: logging is best effort.
-    }
-  };
+  const print =
+    (level: 'log' | 'warn') =>
+    (...args: unknown[]) => {
+      try {
+        if (logger.on) out![level]('[sas]', ...args);
+      } catch {
+        // No console, or one replaced by the page that throws: logging is best effort.
+      }
+    };
   const logger: Logger = {
     on: on || DEBUG_BUILD,
     log: print('log'),

@@ -14,7 +14,7 @@ export interface CallOptions {
   /** The format of a `std`, `video` or `generic` call (and the single format of a `onecall` without `formats`). */
   formatId?: number | string;
   /** The formats of a `onecall` call; `tagId` is the id of the page element the ad goes into. */
-  formats?: Array<{ id: number | string; tagId?: string }>;
+  formats?: { id: number | string; tagId?: string }[];
   /** Keyword targeting: `"k=v;k2=v2"`, or an object turned into that form (arrays become comma lists). */
   target?: string | Record<string, unknown>;
 }
@@ -49,11 +49,22 @@ export interface AdRequest {
 export const MAX_GET_URL = 8000;
 
 /** Every ad-call type and the path it goes to (docs/wire-format.md#how-eids-reach-an-ad-call). */
-export const CALL_PATHS: Record<CallType, string> = { std: '/ac', video: '/ac', generic: '/genericpost', onecall: '/call' };
+export const CALL_PATHS: Record<CallType, string> = {
+  std: '/ac',
+  video: '/ac',
+  generic: '/genericpost',
+  onecall: '/call',
+};
 
 /** An id as given when it is a finite number or a non-empty string; digit strings become numbers. */
 const toId = (v: unknown): number | string | undefined =>
-  typeof v === 'string' ? (/^\s*\d{1,15}\s*$/.test(v) ? +v : v.trim() || undefined) : typeof v === 'number' && isFinite(v) ? v : undefined;
+  typeof v === 'string'
+    ? /^\s*\d{1,15}\s*$/.test(v)
+      ? +v
+      : v.trim() || undefined
+    : typeof v === 'number' && isFinite(v)
+      ? v
+      : undefined;
 
 /** Keyword targeting as the `k=v;k2=v2` string the ad server reads; arrays become comma lists. */
 export function targetString(target: unknown): string | undefined {
@@ -102,16 +113,29 @@ export function buildRequest(type: CallType, options: unknown, ctx: CallContext)
   const get = type === 'std' || type === 'video';
   // Extension params first, then the call's own fields, which win on a name clash; `eids` only from ctx.eids.
   const fields: Record<string, unknown> = { ...ctx.params, eids: undefined };
-  const values = [ctx.networkId, toId(o.siteId), toId(o.pageId), formatId, get ? target : target || '', ctx.now, ctx.uid];
-  (get ? 'nwid siteid pgid fmtid tgt tmstp uid' : 'networkId siteId pageId formatId target timestamp uid').split(' ').forEach((k, i) => (fields[k] = values[i]));
+  const values = [
+    ctx.networkId,
+    toId(o.siteId),
+    toId(o.pageId),
+    formatId,
+    get ? target : target || '',
+    ctx.now,
+    ctx.uid,
+  ];
+  (get ? 'nwid siteid pgid fmtid tgt tmstp uid' : 'networkId siteId pageId formatId target timestamp uid')
+    .split(' ')
+    .forEach((k, i) => (fields[k] = values[i]));
   let eids = ctx.eids;
   let dropped: string[] = [];
 
   if (get) {
-    const base = url + '?' + Object.keys(fields)
-      .filter((k) => fields[k] != null)
-      .map((k) => encodeURIComponent(k) + '=' + encodeURIComponent(fields[k] as string))
-      .join('&');
+    const base =
+      url +
+      '?' +
+      Object.keys(fields)
+        .filter((k) => fields[k] != null)
+        .map((k) => encodeURIComponent(k) + '=' + encodeURIComponent(fields[k] as string))
+        .join('&');
     ({ kept: eids, dropped } = fitEids(eids, MAX_GET_URL - 1 - base.length - 6));
     // With no eids the parameter is absent, not empty: an empty one would read as "no ids" to a strict server.
     return { method: 'GET', url: eids.length ? base + '&eids=' + encodeEids(eids) : base, eids, dropped };

@@ -8,7 +8,14 @@ import { createLogger, debugRequested, DEBUG_BUILD } from './log.js';
 import { drainQueue } from './queue.js';
 import { collect, drainRegistrations } from './host.js';
 import { buildRequest, CALL_PATHS, type CallOptions } from './request.js';
-import { decodeBase64Loose, overlayEids, providerById, providerIdForSource, validateEids, type Eid } from '../core/index.js';
+import {
+  decodeBase64Loose,
+  overlayEids,
+  providerById,
+  providerIdForSource,
+  validateEids,
+  type Eid,
+} from '../core/index.js';
 
 /** Replaced at build time with the package version. */
 declare const __SAS_VERSION__: string;
@@ -69,7 +76,8 @@ export function networkIdFromSrc(src: unknown): number | undefined {
 }
 
 /** The URL of the running tag script (`document.currentScript`, which async scripts have while they run). */
-export const findScriptSrc = (doc: Document): string | undefined => (doc.currentScript as HTMLScriptElement | null)?.src;
+export const findScriptSrc = (doc: Document): string | undefined =>
+  (doc.currentScript as HTMLScriptElement | null)?.src;
 
 /**
  * Installs the tag on `win` (normally `window`): unless a tag is already there, defines the `sas` methods,
@@ -81,164 +89,201 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
   const logger = createLogger(win.console, urlDebug);
   const { log, warn, guard } = logger;
 
-  return guard(() => {
-    if (!win.sas || typeof win.sas !== 'object') win.sas = {};
-    const sas = win.sas as SasApi;
-    // A second copy of the script changes nothing (a page may include the snippet twice); `version` marks a loaded tag.
-    if (sas.version) {
-      if (DEBUG_BUILD) log('tag already loaded');
-      return sas;
-    }
-
-    const options: SetupOptions = {};
-    let domain: string | undefined;
-    let uid: string | undefined;
-    let pageEids: Eid[] = [];
-    // The last module contribution: getEids() returns what the next call sends.
-    let moduleEids: Eid[] = [];
-    let blocked: boolean | undefined;
-
-    // setup({ networkid }) wins over the id in the script path: the page knows best.
-    const networkId = () => {
-      const n = +(options.networkid as number);
-      return n > 0 ? Math.floor(n) : networkIdFromSrc(scriptSrc);
-    };
-    // The host side of the extension contract (extension.ts): the API extensions get, the registered extensions,
-    // and whether setup ran (each extension's setup runs once, at the first sas.setup() or at once after it).
-    const host: TagHost = { options: () => ({ ...options }), networkId, log, warn, guard };
-    const extensions: TagExtension[] = [];
-    let setupDone = false;
-    const runSetup = (ext: TagExtension) => ext.setup && guard(() => ext.setup!(host), ext.name + '.setup');
-    /** Adds an extension; a second one with the same name is ignored (a second copy of an add-on script). */
-    const register = (ext: unknown) => {
-      const e = ext as TagExtension;
-      if (!e || typeof e.name !== 'string' || extensions.some((x) => x.name === e.name)) {
-        if (DEBUG_BUILD) warn('extension ignored', e);
-        return;
+  return guard(
+    () => {
+      if (!win.sas || typeof win.sas !== 'object') win.sas = {};
+      const sas = win.sas as SasApi;
+      // A second copy of the script changes nothing (a page may include the snippet twice); `version` marks a loaded tag.
+      if (sas.version) {
+        if (DEBUG_BUILD) log('tag already loaded');
+        return sas;
       }
-      extensions.push(e);
-      if (setupDone) runSetup(e);
-    };
-    const nextEids = () => (blocked ? [] : overlayEids(pageEids, moduleEids));
-    const describe = (eids: Eid[]) =>
-      eids.map((e) => {
-        const id = providerIdForSource(e.source);
-        // Provider names only in the debug build: the minified tag carries the sources, not the names.
-        return `${e.source} (${id} ${DEBUG_BUILD ? providerById(id).name : id ? '' : 'Unknown'})`;
-      });
-    /** A copy of an object's own keys (a getter that throws fails that one command, inside its guard). */
-    const copyKeys = (from: unknown, to: Record<string, unknown>) => Object.assign(to, typeof from === 'object' && from);
 
-    function setup(opts: unknown) {
-      copyKeys(opts, options);
-      if ('debug' in options) logger.on = options.debug === true || urlDebug || DEBUG_BUILD;
-      const d = String(options.domain).trim().replace(/\/+$/, '');
-      // A host, then an optional path (the host part stops at the first `/`).
-      domain = /^(https?:)?\/\/[^/?#\s]+[^?#\s]*$/i.test(d) ? d : undefined;
-      if (!domain) warn(DEBUG_BUILD ? 'setup: domain must be an http(s) URL' : 'domain must be an http(s) URL', options.domain);
-      const u = options.uid;
-      // Strings and numbers only: an object would be sent as "[object Object]".
-      uid = typeof u === 'string' || typeof u === 'number' ? String(u).trim() || undefined : undefined;
-      if (DEBUG_BUILD) log('setup', { networkid: networkId(), domain, uid });
-      if (!setupDone) extensions.forEach(runSetup);
-      setupDone = true;
-    }
+      const options: SetupOptions = {};
+      let domain: string | undefined;
+      let uid: string | undefined;
+      let pageEids: Eid[] = [];
+      // The last module contribution: getEids() returns what the next call sends.
+      let moduleEids: Eid[] = [];
+      let blocked: boolean | undefined;
 
-    function setEids(input: unknown) {
-      if (typeof input === 'string') {
-        // Standard or URL-safe Base64, padded or not (the core codec's forgiving decode). Not Base64 (or not
-        // JSON): no eids, and the page is told why.
-        let json: string | undefined;
+      // setup({ networkid }) wins over the id in the script path: the page knows best.
+      const networkId = () => {
+        const n = +options.networkid!;
+        return n > 0 ? Math.floor(n) : networkIdFromSrc(scriptSrc);
+      };
+      // The host side of the extension contract (extension.ts): the API extensions get, the registered extensions,
+      // and whether setup ran (each extension's setup runs once, at the first sas.setup() or at once after it).
+      const host: TagHost = { options: () => ({ ...options }), networkId, log, warn, guard };
+      const extensions: TagExtension[] = [];
+      let setupDone = false;
+      const runSetup = (ext: TagExtension) => ext.setup && guard(() => ext.setup!(host), ext.name + '.setup');
+      /** Adds an extension; a second one with the same name is ignored (a second copy of an add-on script). */
+      const register = (ext: unknown) => {
+        const e = ext as TagExtension;
+        if (!e || typeof e.name !== 'string' || extensions.some((x) => x.name === e.name)) {
+          if (DEBUG_BUILD) warn('extension ignored', e);
+          return;
+        }
+        extensions.push(e);
+        if (setupDone) runSetup(e);
+      };
+      const nextEids = () => (blocked ? [] : overlayEids(pageEids, moduleEids));
+      const describe = (eids: Eid[]) =>
+        eids.map((e) => {
+          const id = providerIdForSource(e.source);
+          // Provider names only in the debug build: the minified tag carries the sources, not the names.
+          return `${e.source} (${id} ${DEBUG_BUILD ? providerById(id).name : id ? '' : 'Unknown'})`;
+        });
+      /** A copy of an object's own keys (a getter that throws fails that one command, inside its guard). */
+      const copyKeys = (from: unknown, to: Record<string, unknown>) =>
+        Object.assign(to, typeof from === 'object' && from);
+
+      function setup(opts: unknown) {
+        copyKeys(opts, options);
+        if ('debug' in options) logger.on = options.debug === true || urlDebug || DEBUG_BUILD;
+        const d = String(options.domain).trim().replace(/\/+$/, '');
+        // A host, then an optional path (the host part stops at the first `/`).
+        domain = /^(https?:)?\/\/[^/?#\s]+[^?#\s]*$/i.test(d) ? d : undefined;
+        if (!domain)
+          warn(DEBUG_BUILD ? 'setup: domain must be an http(s) URL' : 'domain must be an http(s) URL', options.domain);
+        const u = options.uid;
+        // Strings and numbers only: an object would be sent as "[object Object]".
+        uid = typeof u === 'string' || typeof u === 'number' ? String(u).trim() || undefined : undefined;
+        if (DEBUG_BUILD) log('setup', { networkid: networkId(), domain, uid });
+        if (!setupDone) extensions.forEach(runSetup);
+        setupDone = true;
+      }
+
+      function setEids(input: unknown) {
+        if (typeof input === 'string') {
+          // Standard or URL-safe Base64, padded or not (the core codec's forgiving decode). Not Base64 (or not
+          // JSON): no eids, and the page is told why.
+          let json: string | undefined;
+          try {
+            json = decodeBase64Loose(input);
+            input = JSON.parse(json);
+          } catch {
+            const why = json === undefined ? 'eids: not valid Base64' : 'eids: Base64 does not hold valid JSON';
+            warn(DEBUG_BUILD ? why : 'eids: not valid Base64 JSON');
+            input = [];
+          }
+        }
+        // A later setEids replaces what the page set before; null or undefined clear it.
+        const { value, issues } = validateEids(input ?? []);
+        // 10,000 bad entries must not flood the console.
+        issues.slice(0, MAX_ISSUES_SHOWN).forEach((i) => warn(`${i.path}: ${i.message}; dropped`));
+        if (DEBUG_BUILD && issues.length > MAX_ISSUES_SHOWN) warn(issues.length - MAX_ISSUES_SHOWN + ' more problems');
+        pageEids = value;
+        log('page eids', DEBUG_BUILD ? describe(value) : value);
+      }
+
+      /**
+       * One ad call. Never rejects: whatever goes wrong (bad arguments, the request, the network) becomes `error`.
+       * Everything up to the fetch runs synchronously when no extension is async (no delay before the ad call).
+       */
+      async function call(type: CallType, opts?: unknown): Promise<CallResult> {
+        const r: Partial<CallResult> = {};
         try {
-          json = decodeBase64Loose(input);
-          input = JSON.parse(json);
-        } catch {
-          const why = json === undefined ? 'eids: not valid Base64' : 'eids: Base64 does not hold valid JSON';
-          warn(DEBUG_BUILD ? why : 'eids: not valid Base64 JSON');
-          input = [];
-        }
-      }
-      // A later setEids replaces what the page set before; null or undefined clear it.
-      const { value, issues } = validateEids(input ?? []);
-      // 10,000 bad entries must not flood the console.
-      issues.slice(0, MAX_ISSUES_SHOWN).forEach((i) => warn(`${i.path}: ${i.message}; dropped`));
-      if (DEBUG_BUILD && issues.length > MAX_ISSUES_SHOWN) warn(issues.length - MAX_ISSUES_SHOWN + ' more problems');
-      pageEids = value;
-      log('page eids', DEBUG_BUILD ? describe(value) : value);
-    }
-
-    /**
-     * One ad call. Never rejects: whatever goes wrong (bad arguments, the request, the network) becomes `error`.
-     * Everything up to the fetch runs synchronously when no extension is async (no delay before the ad call).
-     */
-    async function call(type: CallType, opts?: unknown): Promise<CallResult> {
-      const r: Partial<CallResult> = {};
-      try {
-        const t = options.eidsTimeout;
-        // Snapshot now: the page may change its options object while extensions are consulted.
-        const snapshot = copyKeys(opts, {});
-        const base = domain;
-        // eslint-disable-next-line no-prototype-builtins -- Object.hasOwn needs Safari 15.4; CALL_PATHS is our literal
-        if (!CALL_PATHS.hasOwnProperty(type as string)) throw Error(`unknown call type: ${type as string}` + (DEBUG_BUILD ? '; use std, video, generic or onecall' : ''));
-        if (!base) throw Error(DEBUG_BUILD ? 'no ad server domain: call sas.setup({ domain }) first' : 'no domain set');
-        const res = await new Promise<Response>((resolve) =>
-          collect(extensions, host, type, typeof t === 'number' && t >= 0 ? Math.min(t, MAX_TIMEOUT) : DEFAULT_TIMEOUT, (c) =>
-            // The executor runs at once (so does the fetch) and turns a throw into a rejection of this call.
-            resolve(
-              new Promise((sent) => {
-                moduleEids = c.eids;
-                blocked = c.blockEids;
-                const req = buildRequest(type, snapshot, { domain: base, networkId: networkId(), uid, eids: nextEids(), params: c.params, now: Date.now() });
-                if (req.dropped.length) warn('left out eids of', req.dropped, DEBUG_BUILD ? 'to keep the URL under 8000 characters' : '(URL over 8000)');
-                log(type, (r.url = req.url), DEBUG_BUILD ? describe((r.eids = req.eids)) : (r.eids = req.eids));
-                // Cookies go with the call: the ad server keeps its own `pid` user id there.
-                // A string body goes as text/plain, a CORS "simple" request: no preflight round trip before the ad call.
-                // No keepalive: its 64 KiB body cap would fail large POST bodies, and the page wants the response.
-                sent(win.fetch!(req.url, { method: req.method, body: req.body, credentials: 'include' }));
-              }),
+          const t = options.eidsTimeout;
+          // Snapshot now: the page may change its options object while extensions are consulted.
+          const snapshot = copyKeys(opts, {});
+          const base = domain;
+          // eslint-disable-next-line no-prototype-builtins -- Object.hasOwn needs Safari 15.4; CALL_PATHS is our literal
+          if (!CALL_PATHS.hasOwnProperty(type))
+            throw Error(
+              `unknown call type: ${type as string}` + (DEBUG_BUILD ? '; use std, video, generic or onecall' : ''),
+            );
+          if (!base)
+            throw Error(DEBUG_BUILD ? 'no ad server domain: call sas.setup({ domain }) first' : 'no domain set');
+          const res = await new Promise<Response>((resolve) =>
+            collect(
+              extensions,
+              host,
+              type,
+              typeof t === 'number' && t >= 0 ? Math.min(t, MAX_TIMEOUT) : DEFAULT_TIMEOUT,
+              (c) =>
+                // The executor runs at once (so does the fetch) and turns a throw into a rejection of this call.
+                resolve(
+                  new Promise((sent) => {
+                    moduleEids = c.eids;
+                    blocked = c.blockEids;
+                    const req = buildRequest(type, snapshot, {
+                      domain: base,
+                      networkId: networkId(),
+                      uid,
+                      eids: nextEids(),
+                      params: c.params,
+                      now: Date.now(),
+                    });
+                    if (req.dropped.length)
+                      warn(
+                        'left out eids of',
+                        req.dropped,
+                        DEBUG_BUILD ? 'to keep the URL under 8000 characters' : '(URL over 8000)',
+                      );
+                    log(type, (r.url = req.url), DEBUG_BUILD ? describe((r.eids = req.eids)) : (r.eids = req.eids));
+                    // Cookies go with the call: the ad server keeps its own `pid` user id there.
+                    // A string body goes as text/plain, a CORS "simple" request: no preflight round trip before the ad call.
+                    // No keepalive: its 64 KiB body cap would fail large POST bodies, and the page wants the response.
+                    sent(win.fetch!(req.url, { method: req.method, body: req.body, credentials: 'include' }));
+                  }),
+                ),
             ),
-          ),
-        );
-        r.response = await res.text();
-        r.status = res.status;
-        r.ok = res.ok;
-      } catch (e) {
-        r.error = String(e && (e as Error).message);
-      }
-      const result: CallResult = { ok: false, status: 0, url: '', eids: [], ...r };
-      if (!result.ok) {
-        warn('call failed:', result.error || result.status);
-        // A fetch that fails without a status is most often refused by the browser, not by the network.
-        if (DEBUG_BUILD && !result.status && result.url) {
-          warn(
-            'no answer could be read: likely causes are CORS (the ad server must answer this page origin, not *, with ' +
-              'Access-Control-Allow-Credentials: true), mixed content (an http: ad server on an https: page), or the ' +
-              'ad server being unreachable',
           );
+          r.response = await res.text();
+          r.status = res.status;
+          r.ok = res.ok;
+        } catch (e) {
+          r.error = String(e && (e as Error).message);
         }
+        const result: CallResult = { ok: false, status: 0, url: '', eids: [], ...r };
+        if (!result.ok) {
+          warn('call failed:', result.error || result.status);
+          // A fetch that fails without a status is most often refused by the browser, not by the network.
+          if (DEBUG_BUILD && !result.status && result.url) {
+            warn(
+              'no answer could be read: likely causes are CORS (the ad server must answer this page origin, not *, with ' +
+                'Access-Control-Allow-Credentials: true), mixed content (an http: ad server on an https: page), or the ' +
+                'ad server being unreachable',
+            );
+          }
+        }
+        return result;
       }
-      return result;
-    }
 
-    Object.assign(sas, {
-      version: VERSION,
-      setup: (o: unknown) => guard(() => setup(o), 'setup'),
-      setEids: (e: unknown) => guard(() => setEids(e), 'setEids'),
-      // A JSON copy: the page can never change the tag's state through what it is given.
-      getEids: () => guard(() => JSON.parse(JSON.stringify(nextEids())) as Eid[], DEBUG_BUILD ? 'getEids' : '') ?? [],
-      call,
-    });
-    if (!Array.isArray(sas.cmd)) sas.cmd = [];
-    builtins.forEach(register);
-    drainRegistrations(win, register, guard);
-    // Run the queue once this script's synchronous part is over, so add-ons concatenated after the core have
-    // registered before the first queued ad call consults them.
-    void Promise.resolve().then(() =>
-      guard(() => {
-        drainQueue(sas.cmd, (cmd) => (typeof cmd === 'function' ? guard(cmd as () => unknown, 'command') : warn(DEBUG_BUILD ? 'ignored a queued entry that is not a function' : 'not a function', cmd)));
-        if (DEBUG_BUILD) log(`v${VERSION} ready`, extensions.map((e) => e.name));
-      }, DEBUG_BUILD ? 'queue' : ''),
-    );
-    return sas;
-  }, DEBUG_BUILD ? 'install' : '');
+      Object.assign(sas, {
+        version: VERSION,
+        setup: (o: unknown) => guard(() => setup(o), 'setup'),
+        setEids: (e: unknown) => guard(() => setEids(e), 'setEids'),
+        // A JSON copy: the page can never change the tag's state through what it is given.
+        getEids: () => guard(() => JSON.parse(JSON.stringify(nextEids())) as Eid[], DEBUG_BUILD ? 'getEids' : '') ?? [],
+        call,
+      });
+      if (!Array.isArray(sas.cmd)) sas.cmd = [];
+      builtins.forEach(register);
+      drainRegistrations(win, register, guard);
+      // Run the queue once this script's synchronous part is over, so add-ons concatenated after the core have
+      // registered before the first queued ad call consults them.
+      void Promise.resolve().then(() =>
+        guard(
+          () => {
+            drainQueue(sas.cmd, (cmd) =>
+              typeof cmd === 'function'
+                ? guard(cmd as () => unknown, 'command')
+                : warn(DEBUG_BUILD ? 'ignored a queued entry that is not a function' : 'not a function', cmd),
+            );
+            if (DEBUG_BUILD)
+              log(
+                `v${VERSION} ready`,
+                extensions.map((e) => e.name),
+              );
+          },
+          DEBUG_BUILD ? 'queue' : '',
+        ),
+      );
+      return sas;
+    },
+    DEBUG_BUILD ? 'install' : '',
+  );
 }

@@ -36,7 +36,11 @@ function hostileEids(long: number): unknown[] {
     },
     {
       source: 'atype.example',
-      uids: [{ id: 'b', atype: 1e308 }, { id: 'c', atype: 2 ** 31 }, { id: 'ok', atype: 571187 }],
+      uids: [
+        { id: 'b', atype: 1e308 },
+        { id: 'c', atype: 2 ** 31 },
+        { id: 'ok', atype: 571187 },
+      ],
     },
     {
       source: 'ext.example',
@@ -63,7 +67,7 @@ const survivors: Eid[] = [
 const wide = { limits: { maxEidsParamLength: 65_536 } };
 const parsePost = (path: string, body: unknown, options = {}) => parseAdCallRequest(post(path, body), options);
 const imp = [{ id: '1' }];
-const entryPoints: Array<[string, (eids: unknown[]) => Promise<AdCall> | AdCall, string]> = [
+const entryPoints: [string, (eids: unknown[]) => Promise<AdCall> | AdCall, string][] = [
   ['GET eids parameter', (eids) => parseAdCall({ url: `${ORIGIN}/ac?nwid=1&eids=${b64url(eids)}` }, wide), 'eids'],
   ['POST body', (eids) => parsePost('/genericpost', { networkId: 1, eids }), 'eids'],
   ['POST Base64 eids', (eids) => parsePost('/genericpost', { networkId: 1, eids: b64url(eids) }, wide), 'eids'],
@@ -95,7 +99,15 @@ describe('every forwarded string and ext has a cap, in every entry point', () =>
 
   test('an ext exactly at the caps is kept, on the no-copy path and through core alike', async () => {
     const blob = 'x'.repeat(maxExtLength - '{"blob":""}'.length);
-    const eids = [{ source: 'a.example', uids: [{ id: 'a', ext: { blob } }, { id: 'b', ext: nested(maxExtDepth) }] }];
+    const eids = [
+      {
+        source: 'a.example',
+        uids: [
+          { id: 'a', ext: { blob } },
+          { id: 'b', ext: nested(maxExtDepth) },
+        ],
+      },
+    ];
     for (const body of [{ eids }, { eids: [...eids, { source: 'b.example', uids: [] }] }]) {
       const call = await parseAdCallRequest(post('/genericpost', body));
       expect(call.eids).toEqual(eids);
@@ -111,7 +123,11 @@ describe('every forwarded string and ext has a cap, in every entry point', () =>
   });
 
   test('atype and mm within OpenRTB integers are kept as sent, the unusual ones with a note', () => {
-    const uids = [{ id: 'a', atype: 2 ** 31 - 1 }, { id: 'b', atype: -(2 ** 31) }, { id: 'c', atype: 4 }];
+    const uids = [
+      { id: 'a', atype: 2 ** 31 - 1 },
+      { id: 'b', atype: -(2 ** 31) },
+      { id: 'c', atype: 4 },
+    ];
     const eids = [{ source: 'a.example', mm: 2 ** 31 - 1, uids }];
     const call = parseAdCall({ url: `${ORIGIN}/ac?eids=${b64url(eids)}` });
     expect(call.eids).toEqual(eids);
@@ -164,9 +180,12 @@ describe('the issues of one call are capped', () => {
     expect(call.issuesOmitted).toBe(found - 2);
     expect('issuesOmitted' in parseAdCall({ url: '/ac?nwid=1' })).toBe(false);
     // A limit passed as undefined keeps its default (a spread config must not turn every cap off).
-    const spread = parseAdCall({ url: '/genericpost', body: JSON.stringify(body) }, {
-      limits: { maxIssues: undefined },
-    });
+    const spread = parseAdCall(
+      { url: '/genericpost', body: JSON.stringify(body) },
+      {
+        limits: { maxIssues: undefined },
+      },
+    );
     expect(spread.issues).toHaveLength(maxIssues + 1);
   });
 

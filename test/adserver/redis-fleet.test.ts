@@ -16,11 +16,13 @@ const dist = fileURLToPath(new URL('../../dist/node/adserver/capping/redis-store
 
 /** Starts one worker per job, releases them together once all are ready (and `beforeGo`), returns their results. */
 async function runFleet(jobs: object[], beforeGo?: () => Promise<unknown>): Promise<any[]> {
-  const procs = jobs.map((job) => spawn(process.execPath, [worker, JSON.stringify(job)], { stdio: ['pipe', 'pipe', 'inherit'] }));
+  const procs = jobs.map((job) =>
+    spawn(process.execPath, [worker, JSON.stringify(job)], { stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
   const lines = procs.map((p) => {
     let buf = '';
-    const waiters: Array<(line: string) => void> = [];
-    p.stdout!.on('data', (d) => {
+    const waiters: ((line: string) => void)[] = [];
+    p.stdout.on('data', (d) => {
       buf += d;
       let nl;
       while ((nl = buf.indexOf('\n')) >= 0) {
@@ -35,7 +37,7 @@ async function runFleet(jobs: object[], beforeGo?: () => Promise<unknown>): Prom
   const done = lines.map((next, i) => ready[i].then(() => next()));
   expect(await Promise.all(ready)).toEqual(jobs.map(() => 'ready'));
   await beforeGo?.();
-  for (const p of procs) p.stdin!.write('go\n');
+  for (const p of procs) p.stdin.write('go\n');
   return (await Promise.all(done)).map((line) => JSON.parse(line));
 }
 
@@ -48,7 +50,13 @@ afterAll(() => redis?.stop());
 
 describe('two processes sharing Redis', () => {
   test('500 concurrent takes per process for the same users with max 3: exactly 3 served per user across both', async () => {
-    const cap = { item: 'deal:race', windows: [{ max: 3, per: 'day' }, { max: 3, windowMs: 3_600_000 }] };
+    const cap = {
+      item: 'deal:race',
+      windows: [
+        { max: 3, per: 'day' },
+        { max: 3, windowMs: 3_600_000 },
+      ],
+    };
     const job = { kind: 'take', url: redis.url, users: 10, perUser: 50, cap };
     const [a, b] = await runFleet([job, job]);
     for (let u = 0; u < 10; u++) {
@@ -88,7 +96,10 @@ describe('two processes sharing Redis', () => {
     expect(await merged.toCSV()).toBe(expected.toCSV());
     expect(await merged.toCSV({ granularity: 'hour' })).toBe(expected.toCSV({ granularity: 'hour' }));
     const firstDay = new Date(start).toISOString().slice(0, 10);
-    expect((await merged.toCSV()).split('\r\n').slice(0, 2)).toEqual(['date,network_id,dimension,key,label,calls', `${firstDay},,Ad Calls,all,all ad calls,${day.rows[0].calls}`]);
+    expect((await merged.toCSV()).split('\r\n').slice(0, 2)).toEqual([
+      'date,network_id,dimension,key,label,calls',
+      `${firstDay},,Ad Calls,all,all ad calls,${day.rows[0].calls}`,
+    ]);
     expect(day.rows[0]).toMatchObject({ date: firstDay, networkId: null });
     await merged.close();
     await client.close();
@@ -168,13 +179,17 @@ describe('the demo', () => {
     // @ts-expect-error plain ESM demo
     const { startDemo } = await import('../../demo/server.mjs');
     process.env.REDIS_URL = redis.url;
-    const demos: Array<{ url: string; server: import('node:http').Server }> = [];
+    const demos: { url: string; server: import('node:http').Server }[] = [];
     try {
       demos.push(await startDemo(0, { quiet: true }), await startDemo(0, { quiet: true }));
-      const eids = Buffer.from(JSON.stringify([{ source: 'id5-sync.com', uids: [{ id: 'ID5*demo', atype: 1 }] }])).toString('base64url');
+      const eids = Buffer.from(
+        JSON.stringify([{ source: 'id5-sync.com', uids: [{ id: 'ID5*demo', atype: 1 }] }]),
+      ).toString('base64url');
       const served = [];
       for (let i = 0; i < 6; i++) {
-        const r = await fetch(`${demos[i % 2].url}ac?nwid=77&siteid=1&eids=${eids}`, { headers: { cookie: 'pid=demo-user' } });
+        const r = await fetch(`${demos[i % 2].url}ac?nwid=77&siteid=1&eids=${eids}`, {
+          headers: { cookie: 'pid=demo-user' },
+        });
         served.push((await r.json()).hasPid);
       }
       // The demo read the pid cookie on every call (its answer says so, never repeating the HttpOnly value).
@@ -187,15 +202,26 @@ describe('the demo', () => {
         await new Promise((r) => setTimeout(r, 100));
       }
       expect(json.store).toBe('redis');
-      expect(json.rows.find((r: { networkId: number }) => r.networkId === 77)).toMatchObject({ calls: 6, extendedIds: [{ providerId: 2, calls: 6 }] });
+      expect(json.rows.find((r: { networkId: number }) => r.networkId === 77)).toMatchObject({
+        calls: 6,
+        extendedIds: [{ providerId: 2, calls: 6 }],
+      });
       // The demo cap (3 per rolling minute) is counted across both servers: each saw only 3 calls, so a call
       // refused with 3 counted proves the other server's impressions were seen. At most 3 served by the store.
-      type Capping = { allowed: boolean; count: number; storeError: string | null };
-      const decisions: Capping[] = [json, await (await fetch(`${demos[1].url}report.json`)).json()].flatMap((j) => j.lastCalls.map((c: { capping: Capping }) => c.capping));
+      interface Capping {
+        allowed: boolean;
+        count: number;
+        storeError: string | null;
+      }
+      const decisions: Capping[] = [json, await (await fetch(`${demos[1].url}report.json`)).json()].flatMap((j) =>
+        j.lastCalls.map((c: { capping: Capping }) => c.capping),
+      );
       expect(decisions).toHaveLength(6);
       expect(decisions.filter((d) => d.allowed && !d.storeError).length).toBeLessThanOrEqual(3);
       expect(decisions.some((d) => !d.allowed && d.count === 3)).toBe(true);
-      expect((await (await fetch(`${demos[1].url}report.csv?granularity=hour`)).text()).split('\r\n')[0]).toBe('date,hour,network_id,dimension,key,label,calls');
+      expect((await (await fetch(`${demos[1].url}report.csv?granularity=hour`)).text()).split('\r\n')[0]).toBe(
+        'date,hour,network_id,dimension,key,label,calls',
+      );
     } finally {
       delete process.env.REDIS_URL;
       await Promise.all(demos.map((d) => new Promise((r) => d.server.close(r))));

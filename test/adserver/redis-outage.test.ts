@@ -2,7 +2,13 @@
 // timeout with the policy applied and counted, and the report counts buffered during the outage arrive after
 // the restart. The server persists with appendfsync always, so what it acknowledged before the kill survives.
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createFrequencyCapper, createRedisFrequencyCapStore, createRedisReport, createReport, defineFrequencyCap } from '../../src/adserver/index.js';
+import {
+  createFrequencyCapper,
+  createRedisFrequencyCapStore,
+  createRedisReport,
+  createReport,
+  defineFrequencyCap,
+} from '../../src/adserver/index.js';
 // @ts-expect-error plain ESM helper shared with the bench
 import { connectRedis, startRedis } from '../support/redis-server.mjs';
 import { ID5, UID2, callWith } from './fixtures.js';
@@ -59,7 +65,14 @@ test('Redis stopped mid-run and restarted: calls answered within the timeout, po
   await redis.start();
   // The clients reconnect on their own; wait until both answer again.
   for (const c of [capClient, reportClient]) {
-    for (let i = 0; !(await c.ping().then(() => true, () => false)); i++) {
+    for (
+      let i = 0;
+      !(await c.ping().then(
+        () => true,
+        () => false,
+      ));
+      i++
+    ) {
       if (i > 200) throw new Error('the client did not reconnect');
       await new Promise((r) => setTimeout(r, 50));
     }

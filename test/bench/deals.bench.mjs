@@ -46,7 +46,11 @@ let failed = false;
     if (!bodies.has(key)) bodies.set(key, JSON.stringify(deals.slice(offset, offset + limit)));
     const body = bodies.get(key);
     setTimeout(() => {
-      res.writeHead(200, { 'content-type': 'application/json', 'x-pagination-total-count': String(DEALS), link: links.join(', ') });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'x-pagination-total-count': String(DEALS),
+        link: links.join(', '),
+      });
       res.end(body);
     }, LATENCY_MS);
   });
@@ -59,7 +63,8 @@ let failed = false;
   for (let r = 0; r <= 5; r++) {
     const a = await timed(() => sequential.deals.list().toArray({ limit: DEALS }));
     const b = await timed(() => concurrent.deals.list().toArray({ limit: DEALS }));
-    if (a.out.length !== DEALS || b.out.length !== DEALS) throw new Error(`listed ${a.out.length} / ${b.out.length}, expected ${DEALS}`);
+    if (a.out.length !== DEALS || b.out.length !== DEALS)
+      throw new Error(`listed ${a.out.length} / ${b.out.length}, expected ${DEALS}`);
     if (r === 0) continue; // warm-up: fills the page cache, JIT, sockets
     seq.push(a.ms);
     con.push(b.ms);
@@ -68,7 +73,9 @@ let failed = false;
   // side (parsing 23 MB of JSON) more than the latency-bound sequential one.
   const best = (xs) => Math.min(...xs);
   const ratio = best(seq) / best(con);
-  console.log(`list ${DEALS} deals, ${LATENCY_MS} ms latency per request (best of 5): following Link one page at a time ${best(seq).toFixed(0)} ms, concurrent paging by offset (${concurrent.concurrency} at once) ${best(con).toFixed(0)} ms → ${ratio.toFixed(1)}× faster (bound ≥ 5×; medians ${median(seq).toFixed(0)} / ${median(con).toFixed(0)} ms → ${(median(seq) / median(con)).toFixed(1)}×)`);
+  console.log(
+    `list ${DEALS} deals, ${LATENCY_MS} ms latency per request (best of 5): following Link one page at a time ${best(seq).toFixed(0)} ms, concurrent paging by offset (${concurrent.concurrency} at once) ${best(con).toFixed(0)} ms → ${ratio.toFixed(1)}× faster (bound ≥ 5×; medians ${median(seq).toFixed(0)} / ${median(con).toFixed(0)} ms → ${(median(seq) / median(con)).toFixed(1)}×)`,
+  );
   if (ratio < 5) failed = true;
   server.close();
   server.closeAllConnections();
@@ -80,13 +87,24 @@ let failed = false;
   const { url, close } = await sim.listen();
   const user = sim.users.find((u) => u.kind === 'company');
   const ids = sim.deals().map((d) => d.id);
-  const client = new DealApiClient({ baseUrl: `${url}/current/`, authUrl: url, audience: sim.audience, credentials: user });
+  const client = new DealApiClient({
+    baseUrl: `${url}/current/`,
+    authUrl: url,
+    audience: sim.audience,
+    credentials: user,
+  });
   await client.authenticate();
   // The bare side gets its own user token the same two-step way, then reuses it.
-  const at = await (await fetch(`${url}/oauth/token`, { method: 'POST', body: passwordRealmForm(user, sim.audience) })).json();
-  const token = (await (await fetch(`${url}/current/authorize`, { headers: { authorization: `Bearer ${at.access_token}` } })).text()).trim();
+  const at = await (
+    await fetch(`${url}/oauth/token`, { method: 'POST', body: passwordRealmForm(user, sim.audience) })
+  ).json();
+  const token = (
+    await (await fetch(`${url}/current/authorize`, { headers: { authorization: `Bearer ${at.access_token}` } })).text()
+  ).trim();
   const bare = async (id) => {
-    const res = await fetch(`${url}/current/deals/${id}`, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+    const res = await fetch(`${url}/current/deals/${id}`, {
+      headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+    });
     if (!res.ok) throw new Error(`bare GET ${res.status}`);
     return res.json();
   };
@@ -108,8 +126,8 @@ let failed = false;
       if (i % 2) await viaClient(id);
       else await bare(id);
       const t2 = performance.now();
-      if (i % 2) (b += t1 - t0), (k += t2 - t1);
-      else (k += t1 - t0), (b += t2 - t1);
+      if (i % 2) ((b += t1 - t0), (k += t2 - t1));
+      else ((k += t1 - t0), (b += t2 - t1));
     }
     if (r === 0) continue; // warm-up round: JIT, keep-alive sockets
     ratios.push(k / b);
@@ -117,7 +135,9 @@ let failed = false;
     clientMs += k;
   }
   const ratio = median(ratios);
-  console.log(`${GETS} get calls (median of ${ROUNDS} interleaved rounds): bare fetch + fixed token ${(bareMs / ROUNDS).toFixed(0)} ms, client ${(clientMs / ROUNDS).toFixed(0)} ms → ${ratio.toFixed(3)}× (bound ≤ 1.15×)`);
+  console.log(
+    `${GETS} get calls (median of ${ROUNDS} interleaved rounds): bare fetch + fixed token ${(bareMs / ROUNDS).toFixed(0)} ms, client ${(clientMs / ROUNDS).toFixed(0)} ms → ${ratio.toFixed(3)}× (bound ≤ 1.15×)`,
+  );
   if (ratio > 1.15) failed = true;
   await close();
 }

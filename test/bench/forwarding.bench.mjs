@@ -16,7 +16,11 @@ const ITERATIONS = 1_000;
 const WARMUP = 4_000;
 
 // Some carry provenance (inserter, mm), so rules on it match.
-const PROVENANCE = { 'id5-sync.com': { inserter: 'news.example', mm: 4 }, 'uidapi.com': { inserter: 'news.example', mm: 3 }, 'liveramp.com': { inserter: 'news.example', mm: 3 } };
+const PROVENANCE = {
+  'id5-sync.com': { inserter: 'news.example', mm: 4 },
+  'uidapi.com': { inserter: 'news.example', mm: 3 },
+  'liveramp.com': { inserter: 'news.example', mm: 3 },
+};
 const eids = baseEids.map((e) => ({ ...e, ...PROVENANCE[e.source] }));
 const partners = [
   { id: 'dsp-a', gvlVendorId: 45 },
@@ -26,7 +30,12 @@ const partners = [
   { id: 'dsp-e', gvlVendorId: 755 },
 ];
 const vendors = partners.map((p) => p.gvlVendorId);
-const tcStrings = [encodeTcString([1, 2, 3, 4, 7], vendors), encodeTcString([1, 2, 3, 4], vendors.slice(0, 4)), encodeTcString([1, 2, 3], vendors), encodeTcString([1, 2, 7], vendors)];
+const tcStrings = [
+  encodeTcString([1, 2, 3, 4, 7], vendors),
+  encodeTcString([1, 2, 3, 4], vendors.slice(0, 4)),
+  encodeTcString([1, 2, 3], vendors),
+  encodeTcString([1, 2, 7], vendors),
+];
 const gppStrings = [2, 0, 1, 2].map((v, i) => {
   const m = new GppModel();
   m.setFieldValue('usnat', 'SaleOptOut', v);
@@ -34,23 +43,54 @@ const gppStrings = [2, 0, 1, 2].map((v, i) => {
   return m.encode();
 });
 const callFor = (i) => {
-  const q = new URLSearchParams({ nwid: '1234', siteid: '56', fmtid: '7', gdpr: '1', gdpr_consent: tcStrings[i], us_privacy: '1YNN', gpp: gppStrings[i], gpp_sid: '7' });
-  return parseAdCall({ url: `https://ads.example/ac?${q}&eids=${Buffer.from(JSON.stringify(eids)).toString('base64url')}`, headers: { cookie: 'pid=p1', referer: 'https://news.example/a' } });
+  const q = new URLSearchParams({
+    nwid: '1234',
+    siteid: '56',
+    fmtid: '7',
+    gdpr: '1',
+    gdpr_consent: tcStrings[i],
+    us_privacy: '1YNN',
+    gpp: gppStrings[i],
+    gpp_sid: '7',
+  });
+  return parseAdCall({
+    url: `https://ads.example/ac?${q}&eids=${Buffer.from(JSON.stringify(eids)).toString('base64url')}`,
+    headers: { cookie: 'pid=p1', referer: 'https://news.example/a' },
+  });
 };
 const calls = [0, 1, 2, 3].map(callFor);
 
 // 50 rules, none tying: per source a source-wide rule, then more specific ones on inserter / matcher / mm.
-const sources = [...eids.map((e) => e.source), 'netid.de', 'zeotap.com', 'intentiq.com', 'permutive.com', 'utiq.com', 'lotame.com', 'teads.com', 'amazon.com', 'quantcast.com', 'audigent.com'];
+const sources = [
+  ...eids.map((e) => e.source),
+  'netid.de',
+  'zeotap.com',
+  'intentiq.com',
+  'permutive.com',
+  'utiq.com',
+  'lotame.com',
+  'teads.com',
+  'amazon.com',
+  'quantcast.com',
+  'audigent.com',
+];
 const permissions = [];
 for (const [i, source] of sources.entries()) {
   permissions.push({ source, partners: i % 3 ? '*' : partners.slice(0, 3).map((p) => p.id) });
-  if (permissions.length < 50) permissions.push({ source, inserter: 'news.example', partners: partners.slice(1).map((p) => p.id) });
+  if (permissions.length < 50)
+    permissions.push({ source, inserter: 'news.example', partners: partners.slice(1).map((p) => p.id) });
   if (i < 10 && permissions.length < 50) permissions.push({ source, inserter: 'news.example', mm: 3, partners: '*' });
 }
-while (permissions.length < 50) permissions.push({ source: `extra${permissions.length}.example`, matcher: 'm.example', partners: ['dsp-a'] });
+while (permissions.length < 50)
+  permissions.push({ source: `extra${permissions.length}.example`, matcher: 'm.example', partners: ['dsp-a'] });
 if (permissions.length !== 50) throw new Error(`${permissions.length} rules`);
 const policy = createForwardingPolicy({ permissions, partners, consent: { allowSources: ['pubcid.org'] } });
-const coldPolicy = createForwardingPolicy({ permissions, partners, consent: { allowSources: ['pubcid.org'] }, cacheSize: 1 });
+const coldPolicy = createForwardingPolicy({
+  permissions,
+  partners,
+  consent: { allowSources: ['pubcid.org'] },
+  cacheSize: 1,
+});
 
 let sink = 0;
 const fresh = (call) => ({ ...call, consent: { ...call.consent } });
@@ -65,28 +105,55 @@ const cases = {
 };
 
 // The policy must really work: some eids removed for some partners, none for others.
-const counts = partners.map((p) => (buildBidRequest(calls[0], p, { policy }).user?.eids ?? buildBidRequest(calls[0], p, { policy }).user?.ext?.eids ?? []).length);
+const counts = partners.map(
+  (p) =>
+    (
+      buildBidRequest(calls[0], p, { policy }).user?.eids ??
+      buildBidRequest(calls[0], p, { policy }).user?.ext?.eids ??
+      []
+    ).length,
+);
 console.log(`eids received per partner with the policy: ${counts.join(', ')} of ${eids.length}`);
-if (counts.every((c) => c === eids.length) || counts.every((c) => c === 0)) throw new Error('the policy removed nothing or everything');
+if (counts.every((c) => c === eids.length) || counts.every((c) => c === 0))
+  throw new Error('the policy removed nothing or everything');
 
 /** Interleaved rounds of `cases` (CPU time); prints per case the median time per call and ratio to the first. */
 function compare(cases) {
-  const { perOp, ratios } = interleavedRounds(cases, { rounds: ROUNDS, iterations: ITERATIONS, warmup: WARMUP, cpu: true });
+  const { perOp, ratios } = interleavedRounds(cases, {
+    rounds: ROUNDS,
+    iterations: ITERATIONS,
+    warmup: WARMUP,
+    cpu: true,
+  });
   for (const name of Object.keys(cases)) {
-    console.log(`  ${name.padEnd(48)} ${(quantile(perOp[name], 0.5) / 1000).toFixed(1).padStart(8)}   ${quantile(ratios[name], 0.5).toFixed(2)}x`);
+    console.log(
+      `  ${name.padEnd(48)} ${(quantile(perOp[name], 0.5) / 1000).toFixed(1).padStart(8)}   ${quantile(ratios[name], 0.5).toFixed(2)}x`,
+    );
   }
   return ratios;
 }
 
-console.log(`10 eids, 5 partners, 50 rules; ${ROUNDS} interleaved rounds of ${ITERATIONS} after a warm-up of ${WARMUP}`);
+console.log(
+  `10 eids, 5 partners, 50 rules; ${ROUNDS} interleaved rounds of ${ITERATIONS} after a warm-up of ${WARMUP}`,
+);
 console.log(`  ${'case'.padEnd(48)} ${'µs/call'.padStart(8)}   ratio to baseline (median of per-round ratios)`);
 const POLICY = 'buildBidRequest x5, policy of 50 rules + consent';
-const ratios = compare({ 'buildBidRequest x5, no policy (baseline)': cases['buildBidRequest x5, no policy (baseline)'], [POLICY]: cases[POLICY] });
+const ratios = compare({
+  'buildBidRequest x5, no policy (baseline)': cases['buildBidRequest x5, no policy (baseline)'],
+  [POLICY]: cases[POLICY],
+});
 // Measured apart, so the decoding's garbage does not land in the budgeted rounds.
 const COLD = 'same, consent strings never seen before';
-compare({ 'buildBidRequest x5, no policy (baseline)': cases['buildBidRequest x5, no policy (baseline)'], [COLD]: cases[COLD] });
+compare({
+  'buildBidRequest x5, no policy (baseline)': cases['buildBidRequest x5, no policy (baseline)'],
+  [COLD]: cases[COLD],
+});
 const ratio = quantile(ratios[POLICY], 0.5);
-console.log(`  per-round ratios with the policy: quartiles ${quantile(ratios[POLICY], 0.25).toFixed(2)}x – ${quantile(ratios[POLICY], 0.75).toFixed(2)}x`);
-console.log(`with policy / without = ${ratio.toFixed(2)}x (budget ${BUDGET}x, +${((BUDGET - 1) * 100).toFixed(0)}%): ${ratio <= BUDGET ? 'OK' : 'OVER BUDGET'}`);
+console.log(
+  `  per-round ratios with the policy: quartiles ${quantile(ratios[POLICY], 0.25).toFixed(2)}x – ${quantile(ratios[POLICY], 0.75).toFixed(2)}x`,
+);
+console.log(
+  `with policy / without = ${ratio.toFixed(2)}x (budget ${BUDGET}x, +${((BUDGET - 1) * 100).toFixed(0)}%): ${ratio <= BUDGET ? 'OK' : 'OVER BUDGET'}`,
+);
 if (sink < 0) console.log(sink);
 process.exit(ratio <= BUDGET ? 0 : 1);

@@ -38,7 +38,13 @@ io.on('error', (e) => console.error(`ioredis: ${e.message}`));
 await io.connect();
 
 const partners = [{ id: 'dsp-a' }, { id: 'dsp-b', openrtb: '2.5' }];
-const cap = defineFrequencyCap({ item: 'deal:42', windows: [{ max: 3, per: 'day' }, { max: 10, per: 'week' }] });
+const cap = defineFrequencyCap({
+  item: 'deal:42',
+  windows: [
+    { max: 3, per: 'day' },
+    { max: 10, per: 'week' },
+  ],
+});
 const sink = jsonLinesLogSink(createWriteStream('/dev/null'));
 const stores = {
   '/memory': { report: createReport(), capper: createFrequencyCapper() },
@@ -61,7 +67,15 @@ async function receive(s, call) {
   const bodies = bidRequestsJson(partners.map((p) => buildBidRequest(call, p, { tmax: 200 })));
   return `{"ok":true,"served":${decision.allowed},"bytes":${bodies[0].length + bodies[1].length}}`;
 }
-const metrics = () => JSON.stringify(Object.fromEntries(['/redis', '/ioredis'].map((p) => [p, { capper: stores[p].capper.metrics(), report: stores[p].report.metrics() }])));
+const metrics = () =>
+  JSON.stringify(
+    Object.fromEntries(
+      ['/redis', '/ioredis'].map((p) => [
+        p,
+        { capper: stores[p].capper.metrics(), report: stores[p].report.metrics() },
+      ]),
+    ),
+  );
 
 let listener;
 if (process.argv[3] === 'node') {
@@ -93,12 +107,18 @@ if (process.argv[3] === 'node') {
   app.get('/metrics', (c) => c.body(metrics()));
   // `hono-request` parses hono's WHATWG Request (c.req.raw); `hono` parses the Node request under it (c.env.incoming),
   // which spares @hono/node-server building a Request.
-  const parse = process.argv[3] === 'hono-request' ? (c) => parseAdCallRequest(c.req.raw) : (c) => parseIncomingMessage(c.env.incoming, { ip: c.env.incoming.socket.remoteAddress });
+  const parse =
+    process.argv[3] === 'hono-request'
+      ? (c) => parseAdCallRequest(c.req.raw)
+      : (c) => parseIncomingMessage(c.env.incoming, { ip: c.env.incoming.socket.remoteAddress });
   app.get('/parse', async (c) => {
     await parse(c);
     return c.json({ ok: true });
   });
-  for (const path of ['/memory', '/redis', '/ioredis']) app.get(path, async (c) => c.body(await receive(stores[path], await parse(c)), 200, { 'content-type': 'application/json' }));
+  for (const path of ['/memory', '/redis', '/ioredis'])
+    app.get(path, async (c) =>
+      c.body(await receive(stores[path], await parse(c)), 200, { 'content-type': 'application/json' }),
+    );
   listener = getRequestListener(app.fetch);
 }
 const server = createServer(listener);

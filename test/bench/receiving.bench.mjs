@@ -42,14 +42,28 @@ const REDIS_CASES = ['/redis', '/ioredis'];
 
 const redis = await startRedis();
 const admin = await connectRedis(redis.url);
-const child = spawn(process.execPath, [fileURLToPath(new URL('./receiving-server.mjs', import.meta.url)), redis.url, SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
-const { port } = JSON.parse(await new Promise((resolve) => createInterface({ input: child.stdout }).once('line', resolve)));
+const child = spawn(
+  process.execPath,
+  [fileURLToPath(new URL('./receiving-server.mjs', import.meta.url)), redis.url, SERVER],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
+const { port } = JSON.parse(
+  await new Promise((resolve) => createInterface({ input: child.stdout }).once('line', resolve)),
+);
 
 const param = Buffer.from(JSON.stringify(eids)).toString('base64url');
 const query = `?nwid=1234&siteid=56789&pgid=1234567&fmtid=12345&tgt=sport%3Dfootball&tmstp=1700000000000&eids=${param}`;
 // The same request rotation for every case: USERS users (pid cookies), so caps see many users, not one.
 const requests = (path) =>
-  Array.from({ length: USERS }, (_, i) => ({ method: 'GET', path: path + query, headers: { cookie: `pid=user-${i}`, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)', referer: 'https://news.example/article' } }));
+  Array.from({ length: USERS }, (_, i) => ({
+    method: 'GET',
+    path: path + query,
+    headers: {
+      cookie: `pid=user-${i}`,
+      'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)',
+      referer: 'https://news.example/article',
+    },
+  }));
 
 // The server's CPU time (user + system, from /proc), so each case's cost per request is read beside its req/s:
 // req/s also depends on how much of the second core the load generator gets, CPU per request does not.
@@ -61,13 +75,26 @@ const serverCpu = () => {
 
 async function load(path, seconds) {
   const cpu0 = serverCpu();
-  const r = await autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: seconds, requests: requests(path) });
+  const r = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: requests(path),
+  });
   if (r.non2xx || r.errors) throw new Error(`${path}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: r.requests.average, total: r.requests.total, p50: r.latency.p50, p99: r.latency.p99, cpu: (serverCpu() - cpu0) / r.requests.total };
+  return {
+    rps: r.requests.average,
+    total: r.requests.total,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    cpu: (serverCpu() - cpu0) / r.requests.total,
+  };
 }
 
 const commandStats = async () =>
-  Object.fromEntries([...(await admin.info('commandstats')).matchAll(/cmdstat_(\w+):calls=(\d+)/g)].map((m) => [m[1], Number(m[2])]));
+  Object.fromEntries(
+    [...(await admin.info('commandstats')).matchAll(/cmdstat_(\w+):calls=(\d+)/g)].map((m) => [m[1], Number(m[2])]),
+  );
 
 for (const path of CASES) await load(path, 1); // warm-up: JIT, script load, connections
 const runs = Object.fromEntries(CASES.map((c) => [c, []]));
@@ -87,9 +114,20 @@ child.kill();
 
 // Where the time goes: each stage of the path in this process, 16 calls in flight like the HTTP runs.
 async function stages() {
-  const headers = (i) => ({ host: 'ads.example', cookie: `pid=user-${i % USERS}`, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)', referer: 'https://news.example/article' });
+  const headers = (i) => ({
+    host: 'ads.example',
+    cookie: `pid=user-${i % USERS}`,
+    'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)',
+    referer: 'https://news.example/article',
+  });
   const calls = Array.from({ length: USERS }, (_, i) => parseAdCall({ url: `/ac${query}`, headers: headers(i) }));
-  const cap = defineFrequencyCap({ item: 'deal:42', windows: [{ max: 3, per: 'day' }, { max: 10, per: 'week' }] });
+  const cap = defineFrequencyCap({
+    item: 'deal:42',
+    windows: [
+      { max: 3, per: 'day' },
+      { max: 10, per: 'week' },
+    ],
+  });
   const sink = jsonLinesLogSink(createWriteStream('/dev/null'));
   const report = createReport();
   const memory = createFrequencyCapper();
@@ -103,14 +141,19 @@ async function stages() {
     'take (memory)': (i) => memory.take(calls[i % USERS], cap),
     'take (Redis, node-redis, node CPU and wait)': (i) => shared.take(calls[i % USERS], cap),
     'take (Redis, ioredis, node CPU and wait)': (i) => sharedIo.take(calls[i % USERS], cap),
-    'bid requests ×2 + JSON': (i) => bidRequestsJson(partners.map((p) => buildBidRequest(calls[i % USERS], p, { tmax: 200 }))),
+    'bid requests ×2 + JSON': (i) =>
+      bidRequestsJson(partners.map((p) => buildBidRequest(calls[i % USERS], p, { tmax: 200 }))),
   };
   const out = {};
   for (const [name, fn] of Object.entries(cases)) {
     const N = 20_000;
     let i = 0;
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: CONNECTIONS }, async () => { while (i < N) await fn(i++); }));
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (i < N) await fn(i++);
+      }),
+    );
     out[name] = ((performance.now() - t0) / N) * 1000;
   }
   return out;
@@ -126,13 +169,25 @@ await redis.stop();
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ratio = (path) => median(runs[path].map((r, i) => r.rps / runs['/bare'][i].rps));
 const p99 = (path) => median(runs[path].map((r) => r.p99));
-const line = (path) => `  ${path.padEnd(8)} ${median(runs[path].map((r) => r.rps)).toFixed(0).padStart(7)} req/s   p50 ${median(runs[path].map((r) => r.p50))} ms   p99 ${p99(path)} ms   ${ratio(path).toFixed(2)}x bare   server CPU ${median(runs[path].map((r) => r.cpu)).toFixed(1)} µs/request`;
-console.log(`${SERVER} server; ${ROUNDS} interleaved rounds of ${SECONDS} s per case, ${CONNECTIONS} connections, ${USERS} users, GET /ac with 10 eids`);
+const line = (path) =>
+  `  ${path.padEnd(8)} ${median(runs[path].map((r) => r.rps))
+    .toFixed(0)
+    .padStart(
+      7,
+    )} req/s   p50 ${median(runs[path].map((r) => r.p50))} ms   p99 ${p99(path)} ms   ${ratio(path).toFixed(2)}x bare   server CPU ${median(runs[path].map((r) => r.cpu)).toFixed(1)} µs/request`;
+console.log(
+  `${SERVER} server; ${ROUNDS} interleaved rounds of ${SECONDS} s per case, ${CONNECTIONS} connections, ${USERS} users, GET /ac with 10 eids`,
+);
 for (const path of CASES) console.log(line(path));
 
 // Commands the Redis server ran on behalf of /redis and /ioredis (the admin's INFO excluded), per ad call: those
 // sent by the clients (the takes' script calls, the reports' flushes) and those run inside the script.
-const delta = Object.fromEntries(Object.keys(after).filter((k) => k !== 'info').map((k) => [k, after[k] - (before[k] ?? 0)]).filter(([, n]) => n > 0));
+const delta = Object.fromEntries(
+  Object.keys(after)
+    .filter((k) => k !== 'info')
+    .map((k) => [k, after[k] - (before[k] ?? 0)])
+    .filter(([, n]) => n > 0),
+);
 const total = Object.values(delta).reduce((a, b) => a + b, 0);
 const sum = (f) => REDIS_CASES.reduce((n, p) => n + f(metrics[p]), 0);
 const scriptCalls = (delta.evalsha ?? 0) + (delta.eval ?? 0);
@@ -143,11 +198,20 @@ console.log(
     `(the takes, coalesced) + ${(reportCommands / redisCalls).toFixed(4)} report commands ` +
     `(${sum((m) => m.report.flushes)} pipelined flushes for ${redisCalls} calls)`,
 );
-const executed = Object.entries(delta).map(([k, n]) => `${k} ${(n / redisCalls).toFixed(3)}`).join(', ');
+const executed = Object.entries(delta)
+  .map(([k, n]) => `${k} ${(n / redisCalls).toFixed(3)}`)
+  .join(', ');
 console.log(`  executed by the server, with those inside the script: ${(total / redisCalls).toFixed(3)} (${executed})`);
-for (const p of REDIS_CASES) console.log(`  ${p} capper: ${metrics[p].capper.timeouts} timeouts, ${metrics[p].capper.errors} errors; report: ${metrics[p].report.flushErrors} failed flushes, ${metrics[p].report.droppedCalls} dropped`);
+for (const p of REDIS_CASES)
+  console.log(
+    `  ${p} capper: ${metrics[p].capper.timeouts} timeouts, ${metrics[p].capper.errors} errors; report: ${metrics[p].report.flushErrors} failed flushes, ${metrics[p].report.droppedCalls} dropped`,
+  );
 
-console.log(`per stage, µs per call in one process: ${Object.entries(perStage).map(([k, v]) => `${k} ${v.toFixed(1)}`).join('; ')}`);
+console.log(
+  `per stage, µs per call in one process: ${Object.entries(perStage)
+    .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+    .join('; ')}`,
+);
 
 // Budgets on the server's CPU per request, per round (each ratio's two sides measured back to back), median.
 const cpuRatio = (path, base) => median(runs[path].map((r, i) => r.cpu / runs[base][i].cpu));

@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 const dir = fileURLToPath(new URL('.', import.meta.url));
 const only = process.argv[2];
 let failed = 0;
-for (const f of readdirSync(dir).filter((n) => n.endsWith('.bench.mjs')).sort()) {
+for (const f of readdirSync(dir)
+  .filter((n) => n.endsWith('.bench.mjs'))
+  .sort()) {
   if (only && !f.includes(only)) continue;
   console.log(`\n### ${f}`);
   const r = spawnSync(process.execPath, ['--expose-gc', dir + f], { stdio: 'inherit' });

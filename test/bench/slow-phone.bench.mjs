@@ -55,7 +55,8 @@ window.__uid2 = { getAdvertisingToken: function () { return 'UID2-bench-advertis
 // Marks when the tag (or Prebid) first runs a queued command: its script is running.
 const MARK = `window.benchRan = performance.now();`;
 
-const page = (head) => `<!doctype html><html><head><meta charset="utf-8"><title>bench</title>${head}</head><body><p>article</p></body></html>`;
+const page = (head) =>
+  `<!doctype html><html><head><meta charset="utf-8"><title>bench</title>${head}</head><body><p>article</p></body></html>`;
 const tagPage = (src, setup) =>
   page(`${STANDINS}<script>window.sas = { cmd: [] }; sas.cmd.push(function () { ${MARK}
   sas.setup(${setup});
@@ -64,7 +65,13 @@ const tagPage = (src, setup) =>
 });</script><script async src="${src}"></script>`);
 
 /** The script each page adds (its tasks are the ones budgeted), and the floor it is measured over. */
-const SCRIPT_OF = { floor: '/empty.js', core: '/sas.js', full: '/sas.full.js', 'floor-pb': '/empty.js', prebid: '/prebid.js' };
+const SCRIPT_OF = {
+  floor: '/empty.js',
+  core: '/sas.js',
+  full: '/sas.full.js',
+  'floor-pb': '/empty.js',
+  prebid: '/prebid.js',
+};
 const FLOOR_OF = { floor: 'floor', core: 'floor', full: 'floor', 'floor-pb': 'floor-pb', prebid: 'floor-pb' };
 
 const prebidPage = (src) =>
@@ -109,7 +116,8 @@ const server = createServer(async (req, res) => {
   }
   if (url.pathname === '/ac') adCalls++;
   if (url.pathname === '/ac') return res.writeHead(200, { 'Content-Type': 'application/json', ...cors }).end('{}');
-  if (SCRIPTS[url.pathname]) return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(SCRIPTS[url.pathname]);
+  if (SCRIPTS[url.pathname])
+    return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(SCRIPTS[url.pathname]);
   const name = url.pathname.slice(1);
   if (PAGES[name]) return res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(PAGES[name]);
   res.writeHead(404).end();
@@ -121,13 +129,25 @@ const origin = `http://localhost:${port}`;
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+  ],
 });
 
 /** The fixed https id endpoints of Prebid's submodules, answered locally. */
 async function stubHosts(context) {
   const json = (route, body) =>
-    route.fulfill({ status: 200, contentType: 'application/json', headers: { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Credentials': 'true' }, body: JSON.stringify(body) });
+    route.fulfill({
+      status: 200,
+      contentType: 'application/json',
+      headers: { 'Access-Control-Allow-Origin': origin, 'Access-Control-Allow-Credentials': 'true' },
+      body: JSON.stringify(body),
+    });
   // Any other https host is refused. Registered first: Playwright tries the routes last registered first, so a
   // catch-all registered after the stubs would refuse their hosts too (Prebid's identityLink and Criteo calls).
   await context.route(/^https:\/\//, (r) => r.abort());
@@ -138,7 +158,16 @@ async function stubHosts(context) {
 // Main-thread work is read from a trace as CPU time (`tdur`) times the throttling rate: Chrome throttles by pausing
 // the renderer's main thread, which stretches wall time by the rate, and on a shared machine wall time is also
 // stretched by every other process (here, 8 sessions on 2 cores) while CPU time is not.
-const SCRIPT_EVENTS = new Set(['EvaluateScript', 'v8.compile', 'v8.evaluateModule', 'FunctionCall', 'TimerFire', 'RunMicrotasks', 'FireIdleCallback', 'FireAnimationFrame']);
+const SCRIPT_EVENTS = new Set([
+  'EvaluateScript',
+  'v8.compile',
+  'v8.evaluateModule',
+  'FunctionCall',
+  'TimerFire',
+  'RunMicrotasks',
+  'FireIdleCallback',
+  'FireAnimationFrame',
+]);
 
 /**
  * From a trace, in throttled ms: the main thread's scripting (top-level script events, nested ones not counted
@@ -149,7 +178,9 @@ function mainThread(trace, script) {
   const events = JSON.parse(trace.toString('utf8')).traceEvents;
   // The page's own main thread: the one that parsed its HTML (the trace holds every renderer of the browser).
   const parse = events.find((e) => e.name === 'ParseHTML' && String(e.args?.beginData?.url).startsWith(origin));
-  const onMain = events.filter((e) => e.ph === 'X' && e.pid === parse?.pid && e.tid === parse?.tid).sort((x, y) => x.ts - y.ts);
+  const onMain = events
+    .filter((e) => e.ph === 'X' && e.pid === parse?.pid && e.tid === parse?.tid)
+    .sort((x, y) => x.ts - y.ts);
   const cpu = (e) => ((e.tdur ?? e.dur) / 1000) * THROTTLE;
   let scripting = 0;
   let end = -1;
@@ -232,7 +263,9 @@ const range = (xs) => {
 const floorOf = (name) => median(results[FLOOR_OF[name]].first.map((r) => r.scripting));
 const summary = {};
 console.log(`Chromium, CPU throttled ${THROTTLE}x, ${ROUNDS} rounds, medians (range) in ms:`);
-console.log('page     | scripting added | longest task of its script (any task) | nav->ad call first / cached | script->ad call cached | bytes raw / gzip | eids');
+console.log(
+  'page     | scripting added | longest task of its script (any task) | nav->ad call first / cached | script->ad call cached | bytes raw / gzip | eids',
+);
 for (const [name, r] of Object.entries(results)) {
   const floor = floorOf(name);
   const added = median(r.first.map((x) => x.scripting)) - floor;
@@ -260,9 +293,17 @@ const ratio = summary.prebid.added / summary.full.added;
 console.log(`\nPrebid.js adds ${ratio.toFixed(1)}x the full tag's scripting time (budget: at least 20x)`);
 
 const over = [];
-if (!(summary.full.added * 20 <= summary.prebid.added)) over.push(`full tag scripting ${summary.full.added.toFixed(1)} ms > 1/20 of Prebid's ${summary.prebid.added.toFixed(1)} ms`);
-for (const name of ['core', 'full']) if (summary[name].longestMax > 50) over.push(`${name}: a task of ${summary[name].longestMax.toFixed(1)} ms (budget 50 ms)`);
-if (!(summary.full.runCached <= 50)) over.push(`full tag with cached ids: ad call ${summary.full.runCached.toFixed(1)} ms after the script ran (budget 50 ms)`);
+if (!(summary.full.added * 20 <= summary.prebid.added))
+  over.push(
+    `full tag scripting ${summary.full.added.toFixed(1)} ms > 1/20 of Prebid's ${summary.prebid.added.toFixed(1)} ms`,
+  );
+for (const name of ['core', 'full'])
+  if (summary[name].longestMax > 50)
+    over.push(`${name}: a task of ${summary[name].longestMax.toFixed(1)} ms (budget 50 ms)`);
+if (!(summary.full.runCached <= 50))
+  over.push(
+    `full tag with cached ids: ad call ${summary.full.runCached.toFixed(1)} ms after the script ran (budget 50 ms)`,
+  );
 if (over.length) {
   console.log(`OVER BUDGET:\n  ${over.join('\n  ')}`);
   process.exitCode = 1;

@@ -12,7 +12,9 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 function onTerminal(args: string[], typed: string, env: Record<string, string>): Promise<Run> {
   const command = [process.execPath, bin, ...args].map((a) => `'${a}'`).join(' ');
   return new Promise((resolve) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH!, HOME: home, ...env } });
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: { PATH: process.env.PATH!, HOME: home, ...env },
+    });
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.on('close', (code) => resolve({ code, stdout, stderr: '' }));
@@ -28,8 +30,20 @@ describe('eidkit for a new user', () => {
   });
 
   test.each([
-    'decode', 'simulate', 'login', 'lookups', 'deals list', 'deals get', 'deals create', 'deals update', 'deals pause', 'deals resume',
-    'deals delete', 'deals count', 'deals domainlist attach', 'deals domainlist detach',
+    'decode',
+    'simulate',
+    'login',
+    'lookups',
+    'deals list',
+    'deals get',
+    'deals create',
+    'deals update',
+    'deals pause',
+    'deals resume',
+    'deals delete',
+    'deals count',
+    'deals domainlist attach',
+    'deals domainlist detach',
   ])('the help of %s shows examples of that command', async (command) => {
     const words = command.split(' ');
     const r = await eidkit([...words, '--help']);
@@ -114,7 +128,9 @@ describe('eidkit for a new user', () => {
       const port = (busy.address() as { port: number }).port;
       const r = await eidkit(['simulate', '--port', String(port)]);
       expect(r.code).toBe(2);
-      expect(r.stderr).toBe(`eidkit: port ${port} on 127.0.0.1 is already in use: pick another with --port <n> (--port 0 takes any free port)\n`);
+      expect(r.stderr).toBe(
+        `eidkit: port ${port} on 127.0.0.1 is already in use: pick another with --port <n> (--port 0 takes any free port)\n`,
+      );
     } finally {
       busy.close();
     }
@@ -124,10 +140,24 @@ describe('eidkit for a new user', () => {
     const sim = start(['simulate', '--port', '0']);
     try {
       let printed = '';
-      await new Promise<void>((done) => sim.stdout.on('data', (d) => (printed += d) && /export EIDKIT_PASSWORD=.*\n/.test(printed) && done()));
-      const env = Object.fromEntries([...printed.matchAll(/^export (EIDKIT_\w+)=(.*)$/gm)].map(([, k, v]) => [k!, v!.replace(/^'(.*)'$/, '$1')]));
-      expect(Object.keys(env).sort()).toEqual(['EIDKIT_AUDIENCE', 'EIDKIT_AUTH_URL', 'EIDKIT_BASE_URL', 'EIDKIT_CLIENT_ID', 'EIDKIT_CLIENT_SECRET', 'EIDKIT_PASSWORD', 'EIDKIT_USERNAME']);
-      expect(printed).toMatch(/^# or as dsp@eidkit\.test \(dsp\): export EIDKIT_CLIENT_ID=\S+ EIDKIT_CLIENT_SECRET=\S+ EIDKIT_USERNAME=\S+ EIDKIT_PASSWORD=\S+$/m);
+      await new Promise<void>((done) =>
+        sim.stdout.on('data', (d) => (printed += d) && /export EIDKIT_PASSWORD=.*\n/.test(printed) && done()),
+      );
+      const env = Object.fromEntries(
+        [...printed.matchAll(/^export (EIDKIT_\w+)=(.*)$/gm)].map(([, k, v]) => [k, v.replace(/^'(.*)'$/, '$1')]),
+      );
+      expect(Object.keys(env).sort()).toEqual([
+        'EIDKIT_AUDIENCE',
+        'EIDKIT_AUTH_URL',
+        'EIDKIT_BASE_URL',
+        'EIDKIT_CLIENT_ID',
+        'EIDKIT_CLIENT_SECRET',
+        'EIDKIT_PASSWORD',
+        'EIDKIT_USERNAME',
+      ]);
+      expect(printed).toMatch(
+        /^# or as dsp@eidkit\.test \(dsp\): export EIDKIT_CLIENT_ID=\S+ EIDKIT_CLIENT_SECRET=\S+ EIDKIT_USERNAME=\S+ EIDKIT_PASSWORD=\S+$/m,
+      );
       const r = await eidkit(['deals', 'count', '--no-cache', '--json'], env);
       expect(r.stderr).toBe('');
       expect(JSON.parse(r.stdout).total).toBe(25);

@@ -12,25 +12,29 @@ vi.setConfig({ testTimeout: 90_000 });
 
 let runs = 0;
 /** A fresh simulator data file and a deals file holding `deals`. */
-function workspace(deals: Array<Record<string, unknown>>) {
+function workspace(deals: Record<string, unknown>[]) {
   const n = ++runs;
   const file = join(work, `deals-${n}.yaml`);
   writeFileSync(file, stringify({ defaults: DEFAULTS, deals }));
   const data = join(work, `sim-${n}.json`);
   return {
     file,
-    rewrite: (next: Array<Record<string, unknown>>) => writeFileSync(file, stringify({ defaults: DEFAULTS, deals: next })),
+    rewrite: (next: Record<string, unknown>[]) => writeFileSync(file, stringify({ defaults: DEFAULTS, deals: next })),
     /** On a terminal (util-linux `script` gives the command a pty): runs `eidkit <args> --simulator`, typing `typed`. */
     onTerminal: (args: string[], typed: string) =>
       new Promise<{ code: number; output: string }>((resolve) => {
         const command = [process.execPath, bin, ...args, '--simulator', '--simulator-data', data].join(' ');
-        const child = execFile('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH!, HOME: work } }, (err, stdout) =>
-          resolve({ code: err ? Number((err as { code?: number }).code) : 0, output: stdout }),
+        const child = execFile(
+          'script',
+          ['-qec', command, '/dev/null'],
+          { env: { PATH: process.env.PATH!, HOME: work } },
+          (err, stdout) => resolve({ code: err ? Number((err as { code?: number }).code) : 0, output: stdout }),
         );
         child.stdin?.end(typed);
       }),
     /** Runs `eidkit <args> --simulator` on this workspace's data; stdin (never a terminal here) gets `input`. */
-    eidkit: (args: string[], simulator = true, input = '') => eidkit([...args, ...(simulator ? ['--simulator', '--simulator-data', data] : [])], {}, input),
+    eidkit: (args: string[], simulator = true, input = '') =>
+      eidkit([...args, ...(simulator ? ['--simulator', '--simulator-data', data] : [])], {}, input),
   };
 }
 
@@ -45,7 +49,9 @@ describe('eidkit deals plan', () => {
       '+ create  deal-02    "Deal 2"',
       '+ create  deal-03    "Deal 3"',
       '',
-      expect.stringMatching(/^Quota today \(\d{4}-\d\d-\d\d UTC, resets \S+\): 15 of 15 creations and 500 of 500 updates left \(estimated from the live deals\)$/),
+      expect.stringMatching(
+        /^Quota today \(\d{4}-\d\d-\d\d UTC, resets \S+\): 15 of 15 creations and 500 of 500 updates left \(estimated from the live deals\)$/,
+      ),
       'Plan: 3 to create, 0 to update, 0 to pause, 0 to resume, 0 to delete, 0 unchanged, 0 refused, 0 not in the file, 0 deferred.',
       '',
     ]);
@@ -54,7 +60,11 @@ describe('eidkit deals plan', () => {
 
   test('-f - reads the deals file from stdin', async () => {
     const ws = workspace([]);
-    const r = await ws.eidkit(['deals', 'plan', '-f', '-', '--json'], true, JSON.stringify({ defaults: DEFAULTS, deals: manyDeals(1) }));
+    const r = await ws.eidkit(
+      ['deals', 'plan', '-f', '-', '--json'],
+      true,
+      JSON.stringify({ defaults: DEFAULTS, deals: manyDeals(1) }),
+    );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ source: '<stdin>', items: [{ key: 'deal-01', action: 'create' }] });
     const usage = await ws.eidkit(['deals', 'plan', '-f', ws.file, '--creation-quota', 'many']);
@@ -71,7 +81,17 @@ describe('eidkit deals plan', () => {
       { key: 'deal-01', name: 'Deal 1', action: 'create' },
       { key: 'deal-02', name: 'Deal 2', action: 'create' },
     ]);
-    expect(plan.summary).toEqual({ create: 2, update: 0, pause: 0, resume: 0, delete: 0, noChange: 0, refused: 0, orphan: 0, deferred: 0 });
+    expect(plan.summary).toEqual({
+      create: 2,
+      update: 0,
+      pause: 0,
+      resume: 0,
+      delete: 0,
+      noChange: 0,
+      refused: 0,
+      orphan: 0,
+      deferred: 0,
+    });
     expect(plan.quota).toMatchObject({ creationsLeft: 15, creationsPerDay: 15, updatesLeft: 500, updatesPerDay: 500 });
   });
 
@@ -81,10 +101,12 @@ describe('eidkit deals plan', () => {
     const ws = workspace(deals);
     const plan = await ws.eidkit(['deals', 'plan', '-f', ws.file]);
     expect(plan.code).toBe(3);
-    expect(plan.stdout).toMatch(/^! refused  deal-02 {4}"Deal 2"\n {6}pricingModel: must be one of 0, 1, 2, 3$/m);
+    expect(plan.stdout).toMatch(/^! refused {2}deal-02 {4}"Deal 2"\n {6}pricingModel: must be one of 0, 1, 2, 3$/m);
     const refused = await ws.eidkit(['deals', 'apply', '-f', ws.file, '--yes']);
     expect(refused.code).toBe(3);
-    expect(refused.stderr).toMatch(/eidkit: 1 deal is invalid \(deal-02\); fix it or pass --skip-invalid; nothing was applied/);
+    expect(refused.stderr).toMatch(
+      /eidkit: 1 deal is invalid \(deal-02\); fix it or pass --skip-invalid; nothing was applied/,
+    );
     const skipped = await ws.eidkit(['deals', 'apply', '-f', ws.file, '--yes', '--skip-invalid']);
     expect(skipped.code).toBe(8);
     expect(skipped.stdout).toMatch(/^\+ created +deal-01 +#\d+$/m);
@@ -97,7 +119,7 @@ describe('eidkit deals plan', () => {
   test('a deal edited by hand shows as drift with the changed fields', async () => {
     const ws = workspace(manyDeals(2));
     expect((await ws.eidkit(['deals', 'apply', '-f', ws.file, '--yes'])).code).toBe(0);
-    const id = /deal-02 +#(\d+)/.exec((await ws.eidkit(['deals', 'plan', '-f', ws.file])).stdout)![1]!;
+    const id = /deal-02 +#(\d+)/.exec((await ws.eidkit(['deals', 'plan', '-f', ws.file])).stdout)![1];
     expect((await ws.eidkit(['deals', 'update', id, '--set', 'price=9', '--json'])).code).toBe(0);
     const r = await ws.eidkit(['deals', 'plan', '-f', ws.file, '--hide-unchanged', '--detailed-exitcode']);
     expect(r.code).toBe(7);
@@ -118,8 +140,12 @@ describe('eidkit deals apply', () => {
     expect(progress[0]).toMatch(/^\[ 1\/17\] create deal-01: created #\d+$/);
     expect(r.stdout).toMatch(/^\+ created {3}deal-15 {2}#\d+$/m);
     expect(r.stdout).toMatch(/^> deferred {2}deal-16 {11}to \d{4}-\d\d-\d\d \(daily creation quota\)$/m);
-    expect(r.stdout).toMatch(/^Applied .*deals-\d+\.yaml: 15 created, 0 updated, 0 paused, 0 resumed, 0 deleted; 2 deferred, 0 failed, 0 skipped\.$/m);
-    expect(r.stdout).toMatch(/^2 changes wait for the daily quota: run apply again on \d{4}-\d\d-\d\d \(UTC\) or later\.$/m);
+    expect(r.stdout).toMatch(
+      /^Applied .*deals-\d+\.yaml: 15 created, 0 updated, 0 paused, 0 resumed, 0 deleted; 2 deferred, 0 failed, 0 skipped\.$/m,
+    );
+    expect(r.stdout).toMatch(
+      /^2 changes wait for the daily quota: run apply again on \d{4}-\d\d-\d\d \(UTC\) or later\.$/m,
+    );
   });
 
   test('a second apply right after is a no-op (exit 0); --json gives every outcome', async () => {
@@ -127,7 +153,17 @@ describe('eidkit deals apply', () => {
     const first = await ws.eidkit(['deals', 'apply', '-f', ws.file, '--yes', '--json']);
     expect(first.code).toBe(0);
     const result = JSON.parse(first.stdout);
-    expect(result.summary).toEqual({ created: 3, recovered: 0, updated: 0, paused: 0, resumed: 0, deleted: 0, deferred: 0, failed: 0, skipped: 0 });
+    expect(result.summary).toEqual({
+      created: 3,
+      recovered: 0,
+      updated: 0,
+      paused: 0,
+      resumed: 0,
+      deleted: 0,
+      deferred: 0,
+      failed: 0,
+      skipped: 0,
+    });
     expect(result.items[0]).toEqual({ key: 'deal-01', action: 'create', status: 'done', id: expect.any(Number) });
     const again = await ws.eidkit(['deals', 'apply', '-f', ws.file, '--yes']);
     expect(again.code).toBe(0);
@@ -164,11 +200,16 @@ describe('eidkit deals apply', () => {
     ws.rewrite(manyDeals(1));
     const kept = await ws.eidkit(['deals', 'plan', '-f', ws.file]);
     expect(kept.code).toBe(0);
-    expect(kept.stdout).toMatch(/^\? orphan {5}deal-02 {2}#\d+ {2}"Deal 2" {2}key no longer in the file; left as is \(apply --prune pause\|delete handles it\)$/m);
+    expect(kept.stdout).toMatch(
+      /^\? orphan {5}deal-02 {2}#\d+ {2}"Deal 2" {2}key no longer in the file; left as is \(apply --prune pause\|delete handles it\)$/m,
+    );
     const pruned = await ws.eidkit(['deals', 'apply', '-f', ws.file, '--yes', '--prune', 'pause']);
     expect(pruned.code).toBe(0);
     expect(pruned.stdout).toMatch(/^~ paused {2}deal-02 {2}#\d+$/m);
-    const list = JSON.parse((await ws.eidkit(['deals', 'list', '--json'])).stdout) as Array<{ isActive: boolean; callerDealIds: string[] }>;
+    const list = JSON.parse((await ws.eidkit(['deals', 'list', '--json'])).stdout) as {
+      isActive: boolean;
+      callerDealIds: string[];
+    }[];
     expect(list).toHaveLength(25 + 2);
     const keyed = list.filter((d) => d.callerDealIds.some((id) => id.startsWith('eidkit:')));
     expect(keyed.map((d) => [d.isActive, d.callerDealIds])).toEqual([

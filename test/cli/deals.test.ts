@@ -7,7 +7,18 @@ import { eidkit, home as dir, simulatorEnv } from './helpers.js';
 // Some tests spawn the binary a dozen times; a loaded machine needs room.
 vi.setConfig({ testTimeout: 90_000 });
 
-const DEAL = { name: 'CLI deal', isActive: true, beginDate: null, endDate: null, currency: 'EUR', pricingModel: 1, price: 2.5, minCompanyVendorCost: 0.1, buyerIds: [101], countryCodes: ['FR'] };
+const DEAL = {
+  name: 'CLI deal',
+  isActive: true,
+  beginDate: null,
+  endDate: null,
+  currency: 'EUR',
+  pricingModel: 1,
+  price: 2.5,
+  minCompanyVendorCost: 0.1,
+  buyerIds: [101],
+  countryCodes: ['FR'],
+};
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -51,11 +62,23 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
     const id = created.stdout.trim();
     expect(id).toMatch(/^\d+$/);
     expect(created.stderr).toMatch(/created deal \d+/);
-    const updated = await eidkit(['deals', 'update', id, '--simulator', '--set', 'name=Renamed', '--set', 'price=3', '--json'], env);
+    const updated = await eidkit(
+      ['deals', 'update', id, '--simulator', '--set', 'name=Renamed', '--set', 'price=3', '--json'],
+      env,
+    );
     expect(updated.code).toBe(0);
-    expect(JSON.parse(updated.stdout)).toMatchObject({ name: 'Renamed', price: 3, countryCodes: ['FR'], minCompanyVendorCost: 0.1 });
-    expect(JSON.parse((await eidkit(['deals', 'pause', id, '--simulator', '--json'], env)).stdout).isActive).toBe(false);
-    expect(JSON.parse((await eidkit(['deals', 'resume', id, '--simulator', '--json'], env)).stdout).isActive).toBe(true);
+    expect(JSON.parse(updated.stdout)).toMatchObject({
+      name: 'Renamed',
+      price: 3,
+      countryCodes: ['FR'],
+      minCompanyVendorCost: 0.1,
+    });
+    expect(JSON.parse((await eidkit(['deals', 'pause', id, '--simulator', '--json'], env)).stdout).isActive).toBe(
+      false,
+    );
+    expect(JSON.parse((await eidkit(['deals', 'resume', id, '--simulator', '--json'], env)).stdout).isActive).toBe(
+      true,
+    );
     expect((await eidkit(['deals', 'domainlist', 'attach', id, '2', '--simulator'], env)).code).toBe(0);
     expect(JSON.parse((await eidkit(['deals', 'get', id, '--simulator', '--json'], env)).stdout).domainListId).toBe(2);
     expect((await eidkit(['deals', 'domainlist', 'detach', id, '2', '--simulator'], env)).code).toBe(0);
@@ -77,12 +100,22 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
     const json = await eidkit(['deals', 'create', '--simulator', '--copy-of', '100001', '--json'], env);
     expect(Object.keys(JSON.parse(json.stdout))).toEqual(['id', 'location', 'historyId', 'recovered']);
     expect(JSON.parse(json.stdout).recovered).toBe(false);
-    const renamed = await eidkit(['deals', 'create', '--simulator', '--copy-of', '100001', '--data', '{"name":"Copy of spring"}'], env);
+    const renamed = await eidkit(
+      ['deals', 'create', '--simulator', '--copy-of', '100001', '--data', '{"name":"Copy of spring"}'],
+      env,
+    );
     expect(renamed.stderr).toMatch(/^created deal \d+/);
     expect(renamed.code).toBe(0);
     const source = JSON.parse((await eidkit(['deals', 'get', '100001', '--simulator', '--json'], env)).stdout);
-    const copy = JSON.parse((await eidkit(['deals', 'get', renamed.stdout.trim(), '--simulator', '--json'], env)).stdout);
-    expect(copy).toMatchObject({ name: 'Copy of spring', price: source.price, currency: source.currency, countryCodes: source.countryCodes });
+    const copy = JSON.parse(
+      (await eidkit(['deals', 'get', renamed.stdout.trim(), '--simulator', '--json'], env)).stdout,
+    );
+    expect(copy).toMatchObject({
+      name: 'Copy of spring',
+      price: source.price,
+      currency: source.currency,
+      countryCodes: source.countryCodes,
+    });
     const asIs = await eidkit(['deals', 'create', '--simulator', '--copy-of', '100001'], env);
     expect(asIs.code).toBe(0);
     expect(asIs.stdout.trim()).toMatch(/^\d+$/);
@@ -100,7 +133,13 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
   });
 
   test('each error is printed once: a validation summary then one line per issue; a server error on one line', async () => {
-    const invalid = await eidkit(['deals', 'create', '--simulator', '--data', JSON.stringify({ ...DEAL, partnerIds: [1], price: -1 })]);
+    const invalid = await eidkit([
+      'deals',
+      'create',
+      '--simulator',
+      '--data',
+      JSON.stringify({ ...DEAL, partnerIds: [1], price: -1 }),
+    ]);
     expect(invalid.stderr.split('\n')[0]).toBe('eidkit: the deal was refused before sending (create)');
     expect(invalid.stderr.split('must be at least 0').length - 1).toBe(1);
     const missing = await eidkit(['deals', 'get', '999', '--simulator']);
@@ -109,13 +148,24 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
 
   test('get --columns limits the table and CSV to those columns, in that order', async () => {
     const table = await eidkit(['deals', 'get', '100001', '--simulator', '--columns', 'price,id,name']);
-    expect(table.stdout.trimEnd().split('\n').map((l) => l.split(/\s+/)[0])).toEqual(['price', 'id', 'name']);
+    expect(
+      table.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split(/\s+/)[0]),
+    ).toEqual(['price', 'id', 'name']);
     const csv = await eidkit(['deals', 'get', '100001', '--simulator', '--csv', '--columns', 'id,price']);
     expect(csv.stdout).toMatch(/^id,price\r\n100001,[\d.]+\r\n$/);
   });
 
   test('exit codes: validation 3 with field issues, usage 2, forbidden 5', async () => {
-    const invalid = await eidkit(['deals', 'create', '--simulator', '--data', JSON.stringify({ ...DEAL, partnerIds: [1], price: -1 })]);
+    const invalid = await eidkit([
+      'deals',
+      'create',
+      '--simulator',
+      '--data',
+      JSON.stringify({ ...DEAL, partnerIds: [1], price: -1 }),
+    ]);
     expect(invalid.code).toBe(3);
     expect(invalid.stderr).toMatch(/^\s+partnerIds: /m);
     expect(invalid.stderr).toMatch(/^\s+price: /m);
@@ -163,7 +213,10 @@ describe('eidkit against a simulator over HTTP with real credentials', () => {
     expect((await eidkit(['login', '--token-file', tokenFile], env())).code).toBe(0);
     const tokensBefore = sim.requests.filter((r) => r.path.endsWith('/oauth/token')).length;
     const { EIDKIT_BASE_URL, EIDKIT_AUTH_URL } = env();
-    const r = await eidkit(['deals', 'count', '--token-file', tokenFile, '--json'], { EIDKIT_BASE_URL, EIDKIT_AUTH_URL });
+    const r = await eidkit(['deals', 'count', '--token-file', tokenFile, '--json'], {
+      EIDKIT_BASE_URL,
+      EIDKIT_AUTH_URL,
+    });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).total).toBe(30);
@@ -182,7 +235,19 @@ describe('eidkit against a simulator over HTTP with real credentials', () => {
   test('credentials from a config file work too; a group-readable one gets a warning', async () => {
     const config = join(dir, 'config.json');
     const e = env();
-    writeFileSync(config, JSON.stringify({ baseUrl: e.EIDKIT_BASE_URL, authUrl: e.EIDKIT_AUTH_URL, audience: e.EIDKIT_AUDIENCE, clientId: e.EIDKIT_CLIENT_ID, clientSecret: e.EIDKIT_CLIENT_SECRET, username: e.EIDKIT_USERNAME, password: e.EIDKIT_PASSWORD }), { mode: 0o644 });
+    writeFileSync(
+      config,
+      JSON.stringify({
+        baseUrl: e.EIDKIT_BASE_URL,
+        authUrl: e.EIDKIT_AUTH_URL,
+        audience: e.EIDKIT_AUDIENCE,
+        clientId: e.EIDKIT_CLIENT_ID,
+        clientSecret: e.EIDKIT_CLIENT_SECRET,
+        username: e.EIDKIT_USERNAME,
+        password: e.EIDKIT_PASSWORD,
+      }),
+      { mode: 0o644 },
+    );
     const r = await eidkit(['deals', 'count', '--config', config, '--no-cache', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).total).toBe(30);
@@ -197,7 +262,10 @@ describe('eidkit against a simulator over HTTP with real credentials', () => {
     const runs = [
       wrong,
       await eidkit(['deals', 'list', '-v', '--token-file', tokenFile, '--json'], env()),
-      await eidkit(['deals', 'update', '100001', '--dry-run', '-v', '--token-file', tokenFile, '--set', 'name=x'], env()),
+      await eidkit(
+        ['deals', 'update', '100001', '--dry-run', '-v', '--token-file', tokenFile, '--set', 'name=x'],
+        env(),
+      ),
       await eidkit(['deals', 'get', '999', '-v', '--token-file', tokenFile], env()),
     ];
     const token = JSON.parse(readFileSync(tokenFile, 'utf8')).token as string;
@@ -208,11 +276,15 @@ describe('eidkit against a simulator over HTTP with real credentials', () => {
       }
       expect(r.stderr + r.stdout).not.toMatch(/sim_(at|ut)_/);
     }
-    expect(runs[1]!.stderr).toMatch(/GET \/current\/deals\?/); // verbose logs were there to leak, and did not
+    expect(runs[1].stderr).toMatch(/GET \/current\/deals\?/); // verbose logs were there to leak, and did not
   });
 
   test('a network failure exits 6', async () => {
-    const r = await eidkit(['deals', 'list', '--no-cache', '--timeout', '2000'], { ...env(), EIDKIT_BASE_URL: 'http://127.0.0.1:59998/current/', EIDKIT_AUTH_URL: 'http://127.0.0.1:59998/' });
+    const r = await eidkit(['deals', 'list', '--no-cache', '--timeout', '2000'], {
+      ...env(),
+      EIDKIT_BASE_URL: 'http://127.0.0.1:59998/current/',
+      EIDKIT_AUTH_URL: 'http://127.0.0.1:59998/',
+    });
     expect(r.code).toBe(6);
     expect(r.stderr).toMatch(/connection refused by 127\.0\.0\.1:59998 \(ECONNREFUSED\)/);
   });

@@ -49,7 +49,9 @@ describe('eidkit decode --partners', () => {
     expect(r.stdout).toContain('forwarding to 2 partners');
     expect(r.stdout).toContain('equativ  (OpenRTB 2.6): receives 2 of 3 eids');
     expect(r.stdout).toMatch(/- uidapi\.com\s+permissions\[0\] \(source uidapi\.com\) allows only dsp-b/);
-    expect(r.stdout).toContain('dsp-b  (OpenRTB 2.5): receives 1 of 3 eids; consent: GDPR applies: vendor 131 has no consent in the TC string');
+    expect(r.stdout).toContain(
+      'dsp-b  (OpenRTB 2.5): receives 1 of 3 eids; consent: GDPR applies: vendor 131 has no consent in the TC string',
+    );
     expect(r.stdout).toMatch(/\+ pubcid\.org\s+pubcid\.org is in allowSources/);
   });
 
@@ -62,18 +64,31 @@ describe('eidkit decode --partners', () => {
       {
         partner: 'a',
         openrtb: '2.6',
-        kept: [0, 1, 2].map((index) => ({ index, source: eids[index].source, reason: { code: 'no-rule', message: expect.any(String) } })),
+        kept: [0, 1, 2].map((index) => ({
+          index,
+          source: eids[index].source,
+          reason: { code: 'no-rule', message: expect.any(String) },
+        })),
         removed: [],
       },
     ]);
   });
 
   test('a bad partners file exits 3 naming the file and the bad rule, before reading the input', () => {
-    const bad = run(['decode', '--partners', file('bad.json', { partners: [{ id: 'a' }], permissions: [{ source: 'x.example', partners: ['nobody'] }] }), '-']);
+    const bad = run([
+      'decode',
+      '--partners',
+      file('bad.json', { partners: [{ id: 'a' }], permissions: [{ source: 'x.example', partners: ['nobody'] }] }),
+      '-',
+    ]);
     expect(bad.status).toBe(3);
-    expect(bad.stderr).toMatch(/bad\.json: invalid forwarding policy: permissions\[0\]\.partners: unknown partner "nobody"/);
+    expect(bad.stderr).toMatch(
+      /bad\.json: invalid forwarding policy: permissions\[0\]\.partners: unknown partner "nobody"/,
+    );
     expect(run(['decode', '--partners', file('broken.json', '{'), url]).stderr).toMatch(/broken\.json: not valid JSON/);
-    expect(run(['decode', '--partners', file('empty.json', { permissions: [] }), url]).stderr).toMatch(/needs a non-empty list of partners/);
+    expect(run(['decode', '--partners', file('empty.json', { permissions: [] }), url]).stderr).toMatch(
+      /needs a non-empty list of partners/,
+    );
     expect(run(['decode', '--partners', join(dir, 'missing.json'), url]).status).toBe(3);
   });
 });

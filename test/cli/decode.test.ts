@@ -7,13 +7,20 @@ import { fileURLToPath } from 'node:url';
 
 // Spawns the real built binary (`npm run build` first; `npm test` builds before the suites run).
 const bin = fileURLToPath(new URL('../../dist/node/cli/index.js', import.meta.url));
-const run = (args: string[], input?: string) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', input });
+const run = (args: string[], input?: string) =>
+  spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', input });
 
 const eids = [
   { source: 'id5-sync.com', uids: [{ id: 'ID5*abc', atype: 1, ext: { linkType: 2 } }] },
   { source: 'uidapi.com', uids: [{ id: 'uid2-token', atype: 3 }] },
   { source: 'example.org', uids: [{ id: 'x1' }] },
-  { source: 'hemsha256', uids: [{ id: 'f'.repeat(64), atype: 9 }, { id: 'e'.repeat(64), atype: '3' }] },
+  {
+    source: 'hemsha256',
+    uids: [
+      { id: 'f'.repeat(64), atype: 9 },
+      { id: 'e'.repeat(64), atype: '3' },
+    ],
+  },
   { source: 'pubcid.org', uids: [{ id: '' }] },
 ];
 const b64url = Buffer.from(JSON.stringify(eids)).toString('base64url');
@@ -62,17 +69,30 @@ describe('eidkit decode', () => {
   test('exits 3 for Base64 that holds no JSON array, and for a URL without eids', () => {
     const notArray = run(['decode', '--json', Buffer.from('{"a":1}').toString('base64')]);
     expect(notArray.status).toBe(3);
-    expect(JSON.parse(notArray.stdout)).toMatchObject({ decoded: false, issues: [{ path: 'eids', message: 'eids must be an array' }] });
+    expect(JSON.parse(notArray.stdout)).toMatchObject({
+      decoded: false,
+      issues: [{ path: 'eids', message: 'eids must be an array' }],
+    });
     const noParam = run(['decode', 'https://ads.example/ac?nwid=1']);
     expect(noParam.status).toBe(3);
     expect(noParam.stderr).toContain('the URL has no eids parameter');
   });
 
   test('decodes a POST ad-call body read from stdin, and refuses a body that is not JSON', () => {
-    const body = JSON.stringify({ networkId: 1234, siteId: 5, formats: [{ id: 7, tagId: 'top' }], eids: eids.slice(0, 3) });
+    const body = JSON.stringify({
+      networkId: 1234,
+      siteId: 5,
+      formats: [{ id: 7, tagId: 'top' }],
+      eids: eids.slice(0, 3),
+    });
     const r = run(['decode', '--json', '-'], body);
     expect(r.status).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ input: 'body', decoded: true, call: { endpoint: 'genericpost', networkId: 1234 }, issues: [] });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      input: 'body',
+      decoded: true,
+      call: { endpoint: 'genericpost', networkId: 1234 },
+      issues: [],
+    });
     const broken = run(['decode', '{"networkId": 1, "eids": ['], '');
     expect(broken.status).toBe(3);
     expect(broken.stderr).toContain('could not decode the eids: not valid JSON; body ignored');
@@ -84,7 +104,10 @@ describe('eidkit decode', () => {
     expect(empty.stderr).toContain('could not decode the eids: the eids parameter is empty');
     const broken = run(['decode', '--json', '/ac?nwid=1&eids=%E0%A4%A']);
     expect(broken.status).toBe(3);
-    expect(JSON.parse(broken.stdout)).toMatchObject({ decoded: false, issues: [{ path: 'eids', message: 'malformed percent-encoding; ignored' }] });
+    expect(JSON.parse(broken.stdout)).toMatchObject({
+      decoded: false,
+      issues: [{ path: 'eids', message: 'malformed percent-encoding; ignored' }],
+    });
   });
 
   test('a URL the WHATWG parser refuses is still read as the ad server reads it, never an unexpected error', () => {
@@ -101,7 +124,10 @@ describe('eidkit decode', () => {
     const many = Array.from({ length: 70 }, (_, i) => ({ source: `s${i}.example`, uids: [{ id: 'x' }] }));
     const capped = run(['decode', '--json', JSON.stringify({ networkId: 1, eids: many })]);
     expect(capped.status).toBe(0);
-    expect(JSON.parse(capped.stdout)).toMatchObject({ decoded: true, issues: [{ path: 'eids', message: 'more than 64 eids: 6 dropped' }] });
+    expect(JSON.parse(capped.stdout)).toMatchObject({
+      decoded: true,
+      issues: [{ path: 'eids', message: 'more than 64 eids: 6 dropped' }],
+    });
   });
 
   test('exits 2 when the input argument is missing', () => {
@@ -119,10 +145,23 @@ describe('eidkit decode --post-body', () => {
   const device = { source: 'video-ids.example', uids: [{ id: 'dev-4', atype: 4 }] };
 
   test("reads the video plugin's OpenRTB body from a file: user.eids, atype 4 kept", () => {
-    const r = run(['decode', '--json', '--post-body', file('video.json', { imp: [{ id: '1', tagid: '44' }], site: { publisher: { id: '1234' } }, user: { eids: [device, eids[0]] } })]);
+    const r = run([
+      'decode',
+      '--json',
+      '--post-body',
+      file('video.json', {
+        imp: [{ id: '1', tagid: '44' }],
+        site: { publisher: { id: '1234' } },
+        user: { eids: [device, eids[0]] },
+      }),
+    ]);
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(out.call).toMatchObject({ endpoint: 'genericpost', networkId: 1234, formats: [{ id: 44, tagId: '44', impId: '1' }] });
+    expect(out.call).toMatchObject({
+      endpoint: 'genericpost',
+      networkId: 1234,
+      formats: [{ id: 44, tagId: '44', impId: '1' }],
+    });
     expect(out.eids.map((e: { source: string; uids: unknown[] }) => [e.source, e.uids])).toEqual([
       ['video-ids.example', [{ id: 'dev-4', atype: 4 }]],
       ['id5-sync.com', eids[0].uids],
@@ -130,7 +169,13 @@ describe('eidkit decode --post-body', () => {
   });
 
   test("reads the Prebid adapter's /prebid/v1 body from stdin", () => {
-    const body = { networkId: 1234, siteId: 1, pageId: 2, units: [{ bidId: 'b1', adUnitCode: 'top', formatId: 3 }], eids: [eids[1]] };
+    const body = {
+      networkId: 1234,
+      siteId: 1,
+      pageId: 2,
+      units: [{ bidId: 'b1', adUnitCode: 'top', formatId: 3 }],
+      eids: [eids[1]],
+    };
     const r = run(['decode', '--post-body', '-'], JSON.stringify(body));
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('endpoint: prebid');

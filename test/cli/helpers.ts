@@ -21,7 +21,13 @@ export interface Run {
 /** Starts the binary with a clean environment (no credentials unless given). */
 export function start(args: string[], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, [bin, ...args], {
-    env: { PATH: process.env.PATH!, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), XDG_CACHE_HOME: join(home, 'cache'), ...env },
+    env: {
+      PATH: process.env.PATH!,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, 'config'),
+      XDG_CACHE_HOME: join(home, 'cache'),
+      ...env,
+    },
   });
 }
 

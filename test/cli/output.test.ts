@@ -18,7 +18,17 @@ beforeAll(async () => {
   const listening = await sim.listen();
   close = listening.close;
   env = { ...simulatorEnv(sim, listening.url), EIDKIT_TOKEN_FILE: '/dev/null/none' };
-  const client = new DealApiClient({ baseUrl: env.EIDKIT_BASE_URL!, authUrl: env.EIDKIT_AUTH_URL, audience: env.EIDKIT_AUDIENCE, credentials: { clientId: env.EIDKIT_CLIENT_ID!, clientSecret: env.EIDKIT_CLIENT_SECRET!, username: env.EIDKIT_USERNAME, password: env.EIDKIT_PASSWORD } });
+  const client = new DealApiClient({
+    baseUrl: env.EIDKIT_BASE_URL,
+    authUrl: env.EIDKIT_AUTH_URL,
+    audience: env.EIDKIT_AUDIENCE,
+    credentials: {
+      clientId: env.EIDKIT_CLIENT_ID,
+      clientSecret: env.EIDKIT_CLIENT_SECRET,
+      username: env.EIDKIT_USERNAME,
+      password: env.EIDKIT_PASSWORD,
+    },
+  });
   for (const name of FORMULAS) await client.deals.create(validDeal({ name }) as never);
 });
 afterAll(async () => {
@@ -43,7 +53,7 @@ function readOutput(args: string[], { stallMs = 0, headOne = false } = {}): Prom
         stdout += d;
         if (headOne && stdout.includes('\n')) child.stdout.destroy();
       });
-      void closed.then((code) => resolve({ code, stdout: headOne ? stdout.split('\n')[0]! : stdout, stderr }));
+      void closed.then((code) => resolve({ code, stdout: headOne ? stdout.split('\n')[0] : stdout, stderr }));
     }, stallMs);
   });
 }
@@ -85,11 +95,32 @@ describe('eidkit writes all its output before it exits', () => {
 
 describe('CSV from the CLI opens in a spreadsheet as data, never as formulas', () => {
   test('deals list --csv and deals get --csv write formula-like names as text', async () => {
-    const list = await eidkit(['deals', 'list', '--no-cache', '--csv', '--columns', 'id,name', '--sort-by', 'id', '--desc', '--limit', String(FORMULAS.length)], env);
+    const list = await eidkit(
+      [
+        'deals',
+        'list',
+        '--no-cache',
+        '--csv',
+        '--columns',
+        'id,name',
+        '--sort-by',
+        'id',
+        '--desc',
+        '--limit',
+        String(FORMULAS.length),
+      ],
+      env,
+    );
     expect(list.code).toBe(0);
-    const names = list.stdout.trimEnd().split('\r\n').slice(1).map((l) => l.slice(l.indexOf(',') + 1));
-    expect(names.sort()).toEqual(["\"'=HYPERLINK(\"\"http://evil.test\"\",\"\"click\"\")\"", "'+1+2", "'-2+3", "'@SUM(A1:A2)"].sort());
-    const id = list.stdout.split('\r\n')[1]!.split(',')[0]!;
+    const names = list.stdout
+      .trimEnd()
+      .split('\r\n')
+      .slice(1)
+      .map((l) => l.slice(l.indexOf(',') + 1));
+    expect(names.sort()).toEqual(
+      ['"\'=HYPERLINK(""http://evil.test"",""click"")"', "'+1+2", "'-2+3", "'@SUM(A1:A2)"].sort(),
+    );
+    const id = list.stdout.split('\r\n')[1].split(',')[0];
     const get = await eidkit(['deals', 'get', id, '--no-cache', '--csv', '--columns', 'name,price'], env);
     expect(get.stdout.split('\r\n')[1]).toMatch(/^'/);
   });

@@ -26,21 +26,39 @@ describe('eidkit tags', () => {
     const out = mkdtempSync(join(tmpdir(), 'eidkit-cdn-'));
     const r = run(['tags', 'build', '--networks', networksFile({ networks }), '--out', out]);
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/^built 61 networks \(60 configured \+ default\) in [\d.]+ s: 733 files written, 0 unchanged; manifest /);
+    expect(r.stdout).toMatch(
+      /^built 61 networks \(60 configured \+ default\) in [\d.]+ s: 733 files written, 0 unchanged; manifest /,
+    );
     expect(r.stderr).toContain('networks 61/61');
     expect(JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8')).files).toHaveLength(122);
-    expect(run(['tags', 'build', '--networks', networksFile({ networks }), '--out', out]).stdout).toContain('0 files written, 733 unchanged');
+    expect(run(['tags', 'build', '--networks', networksFile({ networks }), '--out', out]).stdout).toContain(
+      '0 files written, 733 unchanged',
+    );
   });
 
   test('build refuses a bad configuration with exit code 3, naming network and field', () => {
-    const r = run(['tags', 'build', '--networks', networksFile({ networks: { '42': { modules: ['nope'] } } }), '--out', mkdtempSync(join(tmpdir(), 'x-'))]);
+    const r = run([
+      'tags',
+      'build',
+      '--networks',
+      networksFile({ networks: { '42': { modules: ['nope'] } } }),
+      '--out',
+      mkdtempSync(join(tmpdir(), 'x-')),
+    ]);
     expect(r.status).toBe(3);
     expect(r.stderr).toContain('network 42: networks.42.modules[0]: unknown module "nope"');
     expect(r.stdout).toBe('');
   });
 
   test('serve refuses a bad or missing configuration with exit code 3 and serves nothing', () => {
-    const bad = run(['tags', 'serve', '--networks', networksFile({ networks: { '42': { modules: ['nope'] } } }), '--port', '0']);
+    const bad = run([
+      'tags',
+      'serve',
+      '--networks',
+      networksFile({ networks: { '42': { modules: ['nope'] } } }),
+      '--port',
+      '0',
+    ]);
     expect(bad.status).toBe(3);
     expect(bad.stderr).toMatch(/^eidkit: .*network 42: networks\.42\.modules\[0\]: unknown module "nope"/);
     expect(bad.stdout).toBe('');
@@ -50,7 +68,15 @@ describe('eidkit tags', () => {
   });
 
   test('serve answers on the printed address until stopped', async () => {
-    const child = spawn(process.execPath, [bin, 'tags', 'serve', '--networks', networksFile({ networks: { '7': { modules: ['uid2'] } } }), '--port', '0']);
+    const child = spawn(process.execPath, [
+      bin,
+      'tags',
+      'serve',
+      '--networks',
+      networksFile({ networks: { '7': { modules: ['uid2'] } } }),
+      '--port',
+      '0',
+    ]);
     try {
       const url = await new Promise<string>((resolve, reject) => {
         child.stdout.on('data', (d: Buffer) => {
@@ -101,14 +127,14 @@ describe('eidkit tags', () => {
     const stderrShows = (text: string) =>
       new Promise<void>((resolve, reject) => {
         const t = setInterval(() => {
-        if (!stderr.includes(text)) return;
-        clearInterval(t);
-        resolve();
-      }, 20);
+          if (!stderr.includes(text)) return;
+          clearInterval(t);
+          resolve();
+        }, 20);
         setTimeout(() => {
-        clearInterval(t);
-        reject(new Error(`stderr never said "${text}": ${stderr}`));
-      }, 10_000);
+          clearInterval(t);
+          reject(new Error(`stderr never said "${text}": ${stderr}`));
+        }, 10_000);
       });
     const script = async (network: string) => (await (await fetch(`${url}/tag/${network}/sas.js`)).text()).slice(0, 60);
     let url = '';

@@ -37,15 +37,15 @@ beforeAll(async () => {
   close = listening.close;
   env = { ...simulatorEnv(sim, listening.url), EIDKIT_TOKEN_FILE: '/dev/null/none' };
   const credentials = {
-    clientId: env.EIDKIT_CLIENT_ID!,
-    clientSecret: env.EIDKIT_CLIENT_SECRET!,
+    clientId: env.EIDKIT_CLIENT_ID,
+    clientSecret: env.EIDKIT_CLIENT_SECRET,
     username: env.EIDKIT_USERNAME,
     password: env.EIDKIT_PASSWORD,
   };
   const { EIDKIT_BASE_URL: baseUrl, EIDKIT_AUTH_URL: authUrl, EIDKIT_AUDIENCE: audience } = env;
-  const client = new DealApiClient({ baseUrl: baseUrl!, authUrl, audience, credentials });
+  const client = new DealApiClient({ baseUrl: baseUrl, authUrl, audience, credentials });
   for (const [key, name] of Object.entries(HOSTILE)) {
-    ids[key] = (await client.deals.create(validDeal({ name }) as never)).id as number;
+    ids[key] = (await client.deals.create(validDeal({ name }) as never)).id;
   }
 });
 afterAll(async () => {
@@ -86,7 +86,7 @@ describe('eidkit prints hostile text escaped, and exact in --json / --csv', () =
 
   test('deals list --json and --csv keep every name byte for byte', async () => {
     const json = await eidkit(['deals', 'list', '--no-cache', '--json'], env);
-    const names = (JSON.parse(json.stdout) as Array<{ name: string }>).map((d) => d.name);
+    const names = (JSON.parse(json.stdout) as { name: string }[]).map((d) => d.name);
     for (const name of NAMES) expect(names).toContain(name);
     const csv = await eidkit(['deals', 'list', '--no-cache', '--csv', '--columns', 'name'], env);
     expect(csv.stdout).toContain(HOSTILE.title);
@@ -98,7 +98,12 @@ describe('eidkit prints hostile text escaped, and exact in --json / --csv', () =
     expect(r.code).toBe(0);
     expect(r.stdout).not.toMatch(RAW_CONTROL);
     const shown = terminalSafe(HOSTILE[key as keyof typeof HOSTILE]);
-    expect(r.stdout.split('\n').find((l) => l.startsWith('name '))!.replace(/^name +/, '')).toBe(shown);
+    expect(
+      r.stdout
+        .split('\n')
+        .find((l) => l.startsWith('name '))!
+        .replace(/^name +/, ''),
+    ).toBe(shown);
     const json = await eidkit(['deals', 'get', String(ids[key]), '--no-cache', '--json'], env);
     expect(JSON.parse(json.stdout).name).toBe(HOSTILE[key as keyof typeof HOSTILE]);
   });
@@ -131,9 +136,9 @@ describe('eidkit prints hostile text escaped, and exact in --json / --csv', () =
       expect(r.stdout).toContain(`      ${terminalSafe(HOSTILE.forgedLine)}`);
       expect(r.stdout).not.toMatch(/^id 999/m);
       const json = await eidkit(['decode', '--json', input]);
-      const out = JSON.parse(json.stdout) as { eids: Array<{ inserter: string; uids: Array<{ id: string }> }> };
-      expect(out.eids.map((e) => e.uids[0]!.id)).toEqual(NAMES);
-      expect(out.eids[0]!.inserter).toBe(HOSTILE.title);
+      const out = JSON.parse(json.stdout) as { eids: { inserter: string; uids: { id: string }[] }[] };
+      expect(out.eids.map((e) => e.uids[0].id)).toEqual(NAMES);
+      expect(out.eids[0].inserter).toBe(HOSTILE.title);
     }
   });
 
@@ -147,6 +152,6 @@ describe('eidkit prints hostile text escaped, and exact in --json / --csv', () =
     expect(r.stdout).toContain(terminalSafe(JSON.stringify(HOSTILE.c1)));
     expect(r.stdout).not.toMatch(/^id 999/m);
     const json = await eidkit(['deals', 'plan', '-f', file, '--simulator', '--json']);
-    expect((JSON.parse(json.stdout) as { items: Array<{ name: string }> }).items.map((i) => i.name)).toEqual(NAMES);
+    expect((JSON.parse(json.stdout) as { items: { name: string }[] }).items.map((i) => i.name)).toEqual(NAMES);
   });
 });

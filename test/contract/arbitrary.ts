@@ -8,9 +8,33 @@ import fc from 'fast-check';
 type Json = Record<string, unknown>;
 
 const KNOWN = new Set([
-  'type', 'enum', 'const', 'anyOf', 'oneOf', 'properties', 'required', 'additionalProperties', 'items', 'minItems',
-  'maxItems', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength',
-  'pattern', 'format', 'description', 'title', 'examples', 'readOnly', 'x-rules', 'x-requires-header', 'default',
+  'type',
+  'enum',
+  'const',
+  'anyOf',
+  'oneOf',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'description',
+  'title',
+  'examples',
+  'readOnly',
+  'x-rules',
+  'x-requires-header',
+  'default',
 ]);
 
 /** Small numbers most of the time, the whole range sometimes. */
@@ -61,8 +85,8 @@ export function arbitrary(schema: Json, options: { forRequest?: boolean } = {}):
         ? fc.stringMatching(new RegExp(schema.pattern as string))
         : schema.format === 'date-time'
           ? fc
-            .date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true })
-            .map((d) => d.toISOString())
+              .date({ min: new Date('2000-01-01'), max: new Date('2099-12-31'), noInvalidDate: true })
+              .map((d) => d.toISOString())
           : fc.string({ minLength, maxLength: Math.min(maxLength, minLength + 40) });
       return base.filter((s) => s.length >= minLength && s.length <= maxLength);
     }
@@ -72,8 +96,9 @@ export function arbitrary(schema: Json, options: { forRequest?: boolean } = {}):
       return fc.array(sub(schema.items ?? {}), { minLength: minItems, maxLength: maxItems });
     }
     case 'object': {
-      const props = Object.entries((schema.properties ?? {}) as Record<string, Json>)
-        .filter(([, p]) => !(options.forRequest && p.readOnly));
+      const props = Object.entries((schema.properties ?? {}) as Record<string, Json>).filter(
+        ([, p]) => !(options.forRequest && p.readOnly),
+      );
       const required = new Set((schema.required ?? []) as string[]);
       const record = fc.record(Object.fromEntries(props.map(([k, p]) => [k, sub(p)])), {
         requiredKeys: props.map(([k]) => k).filter((k) => required.has(k)),

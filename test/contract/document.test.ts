@@ -22,8 +22,10 @@ async function rig() {
     expect(violations, explain(violations)).toEqual([]);
   };
   /** Calls as one user: `call('PUT', path, body, headers)`. */
-  const as = (t: string) => (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
-    r.exchange(path, { method, headers: { ...AUTH(t), ...headers }, body });
+  const as =
+    (t: string) =>
+    (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      r.exchange(path, { method, headers: { ...AUTH(t), ...headers }, body });
   return { ...r, token, dspToken, deal, expectConforming, call: as(token), dsp: as(dspToken) };
 }
 
@@ -118,7 +120,7 @@ describe('requests the simulator accepts, per the guide, are valid in the docume
 });
 
 describe('requests the simulator refuses are invalid in the document', () => {
-  const refused: Array<[string, Record<string, unknown>]> = [
+  const refused: [string, Record<string, unknown>][] = [
     ['no beginDate', validDeal({ beginDate: undefined })],
     ['no endDate', validDeal({ endDate: undefined })],
     ['a price with three decimals', validDeal({ price: 2.505 })],
@@ -169,7 +171,10 @@ describe('headers the simulator sends are declared', () => {
     const quotaToken = await quota.login();
     const spent = await quota.exchange('/deals', { method: 'POST', headers: AUTH(quotaToken), body: validDeal() });
     const wrong = new URLSearchParams({
-      grant_type: 'client_credentials', client_id: 'nobody', client_secret: 'nothing', audience: r.sim.audience,
+      grant_type: 'client_credentials',
+      client_id: 'nobody',
+      client_secret: 'nothing',
+      audience: r.sim.audience,
     }).toString();
     const attempts = [];
     for (let i = 0; i < 11; i++) {
@@ -194,7 +199,9 @@ describe('leniencies are written down in the document', () => {
       await r.exchange('/oauth/token', {
         method: 'POST',
         body: {
-          grant_type: 'client_credentials', client_id: COMPANY.clientId, client_secret: COMPANY.clientSecret,
+          grant_type: 'client_credentials',
+          client_id: COMPANY.clientId,
+          client_secret: COMPANY.clientSecret,
           audience: r.sim.audience,
         },
       }),

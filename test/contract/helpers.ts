@@ -62,6 +62,6 @@ export async function contractRig(options: DealApiSimulatorOptions = {}) {
 }
 
 /** A short readable line per violation, for failure messages. */
-export function explain(violations: Array<{ operation: string; message: string; exchange: string }>): string {
+export function explain(violations: { operation: string; message: string; exchange: string }[]): string {
   return violations.map((v) => `${v.exchange} [${v.operation}]: ${v.message}`).join('\n');
 }

@@ -15,7 +15,11 @@ test('spectral:oas finds nothing; every operation has an operationId, tags and a
   const results = await spectral.run(new Document(text, spectralParsers.Json, 'openapi.json'));
   const findings = results.map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`);
   expect(findings).toEqual([]);
-  type Op = { operationId?: string; tags?: string[]; description?: string };
+  interface Op {
+    operationId?: string;
+    tags?: string[];
+    description?: string;
+  }
   const doc = JSON.parse(text) as { paths: Record<string, Record<string, Op>> };
   const ops = Object.values(doc.paths).flatMap((item) => Object.values(item));
   expect(ops.length).toBeGreaterThanOrEqual(38);

@@ -17,11 +17,21 @@ const src = fileURLToPath(new URL('../../src/', import.meta.url));
 
 /** The item type the client's rules give each lookup resource (by the schema LOOKUP_ITEM_SCHEMAS picks). */
 const ITEM_TYPES: Record<string, string> = {
-  buyers: 'BuyerItem', partners: 'PartnerItem', dsps: 'DspItem', countries: 'CountryItem', publishers: 'PublisherItem',
-  cities: 'CityItem', states: 'StateItem', regions: 'RegionItem', dmas: 'DmaItem', audienceSegments: 'SegmentItem',
-  semanticSegments: 'SegmentItem', creativeBannerSizes: 'CreativeBannerSizeItem',
+  buyers: 'BuyerItem',
+  partners: 'PartnerItem',
+  dsps: 'DspItem',
+  countries: 'CountryItem',
+  publishers: 'PublisherItem',
+  cities: 'CityItem',
+  states: 'StateItem',
+  regions: 'RegionItem',
+  dmas: 'DmaItem',
+  audienceSegments: 'SegmentItem',
+  semanticSegments: 'SegmentItem',
+  creativeBannerSizes: 'CreativeBannerSizeItem',
   identityProviders: 'IdentityProviderItem',
-  thirdPartyProviders: 'ThirdPartyProviderItem', domainLists: 'DomainListItem',
+  thirdPartyProviders: 'ThirdPartyProviderItem',
+  domainLists: 'DomainListItem',
 };
 
 function checkProgram(): string {
@@ -78,8 +88,13 @@ test('types generated from the document match the client’s request and respons
     writeFileSync(join(dir, 'openapi.ts'), astToString(await openapiTS(doc as never)));
     writeFileSync(join(dir, 'check.ts'), checkProgram());
     const program = ts.createProgram([join(dir, 'check.ts')], {
-      strict: true, noEmit: true, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022, skipLibCheck: true, types: ['node'],
+      strict: true,
+      noEmit: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      skipLibCheck: true,
+      types: ['node'],
     });
     const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => {
       const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;

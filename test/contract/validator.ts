@@ -49,7 +49,7 @@ export function dereference<T>(doc: T): T {
     const obj = node as Json;
     if (typeof obj.$ref === 'string') {
       const { $ref, ...siblings } = obj;
-      return walk({ ...(resolve($ref as string) as Json), ...siblings }, depth + 1);
+      return walk({ ...(resolve($ref) as Json), ...siblings }, depth + 1);
     }
     return Object.fromEntries(Object.entries(obj).map(([k, v]) => [k, walk(v, depth + 1)]));
   };
@@ -58,7 +58,13 @@ export function dereference<T>(doc: T): T {
 
 /** Response headers every HTTP stack adds, which no document lists. */
 const TRANSPORT_HEADERS = new Set([
-  'content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'vary',
+  'content-type',
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'vary',
 ]);
 
 /** Reads the validator's verdicts from a (dereferenced) OpenAPI document. */
@@ -76,18 +82,16 @@ export class ContractValidator {
     // OpenAPI's own keywords and our extension: annotations, not assertions.
     this.ajv.addVocabulary(['x-rules', 'x-requires-header']);
     this.ajv.addFormat('password', true);
-    const servers = (this.doc.servers ?? []) as Array<{ url: string }>;
+    const servers = (this.doc.servers ?? []) as { url: string }[];
     this.prefixes = servers.map((s) => new URL(s.url, 'http://x').pathname.replace(/\/$/, ''));
     for (const [path, item] of Object.entries(this.doc.paths as Record<string, Json>)) {
       for (const [method, op] of Object.entries(item)) {
         if (!['get', 'post', 'put', 'delete', 'patch'].includes(method)) continue;
         const paramNames: string[] = [];
-        const source = path
-          .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
-          .replace(/\{(\w+)\}/g, (_, n: string) => {
-        paramNames.push(n);
-        return '([^/]+)';
-      });
+        const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, n: string) => {
+          paramNames.push(n);
+          return '([^/]+)';
+        });
         const id = (op as Json).operationId as string;
         this.operations.push({ id, method, path, matcher: new RegExp(`^${source}$`), paramNames, op: op as Json });
       }
@@ -142,11 +146,12 @@ export class ContractValidator {
     if (security.length > 0 && !/^bearer\s+\S+/i.test(headers.authorization ?? '')) out.push('no Bearer token');
     for (const p of (operation.op.parameters ?? []) as Json[]) {
       const name = p.name as string;
-      const raw = p.in === 'path'
-        ? pathParams[name]
-        : p.in === 'query'
-          ? url.searchParams.get(name) ?? undefined
-          : headers[name.toLowerCase()];
+      const raw =
+        p.in === 'path'
+          ? pathParams[name]
+          : p.in === 'query'
+            ? (url.searchParams.get(name) ?? undefined)
+            : headers[name.toLowerCase()];
       if (raw === undefined) {
         if (p.required) out.push(`${p.in} parameter ${name} is missing`);
         continue;
@@ -215,7 +220,7 @@ export class ContractValidator {
     const visit = (node: unknown) => {
       if (!node || typeof node !== 'object') return;
       const obj = node as Json;
-      if (obj['x-rules']) for (const k of Object.keys(obj['x-rules'] as Json)) out.add(k);
+      if (obj['x-rules']) for (const k of Object.keys(obj['x-rules'])) out.add(k);
       for (const k of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(obj[k])) (obj[k] as unknown[]).forEach(visit);
       if (obj.contentSchema) visit(obj.contentSchema);
     };
@@ -256,9 +261,9 @@ export class ContractValidator {
   }
 }
 
-function parseErrors(body: string): Array<{ field: string; message: string; rule?: string }> {
+function parseErrors(body: string): { field: string; message: string; rule?: string }[] {
   try {
-    const parsed = JSON.parse(body) as { errors?: Array<{ field: string; message: string; rule?: string }> };
+    const parsed = JSON.parse(body) as { errors?: { field: string; message: string; rule?: string }[] };
     return Array.isArray(parsed.errors) ? parsed.errors : [];
   } catch {
     return [];

@@ -1,6 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { decodeBase64Json, decodeBase64Loose, decodeBase64Text, encodeBase64Url, encodeEids } from '../../src/core/index.js';
+import {
+  decodeBase64Json,
+  decodeBase64Loose,
+  decodeBase64Text,
+  encodeBase64Url,
+  encodeEids,
+} from '../../src/core/index.js';
 
 describe('Base64 codec', () => {
   test('encodes eids as URL-safe Base64 without padding of the UTF-8 JSON', () => {
@@ -34,7 +40,12 @@ describe('Base64 codec', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (v) => {
         const buf = Buffer.from(JSON.stringify(v), 'utf8');
-        for (const form of [buf.toString('base64'), buf.toString('base64').replace(/=+$/, ''), buf.toString('base64url'), ` ${buf.toString('base64url')}\n`]) {
+        for (const form of [
+          buf.toString('base64'),
+          buf.toString('base64').replace(/=+$/, ''),
+          buf.toString('base64url'),
+          ` ${buf.toString('base64url')}\n`,
+        ]) {
           expect(decodeBase64Json(form)).toEqual({ value: JSON.parse(JSON.stringify(v)), issues: [] });
         }
       }),
@@ -45,8 +56,12 @@ describe('Base64 codec', () => {
     expect(decodeBase64Json('%%%').issues).toEqual([{ path: 'eids', message: 'not valid Base64' }]);
     expect(decodeBase64Json('').issues).toHaveLength(1);
     expect(decodeBase64Json('abcde').issues[0].message).toBe('not valid Base64');
-    expect(decodeBase64Json(Buffer.from([0xff, 0xfe, 0x80]).toString('base64')).issues[0].message).toBe('not valid Base64');
-    expect(decodeBase64Json(Buffer.from('{not json').toString('base64')).issues[0].message).toMatch(/not hold valid JSON/);
+    expect(decodeBase64Json(Buffer.from([0xff, 0xfe, 0x80]).toString('base64')).issues[0].message).toBe(
+      'not valid Base64',
+    );
+    expect(decodeBase64Json(Buffer.from('{not json').toString('base64')).issues[0].message).toMatch(
+      /not hold valid JSON/,
+    );
     expect(decodeBase64Json(42 as never).issues).toHaveLength(1);
   });
 });

@@ -2,11 +2,14 @@ import { describe, expect, test } from 'vitest';
 import { csvField, csvRow } from '../../src/core/csv.js';
 
 describe('the CSV writer', () => {
-  test.each(['=HYPERLINK("http://x.test","click")', '+1+2', '-2+3', '@SUM(A1:A2)', '\tcmd', '\rcmd'])('writes %j as text, not a formula', (text) => {
-    const field = csvField(text);
-    const unquoted = field.startsWith('"') ? field.slice(1, -1).replace(/""/g, '"') : field;
-    expect(unquoted).toBe(`'${text}`);
-  });
+  test.each(['=HYPERLINK("http://x.test","click")', '+1+2', '-2+3', '@SUM(A1:A2)', '\tcmd', '\rcmd'])(
+    'writes %j as text, not a formula',
+    (text) => {
+      const field = csvField(text);
+      const unquoted = field.startsWith('"') ? field.slice(1, -1).replace(/""/g, '"') : field;
+      expect(unquoted).toBe(`'${text}`);
+    },
+  );
 
   test('keeps numbers and booleans as data, negative numbers included', () => {
     expect(csvRow([-2, 0.5, true, null, undefined])).toBe('-2,0.5,true,,\r\n');

@@ -4,10 +4,20 @@ import { isValidAtype, mergeEids, overlayEids, validateEids, type Eid } from '..
 
 describe('validateEids', () => {
   test('keeps valid eids as copies with only the known fields', () => {
-    const input = [{ source: ' id5-sync.com ', uids: [{ id: 'a', atype: 1, ext: { linkType: 2 }, extra: 1 }], mm: 3, inserter: 'x.com', junk: true }];
+    const input = [
+      {
+        source: ' id5-sync.com ',
+        uids: [{ id: 'a', atype: 1, ext: { linkType: 2 }, extra: 1 }],
+        mm: 3,
+        inserter: 'x.com',
+        junk: true,
+      },
+    ];
     const { value, issues } = validateEids(input);
     expect(issues).toEqual([]);
-    expect(value).toEqual([{ source: 'id5-sync.com', uids: [{ id: 'a', atype: 1, ext: { linkType: 2 } }], mm: 3, inserter: 'x.com' }]);
+    expect(value).toEqual([
+      { source: 'id5-sync.com', uids: [{ id: 'a', atype: 1, ext: { linkType: 2 } }], mm: 3, inserter: 'x.com' },
+    ]);
     expect(value[0].uids[0].ext).not.toBe(input[0].uids[0].ext);
   });
 
@@ -19,12 +29,36 @@ describe('validateEids', () => {
       'string',
     ]);
     expect(value).toEqual([{ source: 'a.com', uids: [{ id: 'fine', atype: 571187 }] }]);
-    expect(issues.map((i) => i.path)).toEqual(['eids[0].uids[0].id', 'eids[0].uids[1].ext', 'eids[1].source', 'eids[2].uids', 'eids[3]']);
+    expect(issues.map((i) => i.path)).toEqual([
+      'eids[0].uids[0].id',
+      'eids[0].uids[1].ext',
+      'eids[1].source',
+      'eids[2].uids',
+      'eids[3]',
+    ]);
   });
 
   test('keeps an integer atype outside 1, 2, 3 and >= 500 as it came, with an issue', () => {
-    const { value, issues } = validateEids([{ source: 'device.example', uids: [{ id: 'a', atype: 4 }, { id: 'b', atype: 5 }, { id: 'c', atype: 0 }] }]);
-    expect(value).toEqual([{ source: 'device.example', uids: [{ id: 'a', atype: 4 }, { id: 'b', atype: 5 }, { id: 'c', atype: 0 }] }]);
+    const { value, issues } = validateEids([
+      {
+        source: 'device.example',
+        uids: [
+          { id: 'a', atype: 4 },
+          { id: 'b', atype: 5 },
+          { id: 'c', atype: 0 },
+        ],
+      },
+    ]);
+    expect(value).toEqual([
+      {
+        source: 'device.example',
+        uids: [
+          { id: 'a', atype: 4 },
+          { id: 'b', atype: 5 },
+          { id: 'c', atype: 0 },
+        ],
+      },
+    ]);
     expect(issues).toEqual([
       { path: 'eids[0].uids[0].atype', message: 'atype 4 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent' },
       { path: 'eids[0].uids[1].atype', message: 'atype 5 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent' },
@@ -33,16 +67,38 @@ describe('validateEids', () => {
   });
 
   test('a non-integer atype costs the atype, never the id', () => {
-    const { value, issues } = validateEids([{ source: 'a.com', uids: [{ id: 'x', atype: 2.5 }, { id: 'y', atype: '1' }, { id: 'z', atype: null }] }]);
+    const { value, issues } = validateEids([
+      {
+        source: 'a.com',
+        uids: [
+          { id: 'x', atype: 2.5 },
+          { id: 'y', atype: '1' },
+          { id: 'z', atype: null },
+        ],
+      },
+    ]);
     expect(value).toEqual([{ source: 'a.com', uids: [{ id: 'x' }, { id: 'y' }, { id: 'z' }] }]);
-    expect(issues.map((i) => i.path)).toEqual(['eids[0].uids[0].atype', 'eids[0].uids[1].atype', 'eids[0].uids[2].atype']);
+    expect(issues.map((i) => i.path)).toEqual([
+      'eids[0].uids[0].atype',
+      'eids[0].uids[1].atype',
+      'eids[0].uids[2].atype',
+    ]);
     expect(issues[0].message).toBe('atype must be an integer; atype dropped, uid kept');
   });
 
   test('keeps inserter, matcher, mm and ext exactly as sent, and names unusable ones it drops', () => {
-    const good = { source: 'id5-sync.com', uids: [{ id: 'a', atype: 1 }], inserter: 'pub.example', matcher: 'id5-sync.com', mm: 7, ext: { stype: 'ppuid', n: { deep: [1, 'x'] } } };
+    const good = {
+      source: 'id5-sync.com',
+      uids: [{ id: 'a', atype: 1 }],
+      inserter: 'pub.example',
+      matcher: 'id5-sync.com',
+      mm: 7,
+      ext: { stype: 'ppuid', n: { deep: [1, 'x'] } },
+    };
     expect(validateEids([good])).toEqual({ value: [good], issues: [] });
-    const { value, issues } = validateEids([{ source: 'x.com', uids: [{ id: 'a' }], inserter: '', matcher: 5, mm: 1.5 }]);
+    const { value, issues } = validateEids([
+      { source: 'x.com', uids: [{ id: 'a' }], inserter: '', matcher: 5, mm: 1.5 },
+    ]);
     expect(value).toEqual([{ source: 'x.com', uids: [{ id: 'a' }] }]);
     expect(issues).toEqual([
       { path: 'eids[0].inserter', message: 'inserter must be a non-empty string; inserter dropped' },
@@ -93,10 +149,16 @@ describe('mergeEids and overlayEids', () => {
   const e = (source: string, ...ids: string[]): Eid => ({ source, uids: ids.map((id) => ({ id })) });
 
   test('merges same-source eids case-insensitively, first spelling wins, uid ids deduped', () => {
-    expect(mergeEids([e('Criteo.com', 'a'), e('id5-sync.com', 'x'), e('criteo.COM', 'a', 'b')])).toEqual([e('Criteo.com', 'a', 'b'), e('id5-sync.com', 'x')]);
+    expect(mergeEids([e('Criteo.com', 'a'), e('id5-sync.com', 'x'), e('criteo.COM', 'a', 'b')])).toEqual([
+      e('Criteo.com', 'a', 'b'),
+      e('id5-sync.com', 'x'),
+    ]);
   });
 
   test('overlay: a source in the winner replaces that source in the others entirely', () => {
-    expect(overlayEids([e('criteo.com', 'page')], [e('CRITEO.com', 'module'), e('pubcid.org', 'p')])).toEqual([e('criteo.com', 'page'), e('pubcid.org', 'p')]);
+    expect(overlayEids([e('criteo.com', 'page')], [e('CRITEO.com', 'module'), e('pubcid.org', 'p')])).toEqual([
+      e('criteo.com', 'page'),
+      e('pubcid.org', 'p'),
+    ]);
   });
 });

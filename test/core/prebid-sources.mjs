@@ -55,7 +55,9 @@ export async function prebidSources() {
   const rows = [];
   const withoutEids = [];
   try {
-    const files = readdirSync(modulesDir).filter((f) => /IdSystem\.js$/.test(f)).sort();
+    const files = readdirSync(modulesDir)
+      .filter((f) => /IdSystem\.js$/.test(f))
+      .sort();
     for (const file of files) {
       const module = file.slice(0, -3);
       const mod = await import(pathToFileURL(join(modulesDir, IMPLEMENTATION[module] ?? file)).href);

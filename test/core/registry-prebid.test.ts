@@ -25,7 +25,9 @@ const table = JSON.parse(readFileSync(new URL('prebid-sources.json', import.meta
   prebid: string;
 };
 const docs = readFileSync(new URL('../../docs/providers.md', import.meta.url), 'utf8');
-const { version } = JSON.parse(readFileSync(new URL('../../node_modules/prebid.js/package.json', import.meta.url), 'utf8'));
+const { version } = JSON.parse(
+  readFileSync(new URL('../../node_modules/prebid.js/package.json', import.meta.url), 'utf8'),
+);
 const regenerate = 'regenerate it: npm run build && node test/core/prebid-sources.mjs --write, then review the diff';
 const sent = ({ module, key, source, how }: Row) => ({ module, key, source, how });
 
@@ -43,25 +45,34 @@ describe('the evidence table', () => {
 
   test('covers the modules the registry cares about, each through its own eids configuration', () => {
     const modules = new Set(table.rows.map((r) => r.module));
-    for (const m of ['operaadsIdSystem', 'hadronIdSystem', 'merkleIdSystem', 'pubmaticIdSystem', 'liveIntentIdSystem']) {
+    for (const m of [
+      'operaadsIdSystem',
+      'hadronIdSystem',
+      'merkleIdSystem',
+      'pubmaticIdSystem',
+      'liveIntentIdSystem',
+    ]) {
       expect(modules).toContain(m);
     }
   });
 });
 
-const mapped = table.rows.filter((r): r is Row & { source: string; provider: number; name: string } => r.source !== null);
+const mapped = table.rows.filter(
+  (r): r is Row & { source: string; provider: number; name: string } => r.source !== null,
+);
 
-for (const row of mapped) describe(`${row.module} sends ${row.source} (${row.key})`, () => {
-  test(`the registry resolves it to ${row.provider ? `${row.name} (${row.provider})` : 'Unknown (0)'}`, () => {
-    expect(live.rows).toContainEqual(sent(row));
-    expect(providerForSource(row.source)).toMatchObject({ id: row.provider, name: row.name });
-  });
-
-  if (row.provider) {
-    test('docs/providers.md names the source and the module file on a row of that provider', () => {
-      const evidence = (l: string) =>
-        l.startsWith(`| ${row.provider} |`) && l.includes(`\`${row.source}\``) && l.includes(`\`${row.module}.js\``);
-      expect(docs.split('\n').some(evidence)).toBe(true);
+for (const row of mapped)
+  describe(`${row.module} sends ${row.source} (${row.key})`, () => {
+    test(`the registry resolves it to ${row.provider ? `${row.name} (${row.provider})` : 'Unknown (0)'}`, () => {
+      expect(live.rows).toContainEqual(sent(row));
+      expect(providerForSource(row.source)).toMatchObject({ id: row.provider, name: row.name });
     });
-  }
-});
+
+    if (row.provider) {
+      test('docs/providers.md names the source and the module file on a row of that provider', () => {
+        const evidence = (l: string) =>
+          l.startsWith(`| ${row.provider} |`) && l.includes(`\`${row.source}\``) && l.includes(`\`${row.module}.js\``);
+        expect(docs.split('\n').some(evidence)).toBe(true);
+      });
+    }
+  });

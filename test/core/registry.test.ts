@@ -15,7 +15,7 @@ describe('provider registry', () => {
     expect(new Set(PROVIDERS.map((p) => p.source)).size).toBe(45);
   });
 
-  test('no alias is another provider\'s source or another provider\'s alias', () => {
+  test("no alias is another provider's source or another provider's alias", () => {
     const all = PROVIDERS.flatMap((p) => [p.source, ...p.aliases]);
     expect(new Set(all).size).toBe(all.length);
   });
@@ -43,7 +43,7 @@ describe('provider registry', () => {
 });
 
 describe('sources as Prebid.js sends them', () => {
-  test('Opera\'s id module sends t.adx.opera.com: Opera Ads ID', () => {
+  test("Opera's id module sends t.adx.opera.com: Opera Ads ID", () => {
     expect(providerForSource('t.adx.opera.com')).toMatchObject({ id: 44, name: 'Opera Ads ID' });
     expect(providerForSource('operaads.com').id).toBe(44);
   });
@@ -52,7 +52,7 @@ describe('sources as Prebid.js sends them', () => {
     expect(providerForSource('audigent.com')).toMatchObject({ id: 22, name: 'Audigent Hadron ID' });
   });
 
-  test('PubMatic\'s id module sends esp.pubmatic.com: PubMatic', () => {
+  test("PubMatic's id module sends esp.pubmatic.com: PubMatic", () => {
     expect(providerForSource('esp.pubmatic.com')).toMatchObject({ id: 23, name: 'PubMatic' });
   });
 

@@ -13,12 +13,19 @@ describe('the API reference (npm run docs)', () => {
       const project = await app.convert();
       expect(project, 'TypeDoc could not convert the entry points').toBeDefined();
       await app.generateDocs(project!, out);
-      expect(app.logger.hasErrors() || app.logger.hasWarnings(), 'TypeDoc logged warnings or errors (see above)').toBe(false);
+      expect(app.logger.hasErrors() || app.logger.hasWarnings(), 'TypeDoc logged warnings or errors (see above)').toBe(
+        false,
+      );
       // Modules are named by their import specifier, each with a page and the description atop its index.ts.
-      const names = apiEntryPoints().map((e: { name: string }) => e.name).sort();
+      const names = apiEntryPoints()
+        .map((e: { name: string }) => e.name)
+        .sort();
       expect(project!.children!.map((c) => c.name).sort()).toEqual(names);
       for (const module of project!.children!) {
-        expect(module.comment?.summary.length, `${module.name}: its index.ts needs a /** description … @packageDocumentation */`).toBeGreaterThan(0);
+        expect(
+          module.comment?.summary.length,
+          `${module.name}: its index.ts needs a /** description … @packageDocumentation */`,
+        ).toBeGreaterThan(0);
       }
       expect(readdirSync(join(out, 'modules')).sort()).toEqual(names.map((n: string) => `${n.replace('/', '_')}.html`));
     } finally {

@@ -14,12 +14,19 @@ beforeAll(async () => {
 describe('eidkit commands in the docs', () => {
   test('the command tree is the one the eidkit binary builds', () => {
     const deals = cli.subcommands.find((c) => c.names.includes('deals'))!;
-    expect(cli.subcommands.map((c) => c.names[0])).toEqual(expect.arrayContaining(['decode', 'simulate', 'deals', 'lookups', 'login', 'help']));
-    expect([...deals.subcommands.find((c) => c.names.includes('list'))!.flags]).toEqual(expect.arrayContaining(['--json', '--csv', '--no-archived', '-v', '--help']));
+    expect(cli.subcommands.map((c) => c.names[0])).toEqual(
+      expect.arrayContaining(['decode', 'simulate', 'deals', 'lookups', 'login', 'help']),
+    );
+    expect([...deals.subcommands.find((c) => c.names.includes('list'))!.flags]).toEqual(
+      expect.arrayContaining(['--json', '--csv', '--no-archived', '-v', '--help']),
+    );
   });
 
   test('every eidkit subcommand and flag in the shell blocks of README.md and docs/ exists', () => {
-    const problems = cliDocProblems(cli, markdownFiles(root).map((f) => readMarkdown(root, f)));
+    const problems = cliDocProblems(
+      cli,
+      markdownFiles(root).map((f) => readMarkdown(root, f)),
+    );
     expect(formatCliProblems(problems), `commands the CLI does not have:\n${formatCliProblems(problems)}`).toBe('');
   });
 

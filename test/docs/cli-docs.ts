@@ -48,10 +48,16 @@ export async function loadCliProgram(): Promise<Command> {
     proto.parse = parse;
     proto.parseAsync = parseAsync;
   }
-  const program = typeof entry.createProgram === 'function'
-    ? entry.createProgram()
-    : entry.program instanceof Command ? entry.program : parsed;
-  if (!program) throw new Error('src/cli/index.ts neither exports createProgram() or program nor parses a commander program on import');
+  const program =
+    typeof entry.createProgram === 'function'
+      ? entry.createProgram()
+      : entry.program instanceof Command
+        ? entry.program
+        : parsed;
+  if (!program)
+    throw new Error(
+      'src/cli/index.ts neither exports createProgram() or program nor parses a commander program on import',
+    );
   return program;
 }
 
@@ -237,7 +243,11 @@ function checkInvocation(spec: CliSpec, positions: string[][]): string[] {
     const found = alternatives.map((w) => cmd.subcommands.find((s) => s.names.includes(w)));
     if (cmd.takesArguments && found.some((s) => !s)) break;
     const unknown = alternatives.filter((_, k) => !found[k]);
-    if (unknown.length) return unknown.map((w) => `unknown subcommand "${w}" of ${cmd.path} (it has: ${cmd.subcommands.map((s) => s.names[0]).join(', ')})`);
+    if (unknown.length)
+      return unknown.map(
+        (w) =>
+          `unknown subcommand "${w}" of ${cmd.path} (it has: ${cmd.subcommands.map((s) => s.names[0]).join(', ')})`,
+      );
     if (found.length > 1) return found.flatMap((sub) => checkInvocation(sub!, positions.slice(i + 1)));
     cmd = found[0]!;
   }

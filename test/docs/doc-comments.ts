@@ -22,7 +22,11 @@ export function formatUndocumented(list: UndocumentedExport[]): string {
 }
 
 /** Every exported symbol of the entry files that has no doc comment on any of its declarations. */
-export function undocumentedExports(entryFiles: string[], root: string, compilerOptions: ts.CompilerOptions): UndocumentedExport[] {
+export function undocumentedExports(
+  entryFiles: string[],
+  root: string,
+  compilerOptions: ts.CompilerOptions,
+): UndocumentedExport[] {
   const program = ts.createProgram(entryFiles, { ...compilerOptions, noEmit: true });
   const checker = program.getTypeChecker();
   const found: UndocumentedExport[] = [];

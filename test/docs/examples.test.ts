@@ -21,7 +21,7 @@ function exampleAfter(guide: string, heading: string): string {
   const from = text.indexOf(heading);
   const m = /```js\n([\s\S]*?)```/.exec(text.slice(from));
   if (from < 0 || !m) throw new Error(`no js example after ${heading} in ${guide}`);
-  return m[1]!;
+  return m[1];
 }
 
 describe('docs/ad-server.md', () => {
@@ -36,21 +36,25 @@ describe('docs/ad-server.md', () => {
     children.push(child);
     let stdout = '';
     let stderr = '';
-    child.stdout!.on('data', (d) => (stdout += d));
+    child.stdout.on('data', (d) => (stdout += d));
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`not listening: ${stderr}`)), 15_000);
-      child.stderr!.on('data', (d) => {
+      child.stderr.on('data', (d) => {
         stderr += d;
         const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
         if (m) {
           clearTimeout(timer);
-          resolve(m[1]!);
+          resolve(m[1]);
         }
       });
       child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
     });
-    const eids = Buffer.from(JSON.stringify([{ source: 'id5-sync.com', uids: [{ id: 'ID5*x', atype: 1 }] }])).toString('base64url');
-    const allowed = await fetch(`${url}/ac?nwid=1234&siteid=1&pgid=2&fmtid=3&eids=${eids}`, { headers: { Origin: 'https://www.news.example' } });
+    const eids = Buffer.from(JSON.stringify([{ source: 'id5-sync.com', uids: [{ id: 'ID5*x', atype: 1 }] }])).toString(
+      'base64url',
+    );
+    const allowed = await fetch(`${url}/ac?nwid=1234&siteid=1&pgid=2&fmtid=3&eids=${eids}`, {
+      headers: { Origin: 'https://www.news.example' },
+    });
     expect(allowed.status).toBe(200);
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://www.news.example');
     expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
@@ -65,7 +69,11 @@ describe('docs/ad-server.md', () => {
     expect(preflight.status).toBe(204);
     // The provider log: one JSON line per call, ID5 (provider 2) on the first.
     await expect.poll(() => stdout.split('\n').filter(Boolean).length).toBeGreaterThanOrEqual(2);
-    expect(JSON.parse(stdout.split('\n')[0]!)).toMatchObject({ endpoint: expect.any(String), networkId: 1234, providerIds: [2] });
+    expect(JSON.parse(stdout.split('\n')[0])).toMatchObject({
+      endpoint: expect.any(String),
+      networkId: 1234,
+      providerIds: [2],
+    });
   });
 });
 
@@ -73,7 +81,7 @@ describe('docs/ad-server.md Redis snippets', () => {
   /** Every `.on('error', handler)` handler written in the guide's code blocks, as source text. */
   function errorHandlers(): string[] {
     const text = readFileSync(join(root, 'docs', 'ad-server.md'), 'utf8');
-    const code = [...text.matchAll(/```(?:ts|js)\n([\s\S]*?)```/g)].map((m) => m[1]!).join('\n');
+    const code = [...text.matchAll(/```(?:ts|js)\n([\s\S]*?)```/g)].map((m) => m[1]).join('\n');
     const out: string[] = [];
     for (let at = code.indexOf(".on('error', "); at >= 0; at = code.indexOf(".on('error', ", at + 1)) {
       let depth = 0;
@@ -95,7 +103,11 @@ describe('docs/ad-server.md Redis snippets', () => {
     const handlers = errorHandlers();
     expect(handlers.length).toBeGreaterThanOrEqual(2);
     const logged: unknown[] = [];
-    const quiet = { error: (...a: unknown[]) => logged.push(a), warn: (...a: unknown[]) => logged.push(a), log: () => undefined };
+    const quiet = {
+      error: (...a: unknown[]) => logged.push(a),
+      warn: (...a: unknown[]) => logged.push(a),
+      log: () => undefined,
+    };
     for (const source of handlers) {
       // The handler as written, with only the console swapped for a recorder.
       const handler = new Function('console', `return ${source};`)(quiet) as (e: Error) => void;

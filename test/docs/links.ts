@@ -4,7 +4,14 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
-import { anchorsOf, linksOf, markdownFiles, readMarkdown, undefinedReferencesOf, type MarkdownDoc } from './markdown.js';
+import {
+  anchorsOf,
+  linksOf,
+  markdownFiles,
+  readMarkdown,
+  undefinedReferencesOf,
+  type MarkdownDoc,
+} from './markdown.js';
 
 /** A link that points nowhere. */
 export interface BrokenLink {
@@ -43,7 +50,12 @@ export function brokenLinks(root: string): BrokenLink[] {
   return broken;
 }
 
-function checkTarget(root: string, from: string, target: string, load: (file: string) => MarkdownDoc): string | undefined {
+function checkTarget(
+  root: string,
+  from: string,
+  target: string,
+  load: (file: string) => MarkdownDoc,
+): string | undefined {
   const hash = target.indexOf('#');
   const rawPath = hash < 0 ? target : target.slice(0, hash);
   const anchor = hash < 0 ? undefined : decodeURIComponent(target.slice(hash + 1));
@@ -54,8 +66,10 @@ function checkTarget(root: string, from: string, target: string, load: (file: st
     return 'cannot be decoded';
   }
   // GitHub reads `/x` from the repository's root and `x` from the linking file's folder.
-  const resolved = path === '' ? from : posix.normalize(path.startsWith('/') ? path.slice(1) : posix.join(posix.dirname(from), path));
-  if (resolved === '..' || resolved.startsWith('../')) return 'points outside the repository (readers on GitHub or npm do not have it)';
+  const resolved =
+    path === '' ? from : posix.normalize(path.startsWith('/') ? path.slice(1) : posix.join(posix.dirname(from), path));
+  if (resolved === '..' || resolved.startsWith('../'))
+    return 'points outside the repository (readers on GitHub or npm do not have it)';
   const full = join(root, resolved);
   if (!existsSync(full)) return `${resolved} does not exist`;
   if (anchor === undefined || anchor === '') return undefined;

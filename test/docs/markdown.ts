@@ -37,12 +37,18 @@ export function anchorsOf(doc: MarkdownDoc): Set<string> {
   doc.tokens.forEach((token, i) => {
     if (token.type === 'heading_open') {
       const inline = doc.tokens[i + 1];
-      const text = (inline.children ?? []).filter((c) => c.type === 'text' || c.type === 'code_inline').map((c) => c.content).join('');
+      const text = (inline.children ?? [])
+        .filter((c) => c.type === 'text' || c.type === 'code_inline')
+        .map((c) => c.content)
+        .join('');
       anchors.add(slugger.slug(text));
     }
   });
-  const html = [...doc.tokens, ...doc.tokens.flatMap((t) => t.children ?? [])].filter((t) => t.type === 'html_block' || t.type === 'html_inline');
-  for (const token of html) for (const m of token.content.matchAll(/\b(?:id|name)\s*=\s*["']([^"']+)["']/g)) anchors.add(m[1]);
+  const html = [...doc.tokens, ...doc.tokens.flatMap((t) => t.children ?? [])].filter(
+    (t) => t.type === 'html_block' || t.type === 'html_inline',
+  );
+  for (const token of html)
+    for (const m of token.content.matchAll(/\b(?:id|name)\s*=\s*["']([^"']+)["']/g)) anchors.add(m[1]);
   return anchors;
 }
 

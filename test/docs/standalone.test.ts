@@ -15,12 +15,21 @@ describe('references in the repository', () => {
 
   test('every guide section a code file links (docs/<guide>.md#<anchor>) exists', () => {
     // test/docs holds the link checkers' own examples of broken links.
-    const dead = deadGuideLinks(root, files.filter((f) => !f.startsWith('test/docs/'))).map((d) => `${d.at}: ${d.target}: ${d.reason}`);
+    const dead = deadGuideLinks(
+      root,
+      files.filter((f) => !f.startsWith('test/docs/')),
+    ).map((d) => `${d.at}: ${d.target}: ${d.reason}`);
     expect(dead, `links to missing guides or headings:\n${dead.join('\n')}`).toEqual([]);
   });
 
   test('the walk sees the source, the tests, the demo and the guides', () => {
-    for (const f of ['src/tag/tag.ts', 'test/docs/standalone.ts', 'demo/server.mjs', 'docs/wire-format.md', 'rollup.config.mjs']) {
+    for (const f of [
+      'src/tag/tag.ts',
+      'test/docs/standalone.ts',
+      'demo/server.mjs',
+      'docs/wire-format.md',
+      'rollup.config.mjs',
+    ]) {
       expect(files).toContain(f);
     }
   });

@@ -75,7 +75,8 @@ export function outsideReferences(root: string, files: string[]): OutsideReferen
     const text = readFileSync(join(root, file), 'utf8');
     if (text.includes('\0')) continue; // binary
     text.split('\n').forEach((line, i) => {
-      for (const rule of rulesBroken(line)) found.push({ at: `${file}:${i + 1}`, rule, text: line.trim().slice(0, 160) });
+      for (const rule of rulesBroken(line))
+        found.push({ at: `${file}:${i + 1}`, rule, text: line.trim().slice(0, 160) });
     });
   }
   return found;
@@ -107,7 +108,11 @@ export function deadGuideLinks(root: string, files: string[]): DeadGuideLink[] {
       .forEach((line, i) => {
         for (const [target, guide, anchor] of line.matchAll(GUIDE_LINK)) {
           const known = anchorsIn(guide);
-          const reason = !known ? `docs/${guide} does not exist` : anchor && !known.has(anchor) ? `no heading "${anchor}" in docs/${guide}` : '';
+          const reason = !known
+            ? `docs/${guide} does not exist`
+            : anchor && !known.has(anchor)
+              ? `no heading "${anchor}" in docs/${guide}`
+              : '';
           if (reason) dead.push({ at: `${file}:${i + 1}`, target, reason });
         }
       });

@@ -36,7 +36,12 @@ test.beforeAll(async () => {
   });
   // The publisher's side: stubs and real CMPs.
   top = await startTestServer({
-    routes: { '/tcf-stub.js': js(tcfStub()), '/gpp-stub.js': js(gppStub()), '/tcf-cmp.js': js(await tcfCmp()), '/gpp-cmp.js': js(await gppCmp()) },
+    routes: {
+      '/tcf-stub.js': js(tcfStub()),
+      '/gpp-stub.js': js(gppStub()),
+      '/tcf-cmp.js': js(await tcfCmp()),
+      '/gpp-cmp.js': js(await gppCmp()),
+    },
   });
 });
 test.afterAll(async () => {
@@ -45,7 +50,10 @@ test.afterAll(async () => {
 });
 
 /** A top page with a stub and a CMP (`cmpDelayMs`: the CMP script arrives that much later), framing the tag's page. */
-function topPage(name: string, { platform, choice, cmpDelayMs = 0 }: { platform: 'tcf' | 'gpp'; choice: 'consent' | 'refuse'; cmpDelayMs?: number }) {
+function topPage(
+  name: string,
+  { platform, choice, cmpDelayMs = 0 }: { platform: 'tcf' | 'gpp'; choice: 'consent' | 'refuse'; cmpDelayMs?: number },
+) {
   top.page(
     `/${name}.html`,
     `<!doctype html><html><head><meta charset="utf-8"><title>publisher</title>
@@ -76,22 +84,36 @@ async function open(page: EnginePage, url: string): Promise<EngineFrame> {
 /** One GET ad call from the frame: its parameters, decoded eids and how long the tag took to send it. */
 async function displayCall(frame: EngineFrame) {
   const t0 = Date.now();
-  const r: { url: string } = await frame.evaluate(() => (window as any).sas.call('std', { siteId: 1, pageId: 2, formatId: 3 }));
+  const r: { url: string } = await frame.evaluate(() =>
+    (window as any).sas.call('std', { siteId: 1, pageId: 2, formatId: 3 }),
+  );
   const ms = Date.now() - t0;
   const url = new URL(r.url);
   const eids = url.searchParams.get('eids');
-  const decoded: Array<{ source: string; uids: Array<{ id: string }> }> = eids ? JSON.parse(Buffer.from(eids, 'base64url').toString('utf8')) : [];
+  const decoded: { source: string; uids: { id: string }[] }[] = eids
+    ? JSON.parse(Buffer.from(eids, 'base64url').toString('utf8'))
+    : [];
   return { params: url.searchParams, eids: decoded, ms };
 }
 
 const topTcString = (page: EnginePage) =>
-  page.evaluate(() => new Promise<string>((resolve) => (window as any).__tcfapi('getTCData', 2, (d: any) => resolve(d.tcString))));
+  page.evaluate(
+    () => new Promise<string>((resolve) => (window as any).__tcfapi('getTCData', 2, (d: any) => resolve(d.tcString))),
+  );
 const topGppEuSection = (page: EnginePage) =>
-  page.evaluate(() => new Promise<string>((resolve) => (window as any).__gpp('ping', (d: any) => resolve(d.gppString.split('~')[d.sectionList.indexOf(2) + 1]))));
-const frameStorage = (frame: EngineFrame) => frame.evaluate(() => ({ local: Object.keys(localStorage), cookie: document.cookie }));
+  page.evaluate(
+    () =>
+      new Promise<string>((resolve) =>
+        (window as any).__gpp('ping', (d: any) => resolve(d.gppString.split('~')[d.sectionList.indexOf(2) + 1])),
+      ),
+  );
+const frameStorage = (frame: EngineFrame) =>
+  frame.evaluate(() => ({ local: Object.keys(localStorage), cookie: document.cookie }));
 const hem = createHash('sha256').update(EMAIL).digest('hex');
 
-test('TCF consent in the top page: the framed tag sends module eids and the top page\'s TC string', async ({ web: page }) => {
+test("TCF consent in the top page: the framed tag sends module eids and the top page's TC string", async ({
+  web: page,
+}) => {
   const frame = await open(page, topPage('tcf-consent', { platform: 'tcf', choice: 'consent' }));
   expect(new URL(await frame.url()).origin).not.toBe(new URL(await page.url()).origin);
   const { params, eids } = await displayCall(frame);
@@ -104,7 +126,9 @@ test('TCF consent in the top page: the framed tag sends module eids and the top 
   expect(await page.errors()).toEqual([]);
 });
 
-test('TCF consent refused in the top page: nothing stored in the frame\'s origin, no module eid', async ({ web: page }) => {
+test("TCF consent refused in the top page: nothing stored in the frame's origin, no module eid", async ({
+  web: page,
+}) => {
   const before = ads.requests.length;
   const frame = await open(page, topPage('tcf-refuse', { platform: 'tcf', choice: 'refuse' }));
   const { params, eids } = await displayCall(frame);
@@ -116,7 +140,9 @@ test('TCF consent refused in the top page: nothing stored in the frame\'s origin
   expect(await page.errors()).toEqual([]);
 });
 
-test('a GPP-only CMP with the EU TCF section: consent gives module eids and the section as gdpr_consent', async ({ web: page }) => {
+test('a GPP-only CMP with the EU TCF section: consent gives module eids and the section as gdpr_consent', async ({
+  web: page,
+}) => {
   const frame = await open(page, topPage('gpp-consent', { platform: 'gpp', choice: 'consent' }));
   expect(await page.evaluate(() => typeof (window as any).__tcfapi)).toBe('undefined');
   const { params, eids } = await displayCall(frame);
@@ -137,7 +163,9 @@ test('a GPP-only CMP with the EU TCF section: refusal stores nothing and sends n
   expect(await frameStorage(frame)).toEqual({ local: [], cookie: '' });
 });
 
-test('a CMP loaded 2 s after the tag: the first call goes at the bound without module ids, a later one carries them', async ({ web: page }) => {
+test('a CMP loaded 2 s after the tag: the first call goes at the bound without module ids, a later one carries them', async ({
+  web: page,
+}) => {
   const frame = await open(page, topPage('tcf-late', { platform: 'tcf', choice: 'consent', cmpDelayMs: 2000 }));
   expect(await page.evaluate(() => typeof (window as any).demoCmp)).toBe('undefined');
   const first = await displayCall(frame);

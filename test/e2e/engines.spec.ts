@@ -34,10 +34,15 @@ const HASH = createHash('sha256').update(EMAIL).digest('hex');
 async function twoCalls(page: EnginePage, pageOrigin: string) {
   const path = `/two-calls-${Math.random().toString(36).slice(2)}`;
   const adServer = JSON.stringify(server().url);
-  server().page(path, publisherPage({ commands: `sas.setup({ domain: ${adServer} });
+  server().page(
+    path,
+    publisherPage({
+      commands: `sas.setup({ domain: ${adServer} });
     sas.call('std', {})
       .then(function () { return sas.call('generic', {}) })
-      .then(function (r) { window.done = r });` }));
+      .then(function (r) { window.done = r });`,
+    }),
+  );
   await page.goto(pageOrigin + path);
   await page.waitForFunction(() => (window as unknown as { done?: unknown }).done);
   return server().adCalls().slice(-2);
@@ -73,8 +78,13 @@ test('a publisher uid identifies the user on a cross-site ad call in every engin
 }) => {
   const path = '/uid-cross-site';
   const setup = `sas.setup({ domain: ${JSON.stringify(server().url)}, uid: 'publisher-user-9' });`;
-  server().page(path, publisherPage({ commands: `${setup}
-    sas.call('std', {}).then(function () { window.done = true });` }));
+  server().page(
+    path,
+    publisherPage({
+      commands: `${setup}
+    sas.call('std', {}).then(function () { window.done = true });`,
+    }),
+  );
   await page.goto(server().altUrl + path);
   await page.waitForFunction(() => (window as unknown as { done?: boolean }).done);
   expect(server().adCalls().at(-1)!.query.uid).toBe('publisher-user-9');
@@ -93,16 +103,19 @@ test('both e2e origins, localhost and 127.0.0.1, are secure contexts with crypto
 /** A page of network 4321 (every module) whose URL carries the email; `head` runs before the tag. */
 async function hashedEmail(page: EnginePage, head = '') {
   const path = `/email-${Math.random().toString(36).slice(2)}`;
-  server().page(path, publisherPage({
-    networkId: 4321,
-    head,
-    commands: `sas.setup({ networkid: 4321, domain: location.origin, modules: { identityLink: { placementId: 1 } } });`,
-  }));
+  server().page(
+    path,
+    publisherPage({
+      networkId: 4321,
+      head,
+      commands: `sas.setup({ networkid: 4321, domain: location.origin, modules: { identityLink: { placementId: 1 } } });`,
+    }),
+  );
   await page.goto(`${server().url}${path}?email=${encodeURIComponent(EMAIL)}`);
   await page.waitForFunction(() => !!localStorage.getItem('_sas_hem'), undefined, { timeout: 10_000 });
   const r: { url: string } = await page.evaluate(() => (window as any).sas.call('std', {}));
   const eids = new URL(r.url).searchParams.get('eids');
-  const decoded: Array<{ source: string; uids: Array<{ id: string }> }> = JSON.parse(
+  const decoded: { source: string; uids: { id: string }[] }[] = JSON.parse(
     Buffer.from(eids!, 'base64url').toString('utf8'),
   );
   return decoded.find((e) => e.source === 'hemsha256')?.uids[0].id;
@@ -126,10 +139,13 @@ test('ids a module cached in a cross-site frame are partitioned: the same origin
     "Playwright turns off Chromium's third-party storage partitioning (ThirdPartyStoragePartitioning), which Chrome ships on";
   skipIn(page.engine, ['chromium'], why);
   // The tag of network 4321 in a frame from localhost, under a top page on 127.0.0.1.
-  server().page('/framed', publisherPage({
-    networkId: 4321,
-    commands: `sas.setup({ networkid: 4321, domain: location.origin, modules: { identityLink: { placementId: 1 } } });`,
-  }));
+  server().page(
+    '/framed',
+    publisherPage({
+      networkId: 4321,
+      commands: `sas.setup({ networkid: 4321, domain: location.origin, modules: { identityLink: { placementId: 1 } } });`,
+    }),
+  );
   const framed = `${server().altUrl}/framed?email=${encodeURIComponent(EMAIL)}`;
   server().page('/top', `<!doctype html><title>top</title><iframe src="${framed}"></iframe>`);
   await page.goto(`${server().url}/top`);

@@ -23,7 +23,11 @@ test.beforeAll(async () => {
       if (await handleModuleRoute(req, res)) return;
       if (['/ac', '/genericpost', '/call'].includes(url.pathname)) {
         for await (const _ of req);
-        res.writeHead(200, { 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': req.headers.origin || '*', 'Access-Control-Allow-Credentials': 'true' });
+        res.writeHead(200, {
+          'Content-Type': 'application/json',
+          'Access-Control-Allow-Origin': req.headers.origin || '*',
+          'Access-Control-Allow-Credentials': 'true',
+        });
         return res.end('{}');
       }
       res.writeHead(404).end();
@@ -49,7 +53,8 @@ test.afterAll(async () => {
 });
 test.beforeEach(() => proxy.clear());
 
-const decodeEids = (b64: string) => JSON.parse(Buffer.from(b64.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'));
+const decodeEids = (b64: string) =>
+  JSON.parse(Buffer.from(b64.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'));
 
 /** Clicks `button` and resolves with the first request to `path` made after the click. */
 async function requestAfterClick(page: EnginePage, button: string, path: string): Promise<RecordedRequest> {
@@ -63,7 +68,10 @@ async function displayCall(page: EnginePage) {
   const req = await requestAfterClick(page, '#call-std', '/ac');
   const params = new URLSearchParams(req.search);
   const eids = params.get('eids');
-  return { params, eids: eids ? (decodeEids(eids) as Array<{ source: string; uids: Array<{ id: string; ext?: unknown }> }>) : [] };
+  return {
+    params,
+    eids: eids ? (decodeEids(eids) as { source: string; uids: { id: string; ext?: unknown }[] }[]) : [],
+  };
 }
 
 /** The cookie names and localStorage of the page's origin (the tag's storage is readable by scripts). */
@@ -76,7 +84,9 @@ async function storage(page: EnginePage) {
 
 async function ready(page: EnginePage, path: string) {
   await page.goto(origin + path);
-  await page.waitForFunction(() => typeof (window as any).sas?.call === 'function' && typeof (window as any).sas?.getEids === 'function');
+  await page.waitForFunction(
+    () => typeof (window as any).sas?.call === 'function' && typeof (window as any).sas?.getEids === 'function',
+  );
 }
 
 /** Types an email into the form the page adds after load. */
@@ -85,8 +95,13 @@ async function typeEmail(page: EnginePage, email: string) {
   await page.fill('#email', email);
 }
 
-test('with TCF consent from a real CMP the module eids arrive on the ad call with the consent signals', async ({ web: page }) => {
-  await ready(page, '/modules/page.html?cmp=consent&criteo=1&uid2=1&email=' + encodeURIComponent('e2e.user@example.com'));
+test('with TCF consent from a real CMP the module eids arrive on the ad call with the consent signals', async ({
+  web: page,
+}) => {
+  await ready(
+    page,
+    '/modules/page.html?cmp=consent&criteo=1&uid2=1&email=' + encodeURIComponent('e2e.user@example.com'),
+  );
   const { params, eids } = await displayCall(page);
   expect(params.get('gdpr')).toBe('1');
   expect(params.get('gdpr_consent')).toMatch(/^C/);
@@ -102,7 +117,10 @@ test('with TCF consent from a real CMP the module eids arrive on the ad call wit
 });
 
 test('with consent refused nothing is stored and no module eid is sent', async ({ web: page }) => {
-  await ready(page, '/modules/page.html?cmp=refuse&criteo=1&uid2=1&email=' + encodeURIComponent('e2e.user@example.com'));
+  await ready(
+    page,
+    '/modules/page.html?cmp=refuse&criteo=1&uid2=1&email=' + encodeURIComponent('e2e.user@example.com'),
+  );
   await typeEmail(page, 'typed.user@example.com');
   const { params, eids } = await displayCall(page);
   expect(params.get('gdpr')).toBe('1');
@@ -117,7 +135,7 @@ test('with consent refused nothing is stored and no module eid is sent', async (
   expect(await page.errors()).toEqual([]);
 });
 
-test("a real Prebid.js (userId + SharedID) hands its eids to the ad call unchanged", async ({ web: page }) => {
+test('a real Prebid.js (userId + SharedID) hands its eids to the ad call unchanged', async ({ web: page }) => {
   await ready(page, '/modules/page.html?prebid=1');
   await page.waitForFunction(() => (window as any).pbjs?.libLoaded === true);
   const { eids } = await displayCall(page);
@@ -132,12 +150,17 @@ test('the manual form sas.setEids(pbjs.getUserIdsAsEids()) sends the same eids',
   await ready(page, '/modules/page.html?prebid=1&nw=1234');
   await page.waitForFunction(() => (window as any).pbjs?.libLoaded === true);
   await page.waitForFunction(() => (window as any).pbjs.getUserIdsAsEids().length > 0);
-  await page.evaluate(() => { const w = window as any; w.sas.cmd.push(() => w.sas.setEids(w.pbjs.getUserIdsAsEids())); });
+  await page.evaluate(() => {
+    const w = window as any;
+    w.sas.cmd.push(() => w.sas.setEids(w.pbjs.getUserIdsAsEids()));
+  });
   const { eids } = await displayCall(page);
   expect(eids).toEqual(await page.evaluate(() => (window as any).pbjs.getUserIdsAsEids()));
 });
 
-test('an email typed into a form added after load is hashed and sent, and never leaves the browser raw', async ({ web: page }) => {
+test('an email typed into a form added after load is hashed and sent, and never leaves the browser raw', async ({
+  web: page,
+}) => {
   const email = 'Jane.Doe+promo@Example.com';
   await ready(page, '/modules/page.html');
   await typeEmail(page, email);
@@ -148,8 +171,20 @@ test('an email typed into a form added after load is hashed and sent, and never 
   expect(eids).toContainEqual({ source: 'hemsha256', uids: [{ id: hash, atype: 3 }], inserter: '127.0.0.1', mm: 3 });
   // A POST call too, so bodies are checked as well as URLs.
   const post = await requestAfterClick(page, '#call-generic', '/genericpost');
-  expect((post.json as { eids: unknown }).eids).toContainEqual({ source: 'hemsha256', uids: [{ id: hash, atype: 3 }], inserter: '127.0.0.1', mm: 3 });
-  const forms = [email, email.toLowerCase(), encodeURIComponent(email), encodeURIComponent(email.toLowerCase()), 'jane.doe%2Bpromo', 'jane.doe+promo@'];
+  expect((post.json as { eids: unknown }).eids).toContainEqual({
+    source: 'hemsha256',
+    uids: [{ id: hash, atype: 3 }],
+    inserter: '127.0.0.1',
+    mm: 3,
+  });
+  const forms = [
+    email,
+    email.toLowerCase(),
+    encodeURIComponent(email),
+    encodeURIComponent(email.toLowerCase()),
+    'jane.doe%2Bpromo',
+    'jane.doe+promo@',
+  ];
   expect(proxy.requests.length).toBeGreaterThan(0);
   for (const r of proxy.requests) {
     const text = `${r.path}?${r.search}\n${r.body}\n${JSON.stringify(r.headers)}`;
@@ -163,7 +198,7 @@ for (const [how, path] of [
   ['by its window flag', '/modules/page.html?flag=identityLink&email=a.b%40example.com'],
 ] as const) {
   test(`a module disabled ${how} sends nothing and touches no storage`, async ({ web: page }) => {
-      await ready(page, path);
+    await ready(page, path);
     await typeEmail(page, 'c.d@example.com');
     const { eids } = await displayCall(page);
     expect(eids.map((e) => e.source)).not.toContain('hemsha256');
@@ -184,7 +219,9 @@ for (const [how, path] of [
   });
 }
 
-test('a silent CMP never holds the ad call past the bound, and no eids go without a legal basis', async ({ web: page }) => {
+test('a silent CMP never holds the ad call past the bound, and no eids go without a legal basis', async ({
+  web: page,
+}) => {
   await ready(page, '/modules/silent-cmp.html?email=a.b%40example.com');
   expect(await page.evaluate(() => typeof (window as any).__tcfapi)).toBe('function');
   const t0 = Date.now();
@@ -197,12 +234,17 @@ test('a silent CMP never holds the ad call past the bound, and no eids go withou
 
 test.describe('the page shows what the tag read and sent', () => {
   /** Polls the state column of a module's row. */
-  const stateOf = (page: EnginePage, name: string) => expect.poll(async () => (await page.text(`#module-${name} td:nth-child(2)`))?.trim());
+  const stateOf = (page: EnginePage, name: string) =>
+    expect.poll(async () => (await page.text(`#module-${name} td:nth-child(2)`))?.trim());
   const textOf = (page: EnginePage, selector: string) => expect.poll(() => page.text(selector));
 
-  test('consent given: the consent read, each module\'s state and the eids of the last call are on the page', async ({ web: page }, testInfo) => {
+  test("consent given: the consent read, each module's state and the eids of the last call are on the page", async ({
+    web: page,
+  }, testInfo) => {
     await ready(page, '/modules/page.html?cmp=consent&criteo=1&email=' + encodeURIComponent('e2e.user@example.com'));
-    await page.evaluate(() => { (window as any).sas_disable_uid2 = true; });
+    await page.evaluate(() => {
+      (window as any).sas_disable_uid2 = true;
+    });
     await displayCall(page);
     await textOf(page, '#consent').toContain('gdpr1');
     await textOf(page, '#consent').toMatch(/gdpr_consentC\S+/);
@@ -216,16 +258,21 @@ test.describe('the page shows what the tag read and sent', () => {
     await page.screenshot(testInfo.outputPath('modules-consent.png'));
   });
 
-  test('consent refused: every enabled module shows no consent and the call carried no eids', async ({ web: page }, testInfo) => {
+  test('consent refused: every enabled module shows no consent and the call carried no eids', async ({
+    web: page,
+  }, testInfo) => {
     await ready(page, '/modules/page.html?cmp=refuse&email=' + encodeURIComponent('e2e.user@example.com'));
     await displayCall(page);
     await textOf(page, '#consent').toContain('gdpr1');
-    for (const name of ['identityLink', 'idLinking', 'criteo', 'uid2', 'prebid']) await stateOf(page, name).toBe('no consent');
+    for (const name of ['identityLink', 'idLinking', 'criteo', 'uid2', 'prebid'])
+      await stateOf(page, name).toBe('no consent');
     await textOf(page, '#eids').toBe('none');
     await page.screenshot(testInfo.outputPath('modules-refused.png'));
   });
 
-  test('a module allowed by consent whose ids may not go on the call shows found, and one not enabled shows off by operator', async ({ web: page }) => {
+  test('a module allowed by consent whose ids may not go on the call shows found, and one not enabled shows off by operator', async ({
+    web: page,
+  }) => {
     await ready(page, '/modules/page.html?cmp=ui&email=' + encodeURIComponent('e2e.user@example.com'));
     // The user allows storage (purpose 1) and the identity-link vendor, but not the ad service (vendor 45).
     await page.evaluate(() => (window as any).demoCmp.consent([1, 2], [131, 97]));

@@ -6,10 +6,18 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { buildTags, createTagApp, MODULES, parseNetworksConfig, type Manifest } from '../../dist/node/operator/index.js';
+import {
+  buildTags,
+  createTagApp,
+  MODULES,
+  parseNetworksConfig,
+  type Manifest,
+} from '../../dist/node/operator/index.js';
 import { startTestServer, type TestServer } from './support/server';
 
-const config = parseNetworksConfig({ networks: { '4321': { modules: [...MODULES] }, '2345': { modules: ['prebid'] } } });
+const config = parseNetworksConfig({
+  networks: { '4321': { modules: [...MODULES] }, '2345': { modules: ['prebid'] } },
+});
 let out = '';
 let manifest: Manifest;
 let cdn: TestServer;
@@ -23,7 +31,14 @@ test.beforeAll(async () => {
   ({ manifest } = await buildTags({ config, outDir: out }));
   // The CDN: the built files as they are, with CORS so pages can check their integrity.
   const routes = Object.fromEntries(
-    manifest.files.map((f) => [`/${f.file}`, { type: 'text/javascript; charset=utf-8', headers: { 'Access-Control-Allow-Origin': '*' }, body: readFileSync(join(out, f.file), 'utf8') }]),
+    manifest.files.map((f) => [
+      `/${f.file}`,
+      {
+        type: 'text/javascript; charset=utf-8',
+        headers: { 'Access-Control-Allow-Origin': '*' },
+        body: readFileSync(join(out, f.file), 'utf8'),
+      },
+    ]),
   );
   cdn = await startTestServer({ routes });
   site = await startTestServer();
@@ -54,8 +69,11 @@ test('a built tag/<id>/sas.js loaded from another origin with its manifest integ
   expect(await page.evaluate(() => (window as any).__sasop)).toEqual({ modules: [...MODULES] });
 });
 
-test('the same script with another file\'s integrity is refused by the browser', async ({ web: page }) => {
-  site.page('/sri-bad.html', pageWith(`${cdn.altUrl}/tag/4321/sas.js`, entry('tag/2345/sas.js').integrity, 'window.refused = true'));
+test("the same script with another file's integrity is refused by the browser", async ({ web: page }) => {
+  site.page(
+    '/sri-bad.html',
+    pageWith(`${cdn.altUrl}/tag/4321/sas.js`, entry('tag/2345/sas.js').integrity, 'window.refused = true'),
+  );
   await page.goto(`${site.url}/sri-bad.html`);
   // The browser fetched the script, found it does not match, fired the element's error event and did not run it.
   await page.waitForFunction(() => (window as any).refused === true);
@@ -63,18 +81,25 @@ test('the same script with another file\'s integrity is refused by the browser',
   expect(await page.evaluate(() => (window as any).sas.version)).toBeUndefined();
 });
 
-test('tags serve delivers brotli to a browser that asks for it (else gzip), and the script runs', async ({ web: page }) => {
+test('tags serve delivers brotli to a browser that asks for it (else gzip), and the script runs', async ({
+  web: page,
+}) => {
   site.page('/served.html', pageWith(`${tagsProxy.altUrl}/tag/2345/sas.js`));
   await page.goto(`${site.url}/served.html`);
   await page.waitForFunction(() => typeof (window as any).sas?.version === 'string');
   const r = tagsProxy.requests.find((q) => q.path === '/tag/2345/sas.js')!;
   // Chromium and Firefox ask for brotli from a loopback origin over plain http; WebKitGTK only over https.
   const encoding = /\bbr\b/.test(r.headers['accept-encoding']) ? 'br' : 'gzip';
-  expect(r.response).toMatchObject({ status: 200, headers: { 'content-encoding': encoding, 'access-control-allow-origin': '*' } });
+  expect(r.response).toMatchObject({
+    status: 200,
+    headers: { 'content-encoding': encoding, 'access-control-allow-origin': '*' },
+  });
   expect(await page.evaluate(() => (window as any).__sasop)).toEqual({ modules: ['prebid'] });
 });
 
-test('a page pinned to the manifest\'s versionedFile and integrity keeps loading the tag after the operator enables a module', async ({ web: page }) => {
+test("a page pinned to the manifest's versionedFile and integrity keeps loading the tag after the operator enables a module", async ({
+  web: page,
+}) => {
   const dir = mkdtempSync(join(tmpdir(), 'eidkit-sri-'));
   const pinned = (await buildTags({ config, outDir: dir })).manifest.files.find((f) => f.file === 'tag/2345/sas.js')!;
   // The operator enables another module for the network and rebuilds into the same folder.
@@ -82,16 +107,29 @@ test('a page pinned to the manifest\'s versionedFile and integrity keeps loading
   await buildTags({ config: changed, outDir: dir });
   const files = [pinned.file, pinned.versionedFile];
   const routes = Object.fromEntries(
-    files.map((f) => [`/${f}`, { type: 'text/javascript; charset=utf-8', headers: { 'Access-Control-Allow-Origin': '*' }, body: readFileSync(join(dir, f), 'utf8') }]),
+    files.map((f) => [
+      `/${f}`,
+      {
+        type: 'text/javascript; charset=utf-8',
+        headers: { 'Access-Control-Allow-Origin': '*' },
+        body: readFileSync(join(dir, f), 'utf8'),
+      },
+    ]),
   );
   const cdnAfter = await startTestServer({ routes });
   try {
-    site.page('/sri-pinned.html', pageWith(`${cdnAfter.altUrl}/${pinned.versionedFile}`, pinned.integrity, 'window.refused = true'));
+    site.page(
+      '/sri-pinned.html',
+      pageWith(`${cdnAfter.altUrl}/${pinned.versionedFile}`, pinned.integrity, 'window.refused = true'),
+    );
     await page.goto(`${site.url}/sri-pinned.html`);
     await page.waitForFunction(() => typeof (window as any).sas?.version === 'string');
     expect(await page.evaluate(() => (window as any).__sasop)).toEqual({ modules: ['prebid'] });
     // The unversioned URL moved on: the same integrity on it is refused, which is why the guide never offers that.
-    site.page('/sri-unversioned.html', pageWith(`${cdnAfter.altUrl}/${pinned.file}`, pinned.integrity, 'window.refused = true'));
+    site.page(
+      '/sri-unversioned.html',
+      pageWith(`${cdnAfter.altUrl}/${pinned.file}`, pinned.integrity, 'window.refused = true'),
+    );
     await page.goto(`${site.url}/sri-unversioned.html`);
     await page.waitForFunction(() => (window as any).refused === true);
   } finally {

@@ -10,7 +10,7 @@ import { prebidNpmBundle } from '../../demo/prebid/npm-bundle.mjs';
 
 interface Eid {
   source: string;
-  uids: Array<{ id: string; atype?: number; ext?: Record<string, unknown> }>;
+  uids: { id: string; atype?: number; ext?: Record<string, unknown> }[];
   inserter?: string;
   mm?: number;
   ext?: Record<string, unknown>;
@@ -38,7 +38,9 @@ async function auction(page: EnginePage, query: string) {
   await page.goto(new URL('prebid/page.html' + query, demo().url).href);
   await page.waitForFunction(() => (window as unknown as { demoDone?: unknown }).demoDone, null, { timeout: 45_000 });
   const winners = (await page.evaluate(() => (window as unknown as { demoDone: unknown }).demoDone)) as Winner[];
-  const prebidEids = (await page.evaluate(() => (window as unknown as { pbjs: { getUserIdsAsEids(): unknown } }).pbjs.getUserIdsAsEids())) as Eid[];
+  const prebidEids = (await page.evaluate(() =>
+    (window as unknown as { pbjs: { getUserIdsAsEids(): unknown } }).pbjs.getUserIdsAsEids(),
+  )) as Eid[];
   const requests = demo().proxy.requests;
   // Nothing left the loopback demo: every request the page made came through the recording proxy.
   const calls = requests.filter((r) => r.method === 'POST' && r.path === '/prebid/v1');
@@ -56,8 +58,19 @@ const creative = (page: EnginePage, slot: string) =>
   }, slot);
 
 async function reportJson(): Promise<{
-  rows: Array<{ calls: number; callsWithoutEids: number; extendedIds: Array<{ providerId: number; calls: number }>; hasDmpId?: Record<string, { with: number; without: number }> }>;
-  lastCalls: Array<{ endpoint: string; formats: Array<{ id: number; impId?: string }>; providerIds: number[]; eids: Array<{ source: string; uids: unknown[] }>; bidRequests: Array<{ partner: { id: string }; request: { user?: { eids?: unknown } } }> }>;
+  rows: {
+    calls: number;
+    callsWithoutEids: number;
+    extendedIds: { providerId: number; calls: number }[];
+    hasDmpId?: Record<string, { with: number; without: number }>;
+  }[];
+  lastCalls: {
+    endpoint: string;
+    formats: { id: number; impId?: string }[];
+    providerIds: number[];
+    eids: { source: string; uids: unknown[] }[];
+    bidRequests: { partner: { id: string }; request: { user?: { eids?: unknown } } }[];
+  }[];
 }> {
   return (await fetch(new URL('report.json', demo().url))).json();
 }
@@ -66,7 +79,9 @@ for (const [form, query] of [
   ['the standalone adapter script', '?cmp=consent'],
   ['Prebid built from npm modules with eidkit/prebid', '?cmp=consent&build=npm'],
 ] as const) {
-  test(`with ${form}, one request carries the three ad units and exactly Prebid's eids; the deal bid wins and renders`, async ({ web: page }) => {
+  test(`with ${form}, one request carries the three ad units and exactly Prebid's eids; the deal bid wins and renders`, async ({
+    web: page,
+  }) => {
     test.setTimeout(90_000);
     const { calls, beacons, winners, prebidEids, errors } = await auction(page, query);
     expect(calls).toHaveLength(1);
@@ -79,14 +94,22 @@ for (const [form, query] of [
     expect(prebidEids.map((e) => e.source)).toEqual(['pubcid.org', 'pub-device.example', 'crwdcntrl.net']);
     expect(body.eids).toEqual(prebidEids);
     const device = body.eids.find((e: Eid) => e.source === 'pub-device.example');
-    expect(device).toEqual({ source: 'pub-device.example', inserter: 'publisher.example', mm: 4, ext: { stype: 'ppuid' }, uids: [{ id: 'device-7f3a', atype: 4, ext: { provider: 'publisher.example' } }] });
+    expect(device).toEqual({
+      source: 'pub-device.example',
+      inserter: 'publisher.example',
+      mm: 4,
+      ext: { stype: 'ppuid' },
+      uids: [{ id: 'device-7f3a', atype: 4, ext: { provider: 'publisher.example' } }],
+    });
     expect(body.gdpr).toBe(1);
     expect(body.gdpr_consent).toMatch(/^C/);
 
     // The deal's bid wins its slot and its creative is what the slot shows.
     const top = winners.find((w) => w.adUnit === 'top')!;
     expect(top).toMatchObject({ bidder: 'eidkit', dealId: deal.dealId, cpm: deal.price, mediaType: 'banner' });
-    await expect.poll(async () => (await creative(page, 'top'))?.text).toMatch(new RegExp(`^eidkit demo creative: deal ${deal.dealId} .* in top$`));
+    await expect
+      .poll(async () => (await creative(page, 'top'))?.text)
+      .toMatch(new RegExp(`^eidkit demo creative: deal ${deal.dealId} .* in top$`));
     expect((await creative(page, 'top'))!.visible).toBe(true);
     await expect.poll(async () => (await creative(page, 'side'))?.text).toContain(deal.dealId);
     await expect.poll(() => page.text('#winners')).toContain(deal.dealId);
@@ -100,19 +123,30 @@ for (const [form, query] of [
     expect(call.providerIds).toEqual([0, 7, 17]);
     expect(call.eids.map((e) => e.source)).toEqual(['pubcid.org', 'pub-device.example', 'crwdcntrl.net']);
     expect(report.rows[0].calls).toBe(1);
-    expect(report.rows[0].extendedIds.map((p) => [p.providerId, p.calls])).toEqual([[0, 1], [7, 1], [17, 1]]);
-    expect(report.rows[0].hasDmpId).toEqual({ 'dmp-uid2': { with: 0, without: 1 }, 'dmp-sharedid': { with: 1, without: 0 } });
+    expect(report.rows[0].extendedIds.map((p) => [p.providerId, p.calls])).toEqual([
+      [0, 1],
+      [7, 1],
+      [17, 1],
+    ]);
+    expect(report.rows[0].hasDmpId).toEqual({
+      'dmp-uid2': { with: 0, without: 1 },
+      'dmp-sharedid': { with: 1, without: 0 },
+    });
     // …and forwarded them to the partners unchanged.
     expect(call.bidRequests.find((b) => b.partner.id === 'dsp-ortb26')!.request.user!.eids).toEqual(prebidEids);
 
     // The adapter's win notices reach the ad server with the price.
-    await expect.poll(() => beacons().filter((b) => b.path.startsWith('/prebid/v1/won')).length).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(() => beacons().filter((b) => b.path.startsWith('/prebid/v1/won')).length)
+      .toBeGreaterThanOrEqual(2);
     expect(beacons().find((b) => b.path.startsWith('/prebid/v1/won'))!.search).toContain(`price=${deal.price}`);
     expect(errors).toEqual([]);
   });
 }
 
-test('with the real TCF CMP refusing consent, no eids reach the ad server and nothing is stored', async ({ web: page }) => {
+test('with the real TCF CMP refusing consent, no eids reach the ad server and nothing is stored', async ({
+  web: page,
+}) => {
   const { calls, winners, prebidEids, errors } = await auction(page, '?cmp=refuse');
   expect(prebidEids).toEqual([]);
   expect(calls).toHaveLength(1);
@@ -129,7 +163,9 @@ test('with the real TCF CMP refusing consent, no eids reach the ad server and no
   expect(errors).toEqual([]);
 });
 
-test('from a page on another origin, the credentialed cross-origin request is answered and the deal still wins', async ({ web: page }) => {
+test('from a page on another origin, the credentialed cross-origin request is answered and the deal still wins', async ({
+  web: page,
+}) => {
   // localhost and 127.0.0.1 are two origins of the same demo server.
   const adServer = new URL(demo().url).origin;
   const pageUrl = new URL(demo().url);
@@ -143,4 +179,3 @@ test('from a page on another origin, the credentialed cross-origin request is an
   await expect.poll(async () => (await creative(page, 'top'))?.text).toContain(deal.dealId);
   expect(await page.errors()).toEqual([]);
 });
-

@@ -23,7 +23,9 @@ const server = useTestServer({
   }),
 });
 
-test('sas.call(...).then(sas.render) shows each ad of the answer in a friendly iframe in its tagId element', async ({ web }) => {
+test('sas.call(...).then(sas.render) shows each ad of the answer in a friendly iframe in its tagId element', async ({
+  web,
+}) => {
   server().page(
     '/render',
     publisherPage({
@@ -41,7 +43,7 @@ test('sas.call(...).then(sas.render) shows each ad of the answer in a friendly i
     { tagId: 'missing', ok: false, reason: 'no element with id "missing" on the page' },
   ]);
   const seen = await web.evaluate(() => {
-    const frame = document.querySelector('#banner iframe') as HTMLIFrameElement;
+    const frame = document.querySelector('#banner iframe')!;
     const box = frame.getBoundingClientRect();
     const creative = frame.contentDocument!.getElementById('creative')!;
     return {
@@ -49,7 +51,7 @@ test('sas.call(...).then(sas.render) shows each ad of the answer in a friendly i
       size: [box.width, box.height],
       text: creative.textContent,
       ran: creative.dataset.ran,
-      placeholder: document.getElementById('banner')!.textContent!.includes('placeholder'),
+      placeholder: document.getElementById('banner')!.textContent.includes('placeholder'),
     };
   });
   expect(seen).toEqual({ frames: 1, size: [300, 250], text: 'Ad for onecall', ran: 'true', placeholder: false });

@@ -8,7 +8,7 @@ interface Row {
   date: string;
   networkId: number | null;
   calls: number;
-  extendedIds: Array<{ providerId: number; providerName: string; calls: number }>;
+  extendedIds: { providerId: number; providerName: string; calls: number }[];
   callsWithoutEids: number;
   hasUserUid: { with: number; without: number };
   hasUserPid: { with: number; without: number };
@@ -16,7 +16,11 @@ interface Row {
 }
 interface ReportJson {
   rows: Row[];
-  lastCalls: Array<{ endpoint: string; eids: Array<{ source: string; providerId: number }>; bidRequests: Array<{ partner: { id: string }; request: { user?: { eids?: unknown[]; ext?: { eids?: unknown[] } } } }> }>;
+  lastCalls: {
+    endpoint: string;
+    eids: { source: string; providerId: number }[];
+    bidRequests: { partner: { id: string }; request: { user?: { eids?: unknown[]; ext?: { eids?: unknown[] } } } }[];
+  }[];
 }
 
 /** A bare publisher page: the documented snippet, the real tag from the demo server, nothing set up yet. */
@@ -41,14 +45,24 @@ async function sendCalls(page: EnginePage, setup: Record<string, unknown>, eids:
   await page.goto(new URL('e2e-publisher-page', demo().url).href);
   return page.evaluate(
     ({ setup, eids, types }) =>
-      new Promise<Array<{ ok: boolean; status: number }>>((resolve) => {
-        const w = window as unknown as { sas: { cmd: Array<() => void>; setup(o: unknown): void; setEids(e: unknown): void; call(t: string, o: unknown): Promise<{ ok: boolean; status: number }> } };
+      new Promise<{ ok: boolean; status: number }[]>((resolve) => {
+        const w = window as unknown as {
+          sas: {
+            cmd: (() => void)[];
+            setup(o: unknown): void;
+            setEids(e: unknown): void;
+            call(t: string, o: unknown): Promise<{ ok: boolean; status: number }>;
+          };
+        };
         w.sas.cmd.push(async () => {
           w.sas.setup({ networkid: 1234, domain: location.origin, ...setup });
           w.sas.setEids(eids);
           const results = [];
           for (const t of types) {
-            const options = t === 'onecall' ? { siteId: 7, pageId: 8, formats: [{ id: 9, tagId: 'top' }] } : { siteId: 7, pageId: 8, formatId: 9 };
+            const options =
+              t === 'onecall'
+                ? { siteId: 7, pageId: 8, formats: [{ id: 9, tagId: 'top' }] }
+                : { siteId: 7, pageId: 8, formatId: 9 };
             results.push(await w.sas.call(t, options));
           }
           resolve(results);
@@ -95,11 +109,23 @@ test('calls without uid or eids are counted as such, per network', async ({ web:
   await sendCalls(page, { networkid: 4321 }, [EIDS[0]], ['std']);
   const { rows } = await report();
   const byNetwork = Object.fromEntries(rows.map((r) => [String(r.networkId), r]));
-  expect(byNetwork['1234']).toMatchObject({ calls: 2, callsWithoutEids: 2, extendedIds: [], hasUserUid: { with: 0, without: 2 }, hasUserPid: { with: 1, without: 1 } });
-  expect(byNetwork['4321']).toMatchObject({ calls: 1, extendedIds: [{ providerId: 2, providerName: 'ID5', calls: 1 }], hasUserPid: { with: 1, without: 0 } });
+  expect(byNetwork['1234']).toMatchObject({
+    calls: 2,
+    callsWithoutEids: 2,
+    extendedIds: [],
+    hasUserUid: { with: 0, without: 2 },
+    hasUserPid: { with: 1, without: 1 },
+  });
+  expect(byNetwork['4321']).toMatchObject({
+    calls: 1,
+    extendedIds: [{ providerId: 2, providerName: 'ID5', calls: 1 }],
+    hasUserPid: { with: 1, without: 0 },
+  });
 });
 
-test('the live report page shows the dimensions table, the chart and the last calls with their bid requests', async ({ web: page }) => {
+test('the live report page shows the dimensions table, the chart and the last calls with their bid requests', async ({
+  web: page,
+}) => {
   await sendCalls(page, { uid: 'u-1' }, EIDS.slice(0, 2), ['std']);
   await page.goto(new URL('report', demo().url).href);
   const row = '#dimensions tbody tr[data-network="1234"]';
@@ -113,12 +139,16 @@ test('the live report page shows the dimensions table, the chart and the last ca
   await expect.poll(() => page.text('#calls details pre')).toContain('"eids"');
   // Per partner, what it receives and what the policy removed, with the reason.
   expect(await page.text('#calls .call tr[data-partner="dsp-ortb26"]')).toContain('none');
-  expect(await page.text('#calls .call tr[data-partner="dmp-uid2"]')).toContain("id5-sync.com: a DMP receives only its preferred provider's eids (Unified ID 2.0)");
+  expect(await page.text('#calls .call tr[data-partner="dmp-uid2"]')).toContain(
+    "id5-sync.com: a DMP receives only its preferred provider's eids (Unified ID 2.0)",
+  );
 
   // The sample call carries a reference envelope: the page shows the ids it held.
   await page.click('#sample');
   await expect.poll(() => page.count('#calls .call')).toBe(2);
-  expect(await page.text('#calls .call')).toContain('From the envelope: liveramp.com, uidapi.com, euid.eu, epsilon.com, yahoo.com');
+  expect(await page.text('#calls .call')).toContain(
+    'From the envelope: liveramp.com, uidapi.com, euid.eu, epsilon.com, yahoo.com',
+  );
   // The sealed envelope goes to no partner; the ids opened from it (inserter eidkit.demo) go to every DSP.
   const dsp = '#calls .call tr[data-partner="dsp-ortb26"]';
   expect(await page.text(dsp)).toContain('liveramp.com: permissions[2] (source liveramp.com) allows no partner');
@@ -126,7 +156,9 @@ test('the live report page shows the dimensions table, the chart and the last ca
   expect(await page.errors()).toEqual([]);
 });
 
-test('the chart keeps provider bars together before the uid / pid bars, charts "no eids", and has a legend', async ({ web: page }) => {
+test('the chart keeps provider bars together before the uid / pid bars, charts "no eids", and has a legend', async ({
+  web: page,
+}) => {
   // Network 1234 first, with ID5; then network 4321 with UID2 (a provider first seen in a later row), and one
   // call without eids.
   await sendCalls(page, { uid: 'u-1' }, [EIDS[0]], ['std']);
@@ -134,8 +166,14 @@ test('the chart keeps provider bars together before the uid / pid bars, charts "
   await sendCalls(page, { networkid: 4321 }, [], ['std']);
   await page.goto(new URL('report', demo().url).href);
   await expect.poll(() => page.count('#chart rect.bar')).toBe(6);
-  const labels = await page.evaluate(() => [...document.querySelectorAll('#chart rect.bar')].map((r) => r.getAttribute('data-label')));
+  const labels = await page.evaluate(() =>
+    [...document.querySelectorAll('#chart rect.bar')].map((r) => r.getAttribute('data-label')),
+  );
   expect(labels).toEqual(['ID5 (2)', 'Unified ID 2.0 (4)', 'no eids', 'with uid', 'with pid', 'all ad calls']);
   const legend = await page.evaluate(() => [...document.querySelectorAll('#chart .legend')].map((e) => e.textContent));
-  expect(legend).toEqual(["calls carrying the provider's eids", 'calls without eids', 'calls with a uid / pid, and all calls']);
+  expect(legend).toEqual([
+    "calls carrying the provider's eids",
+    'calls without eids',
+    'calls with a uid / pid, and all calls',
+  ]);
 });

@@ -10,7 +10,9 @@ test.beforeAll(async () => {
 test.afterAll(() => stopDemo(demo));
 test.beforeEach(() => demo.proxy.clear());
 
-test('the demo page sends every call type with the eids it set, and the server names the providers', async ({ web: page }) => {
+test('the demo page sends every call type with the eids it set, and the server names the providers', async ({
+  web: page,
+}) => {
   await page.goto(demo.url);
   await page.click('#set-array');
   await expect.poll(() => page.text('#eids')).toContain('id5-sync.com');
@@ -28,14 +30,18 @@ test('the demo page sends every call type with the eids it set, and the server n
   expect(await page.errors()).toEqual([]);
 });
 
-test('/ links to the report and the modules page; no page of the demo gets a 404 (favicon included)', async ({ web: page }) => {
+test('/ links to the report and the modules page; no page of the demo gets a 404 (favicon included)', async ({
+  web: page,
+}) => {
   await page.goto(demo.url);
   await page.click('a[href="/report"]');
   await page.waitForFunction(() => location.pathname === '/report');
   await page.goto(demo.url);
   await page.click('a[href="/modules/page.html"]');
   await page.waitForFunction(() => document.querySelector('h1')?.textContent === 'Provider modules');
-  const missing = demo.proxy.requests.filter((r) => r.response && r.response.status >= 400).map((r) => `${r.response!.status} ${r.path}`);
+  const missing = demo.proxy.requests
+    .filter((r) => r.response && r.response.status >= 400)
+    .map((r) => `${r.response!.status} ${r.path}`);
   expect(missing).toEqual([]);
   // Some engines ask every origin for /favicon.ico by themselves, some do not: ask as they would.
   const icon = await fetch(new URL('favicon.ico', demo.url));
@@ -51,14 +57,25 @@ test('cmp=ui shows a consent banner whose buttons record the choice in the real 
     page.evaluate(() => {
       const w = window as unknown as { __tcfapi: (...args: unknown[]) => void; tcEvent?: unknown };
       w.tcEvent = undefined;
-      w.__tcfapi('addEventListener', 2, (d: { eventStatus: string; purpose: { consents: Record<number, boolean> } }, ok: boolean) => {
-        if (ok && d.eventStatus !== 'cmpuishown' && !w.tcEvent) w.tcEvent = { eventStatus: d.eventStatus, purposeOne: Boolean(d.purpose.consents[1]) };
-      });
+      w.__tcfapi(
+        'addEventListener',
+        2,
+        (d: { eventStatus: string; purpose: { consents: Record<number, boolean> } }, ok: boolean) => {
+          if (ok && d.eventStatus !== 'cmpuishown' && !w.tcEvent)
+            w.tcEvent = { eventStatus: d.eventStatus, purposeOne: Boolean(d.purpose.consents[1]) };
+        },
+      );
     });
   const tcEvent = () => page.waitForFunction(() => (window as unknown as { tcEvent?: unknown }).tcEvent);
   /** Clicks the banner's button labelled `name`. */
   const press = (name: string) =>
-    page.evaluate((label) => [...document.querySelectorAll<HTMLButtonElement>('#demo-cmp-banner button')].find((b) => b.textContent === label)!.click(), name);
+    page.evaluate(
+      (label) =>
+        [...document.querySelectorAll<HTMLButtonElement>('#demo-cmp-banner button')]
+          .find((b) => b.textContent === label)!
+          .click(),
+      name,
+    );
   await page.goto(new URL('modules/page.html?cmp=ui', demo.url).href);
   await page.waitForFunction(() => document.querySelector('#demo-cmp-banner')?.getClientRects().length);
   await listen();
@@ -75,11 +92,13 @@ test('cmp=ui shows a consent banner whose buttons record the choice in the real 
 
 test('npm run demo prints the page, the report and the modules page URLs on startup', async () => {
   const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, [new URL('../../demo/server.mjs', import.meta.url).pathname], { env: { ...process.env, PORT: '0' } });
+  const child = spawn(process.execPath, [new URL('../../demo/server.mjs', import.meta.url).pathname], {
+    env: { ...process.env, PORT: '0' },
+  });
   try {
     let out = '';
     await new Promise<void>((done, fail) => {
-      child.stdout.on('data', (d) => (out += d) && /modules\/page\.html/.test(out) && done());
+      child.stdout.on('data', (d) => (out += d) && out.includes('modules/page.html') && done());
       child.on('exit', () => fail(new Error(`the demo exited: ${out}`)));
     });
     const base = /open (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)![1];

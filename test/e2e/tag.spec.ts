@@ -8,7 +8,10 @@ const server = useTestServer();
 /** Loads a publisher page whose queued commands run `commands` after `sas.setup({ domain })`. */
 async function open(page: EnginePage, commands: string, opts: { path?: string; head?: string; query?: string } = {}) {
   const path = opts.path ?? `/p${Math.random().toString(36).slice(2)}`;
-  server().page(path, publisherPage({ head: opts.head, commands: `sas.setup({ domain: location.origin });\n${commands}` }));
+  server().page(
+    path,
+    publisherPage({ head: opts.head, commands: `sas.setup({ domain: location.origin });\n${commands}` }),
+  );
   await page.goto(server().url + path + (opts.query ?? ''));
   await page.waitForFunction(() => (window as unknown as { sas: { version?: string } }).sas.version !== undefined);
 }
@@ -40,11 +43,9 @@ test('runs commands queued before load in order, then a push after load at once'
 });
 
 test('a throwing command does not stop the next one and raises no pageerror', async ({ web: page }) => {
-  await open(
-    page,
-    `sas.call('std', { siteId: 1, pageId: 2, formatId: 3 });`,
-    { head: `<script>sas.cmd.push(function () { throw new Error('publisher bug') }); sas.cmd.push(async function () { throw new Error('async bug') }); sas.cmd.push(42);</script>` },
-  );
+  await open(page, `sas.call('std', { siteId: 1, pageId: 2, formatId: 3 });`, {
+    head: `<script>sas.cmd.push(function () { throw new Error('publisher bug') }); sas.cmd.push(async function () { throw new Error('async bug') }); sas.cmd.push(42);</script>`,
+  });
   await server().waitForAdCalls(1);
   await new Promise((r) => setTimeout(r, 100));
   expect(await page.errors()).toEqual([]);
@@ -85,9 +86,23 @@ test('generic and onecall POST bodies carry the same eids array', async ({ web: 
   const onecall = calls.find((c) => c.kind === 'onecall')!;
   const expected = await page.evaluate(() => (window as unknown as { sas: { getEids(): unknown } }).sas.getEids());
   expect(generic).toMatchObject({ method: 'POST', path: '/genericpost' });
-  expect(generic.json).toMatchObject({ networkId: 1234, siteId: 1, pageId: 2, formatId: 3, target: 'sport=ski', eids: expected });
+  expect(generic.json).toMatchObject({
+    networkId: 1234,
+    siteId: 1,
+    pageId: 2,
+    formatId: 3,
+    target: 'sport=ski',
+    eids: expected,
+  });
   expect(onecall).toMatchObject({ method: 'POST', path: '/call' });
-  expect(onecall.json).toMatchObject({ networkId: 1234, formats: [{ id: 3, tagId: 'top' }, { id: 4, tagId: 'side' }], eids: expected });
+  expect(onecall.json).toMatchObject({
+    networkId: 1234,
+    formats: [
+      { id: 3, tagId: 'top' },
+      { id: 4, tagId: 'side' },
+    ],
+    eids: expected,
+  });
   // A CORS-simple request: no preflight before the ad call.
   expect(server().requests.filter((r) => r.method === 'OPTIONS')).toEqual([]);
 });
@@ -123,7 +138,9 @@ test('malformed inputs raise no pageerror and the calls still go out valid', asy
   expect(await page.errors()).toEqual([]);
 });
 
-test('a GET URL stays under 8,000 characters: unknown sources go first, then the largest, with a debug warning', async ({ web: page }) => {
+test('a GET URL stays under 8,000 characters: unknown sources go first, then the largest, with a debug warning', async ({
+  web: page,
+}) => {
   const big = (source: string, n: number) => ({ source, uids: [{ id: 'x'.repeat(n) }] });
   await open(
     page,
@@ -134,21 +151,27 @@ test('a GET URL stays under 8,000 characters: unknown sources go first, then the
   const [call] = await server().waitForAdCalls(1);
   const url = `${server().url}${call.path}?${call.search}`;
   expect(url.length).toBeLessThan(8000);
-  expect((call.eids as Array<{ source: string }>).map((e) => e.source)).toEqual(['criteo.com', 'pubcid.org']);
+  expect((call.eids as { source: string }[]).map((e) => e.source)).toEqual(['criteo.com', 'pubcid.org']);
   expect((await page.consoleLines()).join('\n')).toMatch(/\[sas\].*left out eids of.*unknown\.example.*id5-sync\.com/);
 });
 
 test('loading the script twice is harmless: commands run once, one call per request', async ({ web: page }) => {
-  await open(page, `window.runs = (window.runs || 0) + 1; sas.setEids(${JSON.stringify(EIDS)}); sas.call('std', { siteId: 1 });`, {
-    head: '<script async src="/tag/1234/sas.js?copy=2"></script>',
-  });
+  await open(
+    page,
+    `window.runs = (window.runs || 0) + 1; sas.setEids(${JSON.stringify(EIDS)}); sas.call('std', { siteId: 1 });`,
+    {
+      head: '<script async src="/tag/1234/sas.js?copy=2"></script>',
+    },
+  );
   await new Promise((r) => setTimeout(r, 300));
   expect(await page.evaluate(() => (window as unknown as { runs: number }).runs)).toBe(1);
   expect(server().adCalls()).toHaveLength(1);
   expect(server().requests.filter((r) => r.path === '/tag/1234/sas.js')).toHaveLength(2);
   expect(server().adCalls()[0].eids).toEqual(EIDS);
   // A second copy that re-initialised would have forgotten the page's eids.
-  await page.evaluate(() => (window as unknown as { sas: { call(t: string, o: object): Promise<unknown> } }).sas.call('std', {}));
+  await page.evaluate(() =>
+    (window as unknown as { sas: { call(t: string, o: object): Promise<unknown> } }).sas.call('std', {}),
+  );
   expect(server().adCalls()[1].eids).toEqual(EIDS);
   expect(await page.errors()).toEqual([]);
 });
@@ -160,7 +183,12 @@ test('ad calls carry the ad server cookie, also from another origin', async ({ w
   expect(second.cookies.pid).toMatch(/^test-pid-/);
 
   // Cross-origin: page on localhost, ad server on 127.0.0.1; CORS with credentials lets the page read the answer.
-  server().page('/cross', publisherPage({ commands: `sas.setup({ domain: ${JSON.stringify(server().url)} }); sas.call('onecall', { formats: [{ id: 1 }] }).then(function (r) { window.result = r })` }));
+  server().page(
+    '/cross',
+    publisherPage({
+      commands: `sas.setup({ domain: ${JSON.stringify(server().url)} }); sas.call('onecall', { formats: [{ id: 1 }] }).then(function (r) { window.result = r })`,
+    }),
+  );
   await page.goto(server().altUrl + '/cross');
   const result = await page.waitForFunction(() => (window as unknown as { result?: unknown }).result);
   expect(result).toMatchObject({ ok: true, status: 200 });

@@ -47,8 +47,8 @@ const TEN_EIDS = Buffer.from(
 /** A valid TC string: consent for vendors 45 and 755, purposes 1 to 10. */
 const GOOD_TC = tcWith({ vendorConsents: { maxId: 755, ranges: [{ start: 45 }, { start: 755 }] } });
 /** An ordinary call from the tag: ten eids, GDPR applies with a valid TC string, US Privacy. */
-const NORMAL_URL = `/ac?nwid=1234&siteid=1&pgid=2&fmtid=3&gdpr=1&gdpr_consent=${GOOD_TC}&us_privacy=1YNN` +
-  `&eids=${TEN_EIDS}`;
+const NORMAL_URL =
+  `/ac?nwid=1234&siteid=1&pgid=2&fmtid=3&gdpr=1&gdpr_consent=${GOOD_TC}&us_privacy=1YNN` + `&eids=${TEN_EIDS}`;
 
 const getUrl = (q: string) => `/ac?nwid=1&eids=${TEN_EIDS}&${q}`.slice(0, MAX_GET_URL);
 const fullRange = { start: 1, end: 65_535 };
@@ -222,7 +222,12 @@ describe('a server process under bombs', () => {
     const stderr = r.err.split('\n').slice(0, 4).join(' | ');
     const fate = r.timedOut ? 'did not finish in 60 s' : `exited with code ${r.code} (signal ${r.signal}): ${stderr}`;
     expect(r.code, fate).toBe(0);
-    type HeapRun = { baseline: number; after: number[]; calls: number; ms: number };
+    interface HeapRun {
+      baseline: number;
+      after: number[];
+      calls: number;
+      ms: number;
+    }
     const { baseline, after, calls, ms: took } = JSON.parse(r.out) as HeapRun;
     const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
     const growth = after.map((h) => h - baseline);
@@ -246,7 +251,11 @@ describe('a server process under bombs', () => {
         server.stdout!.once('data', (d) => resolve((JSON.parse(String(d).split('\n')[0]) as { port: number }).port));
         server.once('exit', (code) => reject(new Error(`the server ended before listening (${code}): ${stderr}`)));
       });
-      type Options = { method?: string; headers?: Record<string, string>; body?: string | Buffer };
+      interface Options {
+        method?: string;
+        headers?: Record<string, string>;
+        body?: string | Buffer;
+      }
       const send = (path: string, opts: Options = {}) =>
         new Promise<{ status: number; ms: number; text: string }>((resolve, reject) => {
           const t0 = performance.now();
@@ -271,7 +280,7 @@ describe('a server process under bombs', () => {
       // The same 20 calls alone first: the machine's own latency, measured in the same run.
       const aloneTimes = await Promise.all(Array.from({ length: 20 }, () => send(NORMAL_URL)));
       const alone = Math.max(...aloneTimes.map((t) => t.ms));
-      const bombs: Array<[string, () => Promise<unknown>]> = [
+      const bombs: [string, () => Promise<unknown>][] = [
         ...GET_BOMBS.map((b): [string, () => Promise<unknown>] => [b.url, () => send(b.url)]),
         ['a Cookie of 1,500 pairs', () => send(getUrl(''), { headers: { cookie: `${'a=b; '.repeat(1_500)}pid=x` } })],
         ...POST_BOMBS.map((b): [string, () => Promise<unknown>] => [b.body as string, () => post(b.body as string)]),
@@ -281,7 +290,10 @@ describe('a server process under bombs', () => {
       const round = async (name: string, bomb: () => Promise<unknown>) => {
         const before = await cpu();
         // Settled at once, so that a refused bomb is a result, not an unhandled rejection.
-        const bombed = bomb().then(() => true, () => false);
+        const bombed = bomb().then(
+          () => true,
+          () => false,
+        );
         const normal = await twenty();
         const answered = await bombed;
         const failed = normal.filter((r) => r.status === 'rejected').map((r) => String(r.reason));

@@ -266,20 +266,33 @@ const nested = (n: number, open: string, inner: string, close: string) => open.r
 /** JSON bombs written as text (JSON.stringify cannot write 10^5 levels): deep nesting, wide arrays, long strings. */
 export const jsonBombText: fc.Arbitrary<string> = fc.oneof(
   sized(1_000, 100_000, (n) => nested(n, '[', '', ']')),
-  sized(1_000, 60_000, (n) =>
-    `{"eids":[{"source":"id5-sync.com","uids":[{"id":"x","ext":${nested(n, '{"a":', '1', '}')}}]}]}`),
-  sized(1_000, 60_000, (n) =>
-    `{"networkId":1,"eids":[{"source":"a.com","uids":[{"id":"x"}],"ext":${nested(n, '[', '', ']')}}]}`),
+  sized(
+    1_000,
+    60_000,
+    (n) => `{"eids":[{"source":"id5-sync.com","uids":[{"id":"x","ext":${nested(n, '{"a":', '1', '}')}}]}]}`,
+  ),
+  sized(
+    1_000,
+    60_000,
+    (n) => `{"networkId":1,"eids":[{"source":"a.com","uids":[{"id":"x"}],"ext":${nested(n, '[', '', ']')}}]}`,
+  ),
   sized(100, 6_000, (n) => `{"eids":[${list(n, (i) => `{"source":"s${i}.com","uids":[{"id":"u${i}","atype":1}]}`)}]}`),
   sized(100, 20_000, (n) => `{"eids":[{"source":"id5-sync.com","uids":[${list(n, (i) => `{"id":"${i}"}`)}]}]}`),
-  sized(1_000, 250_000, (n) =>
-    `{"eids":[{"source":"id5-sync.com","inserter":"${'x'.repeat(n)}","mm":1e21,"uids":[{"id":"1","atype":1e308}]}]}`),
+  sized(
+    1_000,
+    250_000,
+    (n) =>
+      `{"eids":[{"source":"id5-sync.com","inserter":"${'x'.repeat(n)}","mm":1e21,"uids":[{"id":"1","atype":1e308}]}]}`,
+  ),
   sized(100, 10_000, (n) => `{"networkId":1,"formats":[${list(n, () => '{"id":1,"tagId":"t"}')}]}`),
   sized(100, 5_000, (n) => `{"id":"r","imp":[${list(n, () => '{"id":"1","banner":{"format":[{"w":300,"h":250}]}}')}]}`),
   sized(100, 5_000, (n) => `{"units":[${list(n, () => '{"code":"a","bidId":"b","formatId":1,"sizes":[[300,250]]}')}]}`),
   sized(100, 20_000, (n) => `{"issues":1,${list(n, (i) => `"k${i}":${i}`)}}`),
-  sized(100, 30_000, (n) =>
-    `{"networkId":1,"gdprConsent":"${'A'.repeat(n)}","gpp":"${'D'.repeat(n)}","uid":"${'u'.repeat(n)}"}`),
+  sized(
+    100,
+    30_000,
+    (n) => `{"networkId":1,"gdprConsent":"${'A'.repeat(n)}","gpp":"${'D'.repeat(n)}","uid":"${'u'.repeat(n)}"}`,
+  ),
 );
 
 const text = fc.oneof(shortText, hostileText);

@@ -25,6 +25,9 @@ const decodeInput = fc.record({
 });
 
 describe('eidkit decode on hostile input', () => {
-  test('ends with a documented exit code, terminal-safe text, parseable JSON, bounded CPU', () =>
-    fuzz('decode', 'any', decodeInput, 80), 60_000);
+  test(
+    'ends with a documented exit code, terminal-safe text, parseable JSON, bounded CPU',
+    () => fuzz('decode', 'any', decodeInput, 80),
+    60_000,
+  );
 });

@@ -11,6 +11,9 @@ afterAll(() => console.log(worstSummary()));
 describe('the forwarding policy decodes any consent signal in bounded time, never throwing', () => {
   test('bit-level TC and GPP strings on a GET call', () => fuzz('forwarding', 'consent', consentGet, 120), 60_000);
   test('the same signals in a POST body', () => fuzz('forwarding', 'consent-post', consentPost, 60), 60_000);
-  test('any hostile ad call through parse, the policy and buildBidRequest', () =>
-    fuzz('forwarding', 'any', fc.oneof(hostileGet(), hostileAdCall), 80), 60_000);
+  test(
+    'any hostile ad call through parse, the policy and buildBidRequest',
+    () => fuzz('forwarding', 'any', fc.oneof(hostileGet(), hostileAdCall), 80),
+    60_000,
+  );
 });

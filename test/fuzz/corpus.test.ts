@@ -12,7 +12,11 @@ describe('the fuzz corpus', () => {
     expect(cases.length).toBeGreaterThan(0);
     for (const c of cases) expect(Object.keys(ENTRY_POINTS), c.file).toContain(c.entry);
   });
-  test.each(cases.map((c) => [c.file, c] as const))('%s passes again', async (_file, c) => {
-    await runCase(c.entry, c.input);
-  }, 60_000);
+  test.each(cases.map((c) => [c.file, c] as const))(
+    '%s passes again',
+    async (_file, c) => {
+      await runCase(c.entry, c.input);
+    },
+    60_000,
+  );
 });

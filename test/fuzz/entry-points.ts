@@ -121,11 +121,11 @@ export function checkCall(call: AdCall): void {
   // Everything kept is serialisable (to log it, to forward it).
   expect(() => JSON.stringify(call)).not.toThrow();
   for (const k of ['networkId', 'siteId'] as const) {
-    if (call[k] !== undefined) expect(Number.isInteger(call[k]) && call[k]! > 0 && call[k]! <= MAX_INT32, k).toBe(true);
+    if (call[k] !== undefined) expect(Number.isInteger(call[k]) && call[k] > 0 && call[k] <= MAX_INT32, k).toBe(true);
   }
   if (call.timestamp !== undefined) expect(Number.isSafeInteger(call.timestamp)).toBe(true);
   for (const k of ['pageId', 'target', 'userAgent', 'referer'] as const) {
-    if (call[k] !== undefined) expect(call[k]!.length, k).toBeLessThanOrEqual(L.maxTextLength);
+    if (call[k] !== undefined) expect(call[k].length, k).toBeLessThanOrEqual(L.maxTextLength);
   }
   for (const k of ['uid', 'pid'] as const) expect(call[k]?.length ?? 0, k).toBeLessThanOrEqual(L.maxUserIdLength);
   expect(call.formats.length, 'formats').toBeLessThanOrEqual(L.maxFormats + 1);

@@ -45,7 +45,7 @@ export interface Worst {
   worstMs: number;
   /** The worst case's input, cut for printing. */
   worstInput: string;
-  seeds: Array<{ property: string; seed: number; runs: number }>;
+  seeds: { property: string; seed: number; runs: number }[];
 }
 const worst = new Map<EntryName, Worst>();
 
@@ -114,7 +114,9 @@ export interface CorpusCase {
 export function loadCorpus(): CorpusCase[] {
   let files: string[];
   try {
-    files = readdirSync(CORPUS_DIR).filter((f) => f.endsWith('.json')).sort();
+    files = readdirSync(CORPUS_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
   } catch {
     return [];
   }

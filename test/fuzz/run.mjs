@@ -44,7 +44,10 @@ function run(seconds, report) {
 /** Prints each property's seed and cases, then the worst CPU per call per entry point. */
 function summarize(report, before) {
   const text = existsSync(report) ? readFileSync(report, 'utf8') : '';
-  const lines = text.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const lines = text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   console.log('\nfuzz summary (seed and cases per property; replay one with --seed):');
   for (const l of lines) {
     const took = `${l.runs} cases in ${Math.round(l.ms / 1000)} s${l.failed ? ', FAILED' : ''}`;

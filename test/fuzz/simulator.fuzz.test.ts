@@ -81,6 +81,9 @@ const request: fc.Arbitrary<SimulatorInput> = fc
   }));
 
 describe('the simulator on hostile requests', () => {
-  test('never answers 500, answers JSON that parses, bounded CPU per request', () =>
-    fuzz('simulator', 'any', request, 150), 60_000);
+  test(
+    'never answers 500, answers JSON that parses, bounded CPU per request',
+    () => fuzz('simulator', 'any', request, 150),
+    60_000,
+  );
 });

@@ -56,6 +56,9 @@ const request: fc.Arbitrary<TagInput> = fc
   });
 
 describe('the tag server on hostile requests', () => {
-  test("answers 200, 304 or 404 only, a 200 being the named network's script, with bounded CPU", () =>
-    fuzz('tagServer', 'any', request, 200), 60_000);
+  test(
+    "answers 200, 304 or 404 only, a 200 being the named network's script, with bounded CPU",
+    () => fuzz('tagServer', 'any', request, 200),
+    60_000,
+  );
 });

@@ -7,10 +7,12 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { buildTags, composeTag, MODULES, parseNetworksConfig, type Manifest } from '../../src/operator/index.js';
 
 const out = () => mkdtempSync(join(tmpdir(), 'eidkit-cdn-'));
-const config = parseNetworksConfig({ networks: { '1234': { modules: [] }, '4321': { modules: [...MODULES] }, '2345': { modules: ['prebid'] } } });
+const config = parseNetworksConfig({
+  networks: { '1234': { modules: [] }, '4321': { modules: [...MODULES] }, '2345': { modules: ['prebid'] } },
+});
 
 describe('buildTags', () => {
-  test('writes every network\'s scripts, a default, precompressed siblings and a manifest whose SRI hashes match the files', async () => {
+  test("writes every network's scripts, a default, precompressed siblings and a manifest whose SRI hashes match the files", async () => {
     const dir = out();
     const r = await buildTags({ config, outDir: dir });
     expect(r.networks).toBe(4);
@@ -26,7 +28,11 @@ describe('buildTags', () => {
       expect(readFileSync(join(dir, f.versionedFile)).equals(raw)).toBe(true);
       expect(gunzipSync(readFileSync(join(dir, f.file + '.gz'))).equals(raw)).toBe(true);
       expect(brotliDecompressSync(readFileSync(join(dir, f.file + '.br'))).equals(raw)).toBe(true);
-      expect(f.bytes).toEqual({ raw: raw.length, gzip: statSync(join(dir, f.file + '.gz')).size, brotli: statSync(join(dir, f.file + '.br')).size });
+      expect(f.bytes).toEqual({
+        raw: raw.length,
+        gzip: statSync(join(dir, f.file + '.gz')).size,
+        brotli: statSync(join(dir, f.file + '.br')).size,
+      });
     }
     expect(readFileSync(join(dir, 'tag/2345/sas.js'), 'utf8')).toBe(composeTag(2345, config));
     expect(readFileSync(join(dir, 'tag/default/sas.js'), 'utf8')).toBe(composeTag('default', config));
@@ -53,11 +59,13 @@ describe('buildTags', () => {
     expect(existsSync(join(dir, 'tag/4321'))).toBe(false);
   });
 
-  test('a page pinned with the manifest\'s integrity keeps loading the same bytes after the operator enables a module', async () => {
+  test("a page pinned with the manifest's integrity keeps loading the same bytes after the operator enables a module", async () => {
     const dir = out();
     const before = (await buildTags({ config, outDir: dir })).manifest.files.find((f) => f.file === 'tag/2345/sas.js')!;
     const changed = parseNetworksConfig({ networks: { ...config.networks, '2345': { modules: ['prebid', 'uid2'] } } });
-    const after = (await buildTags({ config: changed, outDir: dir })).manifest.files.find((f) => f.file === 'tag/2345/sas.js')!;
+    const after = (await buildTags({ config: changed, outDir: dir })).manifest.files.find(
+      (f) => f.file === 'tag/2345/sas.js',
+    )!;
     // The unversioned URL moved on (so integrity on it would now fail): that is why only the versioned one is pinned.
     const current = readFileSync(join(dir, 'tag/2345/sas.js'));
     expect('sha384-' + createHash('sha384').update(current).digest('base64')).not.toBe(before.integrity);

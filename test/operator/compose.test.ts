@@ -16,15 +16,27 @@ describe('composeTag', () => {
   });
 
   test('serves the operator switches and the full build when every module is on', () => {
-    expect(composeTag(2, config)).toBe(`window.__sasop=${JSON.stringify({ modules: MODULES })};\n` + read('sas.full.js'));
+    expect(composeTag(2, config)).toBe(
+      `window.__sasop=${JSON.stringify({ modules: MODULES })};\n` + read('sas.full.js'),
+    );
   });
 
   test('serves the switches, the core and the enabled add-ons in order otherwise', () => {
-    expect(composeTag(3, config)).toBe(['window.__sasop={"modules":["uid2","prebid"]};', read('sas.js'), read('modules/uid2.js'), read('modules/prebid.js')].join('\n'));
+    expect(composeTag(3, config)).toBe(
+      [
+        'window.__sasop={"modules":["uid2","prebid"]};',
+        read('sas.js'),
+        read('modules/uid2.js'),
+        read('modules/prebid.js'),
+      ].join('\n'),
+    );
   });
 
   test('leaves a globally disabled module out of every network', () => {
-    const off = parseNetworksConfig({ disabledModules: ['prebid'], networks: { '3': { modules: ['uid2', 'prebid'] } } });
+    const off = parseNetworksConfig({
+      disabledModules: ['prebid'],
+      networks: { '3': { modules: ['uid2', 'prebid'] } },
+    });
     expect(composeTag(3, off)).toContain('window.__sasop={"modules":["uid2"]};');
     expect(composeTag(3, off)).not.toContain(read('modules/prebid.js'));
   });

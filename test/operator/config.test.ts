@@ -2,7 +2,12 @@ import { describe, expect, test } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { enabledModules, loadNetworksConfig, NetworksConfigError, parseNetworksConfig } from '../../src/operator/index.js';
+import {
+  enabledModules,
+  loadNetworksConfig,
+  NetworksConfigError,
+  parseNetworksConfig,
+} from '../../src/operator/index.js';
 
 const issuesOf = (input: unknown) => {
   try {
@@ -16,7 +21,10 @@ const issuesOf = (input: unknown) => {
 
 describe('parseNetworksConfig', () => {
   test('accepts networks with their modules and global switches', () => {
-    const c = parseNetworksConfig({ disabledModules: ['idLinking'], networks: { '4321': { modules: ['prebid', 'idLinking'] }, '1234': { modules: [] } } });
+    const c = parseNetworksConfig({
+      disabledModules: ['idLinking'],
+      networks: { '4321': { modules: ['prebid', 'idLinking'] }, '1234': { modules: [] } },
+    });
     expect(c.networks['4321'].modules).toEqual(['prebid', 'idLinking']);
     expect(c.disabledModules).toEqual(['idLinking']);
   });
@@ -30,16 +38,27 @@ describe('parseNetworksConfig', () => {
   test('collects every issue, each naming its network, in one error message', () => {
     let err: NetworksConfigError | undefined;
     try {
-      parseNetworksConfig({ networks: { '12': { modules: 'prebid' }, '13': { modules: ['uid2', 'uid2'] }, '14': { modules: [], extra: 1 } } }, 'networks.json');
+      parseNetworksConfig(
+        {
+          networks: {
+            '12': { modules: 'prebid' },
+            '13': { modules: ['uid2', 'uid2'] },
+            '14': { modules: [], extra: 1 },
+          },
+        },
+        'networks.json',
+      );
     } catch (e) {
       err = e as NetworksConfigError;
     }
     expect(err!.issues.map((i) => i.network)).toEqual(['12', '13', '14']);
-    expect(err!.message).toMatch(/^networks\.json: network 12: networks\.12\.modules: .*; network 13: networks\.13\.modules: lists a module twice; network 14: networks\.14: unknown field extra$/);
+    expect(err!.message).toMatch(
+      /^networks\.json: network 12: networks\.12\.modules: .*; network 13: networks\.13\.modules: lists a module twice; network 14: networks\.14: unknown field extra$/,
+    );
   });
 
   test('refuses a network id that is not a number the tag can read from its path', () => {
-    const issues = issuesOf({ networks: { 'abc': { modules: [] }, '0123': { modules: [] } } });
+    const issues = issuesOf({ networks: { abc: { modules: [] }, '0123': { modules: [] } } });
     expect(issues.length).toBe(2);
     expect(issues[0].message).toContain('1-12 digits');
   });
@@ -52,9 +71,12 @@ describe('parseNetworksConfig', () => {
 });
 
 describe('enabledModules', () => {
-  const config = parseNetworksConfig({ disabledModules: ['criteo'], networks: { '9': { modules: ['prebid', 'criteo', 'identityLink'] } } });
+  const config = parseNetworksConfig({
+    disabledModules: ['criteo'],
+    networks: { '9': { modules: ['prebid', 'criteo', 'identityLink'] } },
+  });
 
-  test('lists a network\'s modules in tag order without the globally disabled ones', () => {
+  test("lists a network's modules in tag order without the globally disabled ones", () => {
     expect(enabledModules(config, 9)).toEqual(['identityLink', 'prebid']);
   });
 

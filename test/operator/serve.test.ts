@@ -15,7 +15,9 @@ import {
   type NetworksConfig,
 } from '../../src/operator/index.js';
 
-const config = parseNetworksConfig({ networks: { '4321': { modules: [...MODULES] }, '2345': { modules: ['prebid'] } } });
+const config = parseNetworksConfig({
+  networks: { '4321': { modules: [...MODULES] }, '2345': { modules: ['prebid'] } },
+});
 const app = createTagApp({ config });
 const get = (path: string, headers: Record<string, string> = {}) => app.request(path, { headers });
 
@@ -32,7 +34,7 @@ function rawGet(port: number, path: string): Promise<number> {
 }
 
 describe('createTagApp: versioned scripts for Subresource Integrity', () => {
-  test('sas.<version>.js keeps answering the pinned bytes after a reload changes the network\'s modules', async () => {
+  test("sas.<version>.js keeps answering the pinned bytes after a reload changes the network's modules", async () => {
     let current: NetworksConfig = parseNetworksConfig({ networks: { '2345': { modules: ['prebid'] } } });
     const live = createTagApp({ config: () => current });
     const pinned = encodeScript(composeTag(2345, current));
@@ -52,7 +54,7 @@ describe('createTagApp: versioned scripts for Subresource Integrity', () => {
 });
 
 describe('createTagApp', () => {
-  test('serves a network\'s script with type, cache, CORS and a strong ETag', async () => {
+  test("serves a network's script with type, cache, CORS and a strong ETag", async () => {
     const r = await get('/tag/2345/sas.js');
     expect(r.status).toBe(200);
     expect(await r.text()).toBe(composeTag(2345, config));
@@ -85,7 +87,9 @@ describe('createTagApp', () => {
     expect(brBody.length).toBeLessThan(gzBody.length);
     // Each representation has its own strong ETag; any of them revalidates.
     expect(new Set([br.headers.get('etag'), gz.headers.get('etag')]).size).toBe(2);
-    expect((await get('/tag/4321/sas.js', { 'If-None-Match': gz.headers.get('etag')!, 'Accept-Encoding': 'br' })).status).toBe(304);
+    expect(
+      (await get('/tag/4321/sas.js', { 'If-None-Match': gz.headers.get('etag')!, 'Accept-Encoding': 'br' })).status,
+    ).toBe(304);
   });
 
   test('serves the core alone to an unknown network, and the readable build as sas.debug.js', async () => {

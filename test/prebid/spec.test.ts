@@ -7,11 +7,29 @@ import type { PrebidBid, PrebidBidderRequest } from '../../src/prebid/index.js';
 const params = { networkId: 1234, siteId: 1, pageId: 2, formatId: 3, domain: 'https://ads.example.com/' };
 const eids = [
   { source: 'pubcid.org', uids: [{ id: 'c1', atype: 1 }] },
-  { source: 'video.example', inserter: 'pub.example', matcher: 'm.example', mm: 3, uids: [{ id: 'v1', atype: 4, ext: { k: [1, { z: null }] } }], ext: { x: 'y' } },
+  {
+    source: 'video.example',
+    inserter: 'pub.example',
+    matcher: 'm.example',
+    mm: 3,
+    uids: [{ id: 'v1', atype: 4, ext: { k: [1, { z: null }] } }],
+    ext: { x: 'y' },
+  },
 ];
-const bid = (over: Partial<PrebidBid> = {}): PrebidBid => ({ bidId: 'b1', adUnitCode: 'top', params, mediaTypes: { banner: { sizes: [[300, 250]] } }, userIdAsEids: eids, ...over });
+const bid = (over: Partial<PrebidBid> = {}): PrebidBid => ({
+  bidId: 'b1',
+  adUnitCode: 'top',
+  params,
+  mediaTypes: { banner: { sizes: [[300, 250]] } },
+  userIdAsEids: eids,
+  ...over,
+});
 const bidderRequest = (over: Partial<PrebidBidderRequest> = {}): PrebidBidderRequest => ({
-  ortb2: { site: { page: 'https://pub.example/a' }, user: { keywords: 'k', ext: { eids, data: 1 } }, source: { ext: { schain: { ver: '1.0', complete: 1, nodes: [] } } } },
+  ortb2: {
+    site: { page: 'https://pub.example/a' },
+    user: { keywords: 'k', ext: { eids, data: 1 } },
+    source: { ext: { schain: { ver: '1.0', complete: 1, nodes: [] } } },
+  },
   gdprConsent: { gdprApplies: true, consentString: 'CPX', addtlConsent: '1~2' },
   gppConsent: { gppString: 'DBA', applicableSections: [2, 7] },
   uspConsent: '1YNN',
@@ -35,7 +53,9 @@ describe('isBidRequestValid', () => {
 
   test('refuses a domain that is not an http(s) base URL', () => {
     const log = vi.fn();
-    expect(createSpec({ log }).isBidRequestValid(bid({ params: { ...params, domain: 'ads.example.com' } }))).toBe(false);
+    expect(createSpec({ log }).isBidRequestValid(bid({ params: { ...params, domain: 'ads.example.com' } }))).toBe(
+      false,
+    );
     expect(log).toHaveBeenCalledWith(expect.stringContaining('params.domain'));
   });
 });
@@ -45,7 +65,11 @@ describe('buildRequests', () => {
     const video = { context: 'instream', mimes: ['video/mp4'], protocols: [2, 3], playerSize: [[640, 480]] };
     const floor = vi.fn(() => ({ floor: 1.5, currency: 'EUR' }));
     const reqs = spec.buildRequests(
-      [bid({ ortb2Imp: { ext: { gpid: '/1/top' } }, getFloor: floor }), bid({ bidId: 'b2', adUnitCode: 'side' }), bid({ bidId: 'b3', adUnitCode: 'player', mediaTypes: { video } })],
+      [
+        bid({ ortb2Imp: { ext: { gpid: '/1/top' } }, getFloor: floor }),
+        bid({ bidId: 'b2', adUnitCode: 'side' }),
+        bid({ bidId: 'b3', adUnitCode: 'player', mediaTypes: { video } }),
+      ],
       bidderRequest(),
     );
     expect(reqs).toHaveLength(1);
@@ -55,10 +79,27 @@ describe('buildRequests', () => {
     expect(body.eids).toEqual(eids);
     expect(reqs[0].data).toContain(JSON.stringify(eids));
     expect(body.units.map((u: { bidId: string }) => u.bidId)).toEqual(['b1', 'b2', 'b3']);
-    expect(body.units[0]).toMatchObject({ adUnitCode: 'top', formatId: 3, gpid: '/1/top', banner: [[300, 250]], floor: { value: 1.5, currency: 'EUR' } });
+    expect(body.units[0]).toMatchObject({
+      adUnitCode: 'top',
+      formatId: 3,
+      gpid: '/1/top',
+      banner: [[300, 250]],
+      floor: { value: 1.5, currency: 'EUR' },
+    });
     expect(floor).toHaveBeenCalledWith({ currency: 'EUR', mediaType: '*', size: '*' });
     expect(body.units[2].video).toEqual(video);
-    expect(body).toMatchObject({ networkId: 1234, siteId: 1, pageId: 2, gdpr: 1, gdpr_consent: 'CPX', addtl_consent: '1~2', gpp: 'DBA', gpp_sid: [2, 7], us_privacy: '1YNN', tmax: 1500 });
+    expect(body).toMatchObject({
+      networkId: 1234,
+      siteId: 1,
+      pageId: 2,
+      gdpr: 1,
+      gdpr_consent: 'CPX',
+      addtl_consent: '1~2',
+      gpp: 'DBA',
+      gpp_sid: [2, 7],
+      us_privacy: '1YNN',
+      tmax: 1500,
+    });
     expect(body.schain).toEqual({ ver: '1.0', complete: 1, nodes: [] });
     // First-party user data goes without the eids (they are sent once, as `eids`); Prebid's object is untouched.
     expect(body.user).toEqual({ keywords: 'k', ext: { data: 1 } });
@@ -73,12 +114,24 @@ describe('buildRequests', () => {
   });
 
   test('a floors module that throws costs the floor, not the request', () => {
-    const [r] = spec.buildRequests([bid({ getFloor: () => { throw new Error('x'); } })], bidderRequest());
+    const [r] = spec.buildRequests(
+      [
+        bid({
+          getFloor: () => {
+            throw new Error('x');
+          },
+        }),
+      ],
+      bidderRequest(),
+    );
     expect(JSON.parse(r.data).units[0].floor).toBeUndefined();
   });
 
   test('bids for two ad servers make two requests', () => {
-    const reqs = spec.buildRequests([bid(), bid({ bidId: 'b2', params: { ...params, domain: 'https://other.example' } })], bidderRequest());
+    const reqs = spec.buildRequests(
+      [bid(), bid({ bidId: 'b2', params: { ...params, domain: 'https://other.example' } })],
+      bidderRequest(),
+    );
     expect(reqs.map((r) => r.url)).toEqual(['https://ads.example.com/prebid/v1', 'https://other.example/prebid/v1']);
   });
 });
@@ -86,17 +139,50 @@ describe('buildRequests', () => {
 describe('interpretResponse', () => {
   test('turns the answer into Prebid bids with the deal id', () => {
     const bids = spec.interpretResponse({
-      body: { bids: [{ requestId: 'b1', cpm: 2.5, width: 300, height: 250, ad: '<b>ad</b>', creativeId: 'c1', dealId: 'D-1', mediaType: 'banner', meta: { advertiserDomains: ['adv.example'] } }] },
+      body: {
+        bids: [
+          {
+            requestId: 'b1',
+            cpm: 2.5,
+            width: 300,
+            height: 250,
+            ad: '<b>ad</b>',
+            creativeId: 'c1',
+            dealId: 'D-1',
+            mediaType: 'banner',
+            meta: { advertiserDomains: ['adv.example'] },
+          },
+        ],
+      },
     });
     expect(bids).toEqual([
-      { requestId: 'b1', cpm: 2.5, currency: 'EUR', width: 300, height: 250, ad: '<b>ad</b>', ttl: 300, creativeId: 'c1', netRevenue: true, dealId: 'D-1', mediaType: 'banner', meta: { advertiserDomains: ['adv.example'] } },
+      {
+        requestId: 'b1',
+        cpm: 2.5,
+        currency: 'EUR',
+        width: 300,
+        height: 250,
+        ad: '<b>ad</b>',
+        ttl: 300,
+        creativeId: 'c1',
+        netRevenue: true,
+        dealId: 'D-1',
+        mediaType: 'banner',
+        meta: { advertiserDomains: ['adv.example'] },
+      },
     ]);
   });
 
   test('an empty or broken answer gives no bid and a log line, never an exception', () => {
     const log = vi.fn();
     const s = createSpec({ log });
-    for (const body of [undefined, '', 'not json', { bids: 'x' }, { bids: [null, 3, { requestId: 'b1', cpm: 0, ad: 'x' }, { cpm: 1, ad: 'x' }] }]) {
+    for (const body of [
+      undefined,
+      '',
+      'not json',
+      { bids: 'x' },
+      { bids: [null, 3, { requestId: 'b1', cpm: 0, ad: 'x' }, { cpm: 1, ad: 'x' }] },
+    ]) {
       expect(s.interpretResponse({ body })).toEqual([]);
     }
     expect(s.interpretResponse(undefined)).toEqual([]);
@@ -105,19 +191,45 @@ describe('interpretResponse', () => {
 });
 
 describe('getUserSyncs', () => {
-  const responses = [{ body: { bids: [], syncs: [{ type: 'iframe', url: 'https://ads.example.com/sync' }, { type: 'image', url: 'https://ads.example.com/px?a=1' }] } }];
+  const responses = [
+    {
+      body: {
+        bids: [],
+        syncs: [
+          { type: 'iframe', url: 'https://ads.example.com/sync' },
+          { type: 'image', url: 'https://ads.example.com/px?a=1' },
+        ],
+      },
+    },
+  ];
   test('returns the enabled syncs with the consent parameters', () => {
-    const syncs = spec.getUserSyncs({ iframeEnabled: true, pixelEnabled: false }, responses, { gdprApplies: true, consentString: 'CPX' }, '1YNN', { gppString: 'DBA', applicableSections: [2] });
-    expect(syncs).toEqual([{ type: 'iframe', url: 'https://ads.example.com/sync?gdpr=1&gdpr_consent=CPX&gpp=DBA&gpp_sid=2&us_privacy=1YNN' }]);
-    const px = spec.getUserSyncs({ iframeEnabled: false, pixelEnabled: true }, responses, undefined, undefined, undefined);
+    const syncs = spec.getUserSyncs(
+      { iframeEnabled: true, pixelEnabled: false },
+      responses,
+      { gdprApplies: true, consentString: 'CPX' },
+      '1YNN',
+      { gppString: 'DBA', applicableSections: [2] },
+    );
+    expect(syncs).toEqual([
+      { type: 'iframe', url: 'https://ads.example.com/sync?gdpr=1&gdpr_consent=CPX&gpp=DBA&gpp_sid=2&us_privacy=1YNN' },
+    ]);
+    const px = spec.getUserSyncs(
+      { iframeEnabled: false, pixelEnabled: true },
+      responses,
+      undefined,
+      undefined,
+      undefined,
+    );
     expect(px).toEqual([{ type: 'image', url: 'https://ads.example.com/px?a=1' }]);
   });
 });
 
 describe('beacons', () => {
   test('onBidWon fires the win notice with the price; onTimeout tells the ad server which bids timed out', () => {
-    const sent: Array<[string, unknown]> = [];
-    Object.defineProperty(navigator, 'sendBeacon', { configurable: true, value: (u: string, b?: unknown) => {
+    const sent: [string, unknown][] = [];
+    Object.defineProperty(navigator, 'sendBeacon', {
+      configurable: true,
+      value: (u: string, b?: unknown) => {
         sent.push([u, b]);
         return true;
       },

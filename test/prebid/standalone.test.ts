@@ -9,9 +9,13 @@ import { fileURLToPath } from 'node:url';
 // happy-dom replaces the global URL, so build the path from this file's path.
 const code = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../../dist/prebid/eidkit-adapter.js'), 'utf8');
 const run = () => new Function(code)();
-type Pbjs = { que?: Array<() => void>; libLoaded?: boolean; registerBidAdapter?: (a: null, c: string, s: { code: string; gvlid: number }) => void };
+interface Pbjs {
+  que?: (() => void)[];
+  libLoaded?: boolean;
+  registerBidAdapter?: (a: null, c: string, s: { code: string; gvlid: number }) => void;
+}
 const w = window as unknown as { pbjs?: Pbjs };
-const registered: Array<[string, number]> = [];
+const registered: [string, number][] = [];
 const registerBidAdapter = (_a: null, c: string, s: { gvlid: number }) => void registered.push([c, s.gvlid]);
 
 beforeEach(() => {
@@ -25,9 +29,9 @@ test('loaded before Prebid, it queues its registration ahead of the auction the 
   run();
   // Prebid arriving later runs the queue in order.
   w.pbjs.registerBidAdapter = (...a) => {
-      registerBidAdapter(...a);
-      order.push('register');
-    };
+    registerBidAdapter(...a);
+    order.push('register');
+  };
   for (const fn of w.pbjs.que!) fn();
   expect(order).toEqual(['register', 'page: requestBids']);
   expect(registered).toEqual([['eidkit', 45]]);

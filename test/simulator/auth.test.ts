@@ -4,7 +4,7 @@ import { addressKey, AttemptLimiter } from '../../src/simulator/auth.js';
 import { PASSWORD_REALM_GRANT, REALM, passwordRealmForm } from '../../src/simulator/index.js';
 import { COMPANY, DSP, api, clock, inProcess, login, overHttp, sim, type Fetcher } from './helpers.js';
 
-const listeners: Array<() => Promise<void>> = [];
+const listeners: (() => Promise<void>)[] = [];
 afterAll(async () => {
   await Promise.all(listeners.map((close) => close()));
 });
@@ -37,7 +37,10 @@ describe.each(['in-process', 'http'] as const)('auth (%s)', (kind) => {
 
   test('wrong username or password is refused with 403 invalid_grant', async () => {
     const f = await transport(kind, sim());
-    for (const form of [passwordRealmForm({ ...COMPANY, password: 'nope' }), passwordRealmForm({ ...COMPANY, username: 'ghost@x.test' })]) {
+    for (const form of [
+      passwordRealmForm({ ...COMPANY, password: 'nope' }),
+      passwordRealmForm({ ...COMPANY, username: 'ghost@x.test' }),
+    ]) {
       const res = await token(f, form);
       expect(res.status).toBe(403);
       expect(await res.json()).toMatchObject({ error: 'invalid_grant' });
@@ -88,7 +91,15 @@ describe.each(['in-process', 'http'] as const)('auth (%s)', (kind) => {
   test('the client-credentials grant is accepted as an alternative', async () => {
     const s = sim();
     const f = await transport(kind, s);
-    const res = await token(f, new URLSearchParams({ grant_type: 'client_credentials', client_id: COMPANY.clientId, client_secret: COMPANY.clientSecret, audience: s.audience }));
+    const res = await token(
+      f,
+      new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: COMPANY.clientId,
+        client_secret: COMPANY.clientSecret,
+        audience: s.audience,
+      }),
+    );
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ expires_in: 600, token_type: 'Bearer' });
   });
@@ -96,7 +107,8 @@ describe.each(['in-process', 'http'] as const)('auth (%s)', (kind) => {
   test('over 10 failures in 5 minutes get 429 and Retry-After, even for the right password', async () => {
     const c = clock();
     const f = await transport(kind, sim({ now: c.now }));
-    for (let i = 0; i < 10; i++) expect((await token(f, passwordRealmForm({ ...COMPANY, password: `bad${i}` }))).status).toBe(403);
+    for (let i = 0; i < 10; i++)
+      expect((await token(f, passwordRealmForm({ ...COMPANY, password: `bad${i}` }))).status).toBe(403);
     const refused = await token(f, passwordRealmForm(COMPANY));
     expect(refused.status).toBe(429);
     expect(await refused.json()).toMatchObject({ error: 'too_many_attempts' });

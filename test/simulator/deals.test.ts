@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { DSP, OTHER_COMPANY, api, clock, dealBody, inProcess, login, overHttp, sim, type Fetcher } from './helpers.js';
 import type { DealApiSimulator, DealApiSimulatorOptions } from '../../src/simulator/index.js';
 
-const closers: Array<() => Promise<void>> = [];
+const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {
   await Promise.all(closers.map((c) => c()));
 });
@@ -17,7 +17,13 @@ async function setup(kind: 'in-process' | 'http', options: DealApiSimulatorOptio
     closers.push(close);
     f = overHttp(url);
   }
-  return { s, f, call: api(f, await login(f)), dsp: api(f, await login(f, DSP)), other: api(f, await login(f, OTHER_COMPANY)) };
+  return {
+    s,
+    f,
+    call: api(f, await login(f)),
+    dsp: api(f, await login(f, DSP)),
+    other: api(f, await login(f, OTHER_COMPANY)),
+  };
 }
 
 async function create(call: Call, overrides: Record<string, unknown> = {}) {
@@ -58,7 +64,7 @@ describe.each(['in-process', 'http'] as const)('deals (%s)', (kind) => {
     const theirs = await create(other, { name: 'Other company deal' });
     expect((await call(`/deals/${theirs.id}`)).status).toBe(404);
     expect((await call(`/deals/${theirs.id}`, { method: 'DELETE' })).status).toBe(404);
-    const list = (await (await call('/deals')).json()) as Array<{ id: number }>;
+    const list = (await (await call('/deals')).json()) as { id: number }[];
     expect(list.map((d) => d.id)).toEqual([mine.id]);
     expect((await call(`/deals/${mine.id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await call(`/deals/${mine.id}`)).status).toBe(404);
@@ -68,21 +74,38 @@ describe.each(['in-process', 'http'] as const)('deals (%s)', (kind) => {
   test('X-CopyOfDealId creates a copy, body fields overriding the original', async () => {
     const { call } = await setup(kind);
     const original = await create(call, { platformIds: [1, 2] });
-    const res = await call('/deals', { method: 'POST', body: { price: 4 }, headers: { 'x-copyofdealid': String(original.id) } });
+    const res = await call('/deals', {
+      method: 'POST',
+      body: { price: 4 },
+      headers: { 'x-copyofdealid': String(original.id) },
+    });
     expect(res.status).toBe(201);
     const copy = (await res.json()) as Record<string, any>;
     expect(copy.id).not.toBe(original.id);
     expect(copy).toMatchObject({ name: 'Premium FR display (copy)', platformIds: [1, 2], price: 4 });
-    expect((await call('/deals', { method: 'POST', body: {}, headers: { 'x-copyofdealid': '999999' } })).status).toBe(404);
+    expect((await call('/deals', { method: 'POST', body: {}, headers: { 'x-copyofdealid': '999999' } })).status).toBe(
+      404,
+    );
   });
 
   test('PUT replaces the deal: omitted fields are reset to their defaults', async () => {
     const { call } = await setup(kind);
     const deal = await create(call, { platformIds: [1], viewabilityTargetingPercentage: 70, callerDealIds: ['abc'] });
-    const res = await call(`/deals/${deal.id}`, { method: 'PUT', body: { ...dealBody({ isActive: false }), id: deal.id, dealId: deal.dealId } });
+    const res = await call(`/deals/${deal.id}`, {
+      method: 'PUT',
+      body: { ...dealBody({ isActive: false }), id: deal.id, dealId: deal.dealId },
+    });
     expect(res.status).toBe(200);
     const updated = (await res.json()) as Record<string, any>;
-    expect(updated).toMatchObject({ isActive: false, platformIds: [], viewabilityTargetingPercentage: null, callerDealIds: [], id: deal.id, dealId: deal.dealId, createdAt: deal.createdAt });
+    expect(updated).toMatchObject({
+      isActive: false,
+      platformIds: [],
+      viewabilityTargetingPercentage: null,
+      callerDealIds: [],
+      id: deal.id,
+      dealId: deal.dealId,
+      createdAt: deal.createdAt,
+    });
     expect(await (await call(`/deals/${deal.id}`)).json()).toEqual(updated);
   });
 
@@ -92,7 +115,7 @@ describe.each(['in-process', 'http'] as const)('deals (%s)', (kind) => {
     expect((await call(`/deals/${deal.id}`, { method: 'PUT', body: { ...deal, name: 'Renamed' } })).status).toBe(200);
     const res = await call(`/deals/${deal.id}`, { method: 'PUT', body: { ...deal, currency: 'USD', pricingModel: 2 } });
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { errors: Array<{ field: string }> };
+    const body = (await res.json()) as { errors: { field: string }[] };
     expect(body.errors.map((e) => e.field)).toEqual(expect.arrayContaining(['currency', 'pricingModel']));
     expect(((await (await call(`/deals/${deal.id}`)).json()) as { currency: string }).currency).toBe('EUR');
   });
@@ -101,22 +124,32 @@ describe.each(['in-process', 'http'] as const)('deals (%s)', (kind) => {
     const { call } = await setup(kind);
     const res = await call('/deals', { method: 'POST', body: dealBody({ buyerIds: [], dspIds: [4] }) });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { message: string }).message).toBe('Deal cannot target DSPs that do not support multiple-buyer targeting: 4');
+    expect(((await res.json()) as { message: string }).message).toBe(
+      'Deal cannot target DSPs that do not support multiple-buyer targeting: 4',
+    );
   });
 
   test('domain lists attach and detach with 204; DSP callers get 403', async () => {
     const { call, dsp } = await setup(kind);
     const deal = await create(call);
-    expect((await call(`/deals/${deal.id}/domainlists`, { method: 'POST', body: { domainListId: 2 } })).status).toBe(204);
+    expect((await call(`/deals/${deal.id}/domainlists`, { method: 'POST', body: { domainListId: 2 } })).status).toBe(
+      204,
+    );
     expect(((await (await call(`/deals/${deal.id}`)).json()) as { domainListId: number }).domainListId).toBe(2);
     const unknown = await call(`/deals/${deal.id}/domainlists`, { method: 'POST', body: { domainListId: 999 } });
     expect(unknown.status).toBe(400);
-    expect(((await unknown.json()) as { errors: Array<{ field: string }> }).errors[0].field).toBe('domainListId');
-    expect((await dsp(`/deals/${deal.id}/domainlists`, { method: 'POST', body: { domainListId: 1 } })).status).toBe(403);
+    expect(((await unknown.json()) as { errors: { field: string }[] }).errors[0].field).toBe('domainListId');
+    expect((await dsp(`/deals/${deal.id}/domainlists`, { method: 'POST', body: { domainListId: 1 } })).status).toBe(
+      403,
+    );
     expect((await dsp(`/deals/${deal.id}/domainlists`, { method: 'DELETE' })).status).toBe(403);
-    expect((await call(`/deals/${deal.id}/domainlists`, { method: 'DELETE', body: { domainListId: 1 } })).status).toBe(400);
+    expect((await call(`/deals/${deal.id}/domainlists`, { method: 'DELETE', body: { domainListId: 1 } })).status).toBe(
+      400,
+    );
     expect((await call(`/deals/${deal.id}/domainlists`, { method: 'DELETE' })).status).toBe(204);
-    expect(((await (await call(`/deals/${deal.id}`)).json()) as { domainListId: number | null }).domainListId).toBeNull();
+    expect(
+      ((await (await call(`/deals/${deal.id}`)).json()) as { domainListId: number | null }).domainListId,
+    ).toBeNull();
   });
 
   test('countBreakdown counts the caller’s deals by status and type', async () => {
@@ -126,7 +159,13 @@ describe.each(['in-process', 'http'] as const)('deals (%s)', (kind) => {
     await create(call, { pricingModel: 0, price: 0, companyVendorCostRate: 0.1 });
     const res = await call('/deals/countBreakdown');
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ total: 3, active: 2, paused: 1, archived: 0, byType: { DirectDeal: 2, PrivateAuction: 1, GuaranteedDeal: 0 } });
+    expect(await res.json()).toMatchObject({
+      total: 3,
+      active: 2,
+      paused: 1,
+      archived: 0,
+      byType: { DirectDeal: 2, PrivateAuction: 1, GuaranteedDeal: 0 },
+    });
   });
 
   test('walking Link next from first to last visits every deal exactly once', async () => {
@@ -139,7 +178,7 @@ describe.each(['in-process', 'http'] as const)('deals (%s)', (kind) => {
     let offset = '0';
     let pages = 0;
     for (;;) {
-      seen.push(...((await res.json()) as Array<{ id: number }>).map((d) => d.id));
+      seen.push(...((await res.json()) as { id: number }[]).map((d) => d.id));
       pages++;
       const l = links(res);
       expect(l.first).toBeDefined();
@@ -178,7 +217,7 @@ describe.each(['in-process', 'http'] as const)('deals (%s)', (kind) => {
     const since = new Date(c.now()).toISOString();
     c.advance(60_000);
     const fresh = await create(call, { endDate: new Date(c.now() + 3 * 86_400_000).toISOString() });
-    const ids = async (q: string) => ((await (await call(`/deals?${q}`)).json()) as Array<{ id: number }>).map((d) => d.id);
+    const ids = async (q: string) => ((await (await call(`/deals?${q}`)).json()) as { id: number }[]).map((d) => d.id);
     expect(await ids('buyerIds=101')).toEqual([a.id, old.id, fresh.id]);
     expect(await ids('dspIds=1')).toEqual([b.id]);
     expect(await ids('partnerIds=1')).toEqual([b.id]);
@@ -196,12 +235,13 @@ describe.each(['in-process', 'http'] as const)('deals (%s)', (kind) => {
     await create(call, { name: 'b', price: 3 });
     await create(call, { name: 'a', price: 1 });
     await create(call, { name: 'c', price: 2 });
-    const names = async (q: string) => ((await (await call(`/deals?${q}`)).json()) as Array<{ name: string }>).map((d) => d.name);
+    const names = async (q: string) =>
+      ((await (await call(`/deals?${q}`)).json()) as { name: string }[]).map((d) => d.name);
     expect(await names('sortBy=name')).toEqual(['a', 'b', 'c']);
     expect(await names('sortBy=price&sortAsc=false')).toEqual(['b', 'c', 'a']);
     const bad = await call('/deals?sortBy=colour');
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { errors: Array<{ field: string }> }).errors[0].field).toBe('sortBy');
+    expect(((await bad.json()) as { errors: { field: string }[] }).errors[0].field).toBe('sortBy');
   });
 
   test('the 16th creation of a UTC day gets 429 CREATION_QUOTA_EXCEEDED; the quota resets the next day', async () => {
@@ -258,27 +298,52 @@ describe('guaranteed deals through the API', () => {
     const c = clock(Date.parse('2030-01-01T00:00:00Z'));
     const { f, call: first } = await setup('in-process', { now: c.now });
     let call = first;
-    const body = dealBody({ pricingModel: 3, price: 12, buyerIds: [101], impressionTypeIds: [0], beginDate: '2030-01-10T00:00:00Z', endDate: '2030-02-10T00:00:00Z' });
+    const body = dealBody({
+      pricingModel: 3,
+      price: 12,
+      buyerIds: [101],
+      impressionTypeIds: [0],
+      beginDate: '2030-01-10T00:00:00Z',
+      endDate: '2030-02-10T00:00:00Z',
+    });
     const deal = await create(call, body);
     c.set(Date.parse('2030-01-20T00:00:00Z'));
     call = api(f, await login(f));
-    const res = await call(`/deals/${deal.id}`, { method: 'PUT', body: { ...body, beginDate: '2030-01-15T00:00:00Z' } });
+    const res = await call(`/deals/${deal.id}`, {
+      method: 'PUT',
+      body: { ...body, beginDate: '2030-01-15T00:00:00Z' },
+    });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { errors: Array<{ field: string }> }).errors[0].field).toBe('beginDate');
-    expect((await call(`/deals/${deal.id}`, { method: 'PUT', body: { ...body, endDate: '2030-03-10T00:00:00Z' } })).status).toBe(200);
+    expect(((await res.json()) as { errors: { field: string }[] }).errors[0].field).toBe('beginDate');
+    expect(
+      (await call(`/deals/${deal.id}`, { method: 'PUT', body: { ...body, endDate: '2030-03-10T00:00:00Z' } })).status,
+    ).toBe(200);
   });
 
   test('a buyer not eligible for guaranteed deals is refused', async () => {
     const { s, call } = await setup('in-process');
     const ineligible = s.reference.buyers.find((b) => !b.isGuaranteedDealEligible)!;
-    const res = await call('/deals', { method: 'POST', body: dealBody({ pricingModel: 3, price: 12, buyerIds: [ineligible.id], impressionTypeIds: [0], beginDate: '2031-01-10T00:00:00Z', endDate: '2031-02-10T00:00:00Z' }) });
+    const res = await call('/deals', {
+      method: 'POST',
+      body: dealBody({
+        pricingModel: 3,
+        price: 12,
+        buyerIds: [ineligible.id],
+        impressionTypeIds: [0],
+        beginDate: '2031-01-10T00:00:00Z',
+        endDate: '2031-02-10T00:00:00Z',
+      }),
+    });
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { errors: Array<{ message: string }> }).errors[0].message).toMatch(/not eligible/);
+    expect(((await res.json()) as { errors: { message: string }[] }).errors[0].message).toMatch(/not eligible/);
   });
 
   test('frequency capping without a capable identity provider is dropped with a Warning header', async () => {
     const { call } = await setup('in-process');
-    const res = await call('/deals', { method: 'POST', body: dealBody({ identityProviderId: 5, timeFrameId: 1, impressions: 3 }) });
+    const res = await call('/deals', {
+      method: 'POST',
+      body: dealBody({ identityProviderId: 5, timeFrameId: 1, impressions: 3 }),
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get('warning')).toMatch(/frequency capping ignored/);
     expect(await res.json()).toMatchObject({ timeFrameId: null, impressions: null, identityProviderId: 5 });

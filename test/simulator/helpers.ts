@@ -45,7 +45,10 @@ export async function login(f: Fetcher, user: SimulatorUser = COMPANY, audience?
 
 /** A JSON request with a user token. */
 export function api(f: Fetcher, token: string) {
-  return (path: string, init: { method?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) =>
+  return (
+    path: string,
+    init: { method?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ) =>
     f(path, {
       method: init.method ?? 'GET',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...init.headers },

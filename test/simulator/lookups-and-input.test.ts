@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { LOOKUP_RESOURCES } from '../../src/deals/rules/index.js';
 import { api, dealBody, inProcess, login, overHttp, sim, type Fetcher } from './helpers.js';
 
-const closers: Array<() => Promise<void>> = [];
+const closers: (() => Promise<void>)[] = [];
 afterAll(async () => {
   await Promise.all(closers.map((c) => c()));
 });
@@ -24,7 +24,7 @@ describe.each(['in-process', 'http'] as const)('lookups (%s)', (kind) => {
     for (const r of LOOKUP_RESOURCES) {
       const res = await call(`/${r}`);
       expect(res.status, r).toBe(200);
-      const items = (await res.json()) as Array<{ id: number; name: string }>;
+      const items = (await res.json()) as { id: number; name: string }[];
       expect(items.length, r).toBeGreaterThan(0);
       expect(typeof items[0].name).toBe('string');
     }
@@ -40,7 +40,7 @@ describe.each(['in-process', 'http'] as const)('lookups (%s)', (kind) => {
 
   test('countries are the 249 ISO 3166 codes', async () => {
     const { call } = await setup(kind);
-    const countries = (await (await call('/countries')).json()) as Array<{ code: string; name: string }>;
+    const countries = (await (await call('/countries')).json()) as { code: string; name: string }[];
     expect(countries).toHaveLength(249);
     expect(countries.find((c) => c.code === 'FR')?.name).toBe('France');
     expect(countries.some((c) => c.code === 'UK')).toBe(false);
@@ -48,29 +48,42 @@ describe.each(['in-process', 'http'] as const)('lookups (%s)', (kind) => {
 
   test('ids, extendedSearch, limit and offset select items', async () => {
     const { call } = await setup(kind);
-    const byIds = (await (await call('/dsps?ids=1,4')).json()) as Array<{ id: number; isMultiBuyerDealForbidden: boolean }>;
+    const byIds = (await (await call('/dsps?ids=1,4')).json()) as { id: number; isMultiBuyerDealForbidden: boolean }[];
     expect(byIds.map((d) => d.id)).toEqual([1, 4]);
     expect(byIds[1].isMultiBuyerDealForbidden).toBe(true);
-    const paris = (await (await call('/cities?extendedSearch=PARIS')).json()) as Array<Record<string, unknown>>;
+    const paris = (await (await call('/cities?extendedSearch=PARIS')).json()) as Record<string, unknown>[];
     expect(paris).toHaveLength(1);
-    expect(Object.keys(paris[0]).sort()).toEqual(['countryId', 'extendedName', 'id', 'isArchived', 'name', 'regionId', 'stateId']);
-    const all = (await (await call('/countries')).json()) as Array<{ id: number }>;
-    const page = (await (await call('/countries?limit=5&offset=10')).json()) as Array<{ id: number }>;
+    expect(Object.keys(paris[0]).sort()).toEqual([
+      'countryId',
+      'extendedName',
+      'id',
+      'isArchived',
+      'name',
+      'regionId',
+      'stateId',
+    ]);
+    const all = (await (await call('/countries')).json()) as { id: number }[];
+    const page = (await (await call('/countries?limit=5&offset=10')).json()) as { id: number }[];
     expect(page).toEqual(all.slice(10, 15));
     const bad = await call('/countries?ids=a,b');
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { errors: Array<{ field: string }> }).errors[0].field).toBe('ids');
+    expect(((await bad.json()) as { errors: { field: string }[] }).errors[0].field).toBe('ids');
   });
 });
 
 describe.each(['in-process', 'http'] as const)('bad input (%s)', (kind) => {
-  async function refused(kind2: typeof kind, send: (call: ReturnType<typeof api>, id: number) => Promise<Response>, status: number, field?: string) {
+  async function refused(
+    kind2: typeof kind,
+    send: (call: ReturnType<typeof api>, id: number) => Promise<Response>,
+    status: number,
+    field?: string,
+  ) {
     const { s, call } = await setup(kind2);
     const created = (await (await call('/deals', { method: 'POST', body: dealBody() })).json()) as { id: number };
     const before = s.deals();
     const res = await send(call, created.id);
     expect(res.status).toBe(status);
-    const body = (await res.json()) as { message: string; errors?: Array<{ field: string; message: string }> };
+    const body = (await res.json()) as { message: string; errors?: { field: string; message: string }[] };
     expect(body.message.length).toBeGreaterThan(0);
     if (field !== undefined) expect(body.errors?.map((e) => e.field)).toContain(field);
     expect(s.deals()).toEqual(before);
@@ -78,17 +91,37 @@ describe.each(['in-process', 'http'] as const)('bad input (%s)', (kind) => {
 
   test('wrong types are refused with the field named and nothing stored changes', async () => {
     await refused(kind, (call) => call('/deals', { method: 'POST', body: dealBody({ price: 'cheap' }) }), 400, 'price');
-    await refused(kind, (call, id) => call(`/deals/${id}`, { method: 'PUT', body: dealBody({ buyerIds: '101' }) }), 400, 'buyerIds');
+    await refused(
+      kind,
+      (call, id) => call(`/deals/${id}`, { method: 'PUT', body: dealBody({ buyerIds: '101' }) }),
+      400,
+      'buyerIds',
+    );
   });
 
   test('unknown fields are refused by name', async () => {
     await refused(kind, (call) => call('/deals', { method: 'POST', body: dealBody({ colour: 'red' }) }), 400, 'colour');
-    await refused(kind, (call, id) => call(`/deals/${id}`, { method: 'PUT', body: dealBody({ colour: 'red' }) }), 400, 'colour');
+    await refused(
+      kind,
+      (call, id) => call(`/deals/${id}`, { method: 'PUT', body: dealBody({ colour: 'red' }) }),
+      400,
+      'colour',
+    );
   });
 
   test('partnerIds is refused on POST and PUT', async () => {
-    await refused(kind, (call) => call('/deals', { method: 'POST', body: dealBody({ partnerIds: [1] }) }), 400, 'partnerIds');
-    await refused(kind, (call, id) => call(`/deals/${id}`, { method: 'PUT', body: dealBody({ partnerIds: [1] }) }), 400, 'partnerIds');
+    await refused(
+      kind,
+      (call) => call('/deals', { method: 'POST', body: dealBody({ partnerIds: [1] }) }),
+      400,
+      'partnerIds',
+    );
+    await refused(
+      kind,
+      (call, id) => call(`/deals/${id}`, { method: 'PUT', body: dealBody({ partnerIds: [1] }) }),
+      400,
+      'partnerIds',
+    );
   });
 
   test('broken JSON gets 400', async () => {
@@ -114,15 +147,30 @@ describe.each(['in-process', 'http'] as const)('bad input (%s)', (kind) => {
 
   test('a JSON value that is not an object, and rule violations, get 400 with every field', async () => {
     await refused(kind, (call) => call('/deals', { method: 'POST', raw: '[1,2]' }), 400, '');
-    await refused(kind, (call) => call('/deals', { method: 'POST', body: dealBody({ dspIds: [1], cityIds: [1001], viewabilityTargetingPercentage: 120 }) }), 400, 'viewabilityTargetingPercentage');
+    await refused(
+      kind,
+      (call) =>
+        call('/deals', {
+          method: 'POST',
+          body: dealBody({ dspIds: [1], cityIds: [1001], viewabilityTargetingPercentage: 120 }),
+        }),
+      400,
+      'viewabilityTargetingPercentage',
+    );
   });
 
   test('bad query parameters get 400 naming the parameter', async () => {
     const { call } = await setup(kind);
-    for (const [q, field] of [['limit=abc', 'limit'], ['offset=-1', 'offset'], ['isArchived=maybe', 'isArchived'], ['buyerIds=1,x', 'buyerIds'], ['createdOrModifiedSince=yesterday', 'createdOrModifiedSince']]) {
+    for (const [q, field] of [
+      ['limit=abc', 'limit'],
+      ['offset=-1', 'offset'],
+      ['isArchived=maybe', 'isArchived'],
+      ['buyerIds=1,x', 'buyerIds'],
+      ['createdOrModifiedSince=yesterday', 'createdOrModifiedSince'],
+    ]) {
       const res = await call(`/deals?${q}`);
       expect(res.status, q).toBe(400);
-      expect(((await res.json()) as { errors: Array<{ field: string }> }).errors[0].field).toBe(field);
+      expect(((await res.json()) as { errors: { field: string }[] }).errors[0].field).toBe(field);
     }
     expect((await call('/deals/abc')).status).toBe(404);
   });
@@ -133,15 +181,26 @@ describe('OpenAPI', () => {
     const { f } = await setup('in-process');
     const res = await f('/openapi.json');
     expect(res.status).toBe(200);
-    const doc = (await res.json()) as any;
+    const doc = await res.json();
     expect(doc.openapi).toBe('3.1.0');
     const write = doc.components.schemas.DealWrite;
     expect(write.additionalProperties).toBe(false);
     expect(write.required).toEqual(expect.arrayContaining(['name', 'currency', 'pricingModel', 'price']));
     expect(write.properties.partnerIds).toBeUndefined();
-    expect(write.properties.viewabilityTargetingPercentage.anyOf?.[0]?.maximum ?? write.properties.viewabilityTargetingPercentage.maximum).toBe(100);
+    expect(
+      write.properties.viewabilityTargetingPercentage.anyOf?.[0]?.maximum ??
+        write.properties.viewabilityTargetingPercentage.maximum,
+    ).toBe(100);
     expect(doc.components.schemas.DealRead.properties.dealId).toBeDefined();
-    for (const p of ['/oauth/token', '/authorize', '/deals', '/deals/{id}', '/deals/{id}/domainlists', '/deals/countBreakdown', '/countries']) {
+    for (const p of [
+      '/oauth/token',
+      '/authorize',
+      '/deals',
+      '/deals/{id}',
+      '/deals/{id}/domainlists',
+      '/deals/countBreakdown',
+      '/countries',
+    ]) {
       expect(doc.paths[p], p).toBeDefined();
     }
   });

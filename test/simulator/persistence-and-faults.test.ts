@@ -15,8 +15,13 @@ describe('persistence', () => {
     const first = sim({ dataFile: file });
     const { url, close } = await first.listen();
     const call = api(overHttp(url), await login(overHttp(url)));
-    const created = (await (await call('/deals', { method: 'POST', body: dealBody() })).json()) as { id: number; dealId: string };
-    expect((await call(`/deals/${created.id}`, { method: 'PUT', body: dealBody({ name: 'Renamed' }) })).status).toBe(200);
+    const created = (await (await call('/deals', { method: 'POST', body: dealBody() })).json()) as {
+      id: number;
+      dealId: string;
+    };
+    expect((await call(`/deals/${created.id}`, { method: 'PUT', body: dealBody({ name: 'Renamed' }) })).status).toBe(
+      200,
+    );
     await close();
 
     const second = sim({ dataFile: file, quotas: { creationsPerDay: 2 } });
@@ -214,7 +219,12 @@ describe('eidkit simulate', () => {
         child.stderr.on('data', (d: Buffer) => (out += d.toString()));
         child.once('close', (code) => resolve({ code, out }));
       });
-    const bad = [['--faults', '2'], ['--fault-kinds', '500'], ['--clock', 'yesterday'], ['--clock-speed', '-1']];
+    const bad = [
+      ['--faults', '2'],
+      ['--fault-kinds', '500'],
+      ['--clock', 'yesterday'],
+      ['--clock-speed', '-1'],
+    ];
     const results = await Promise.all(bad.map(run));
     for (const [i, r] of results.entries()) {
       expect(r.code).not.toBe(0);
@@ -246,8 +256,24 @@ describe('eidkit simulate', () => {
 
   test('with --users it lists usernames but never prints passwords or secrets', async () => {
     const file = join(dir(), 'users.json');
-    writeFileSync(file, JSON.stringify({ users: [{ username: 'ana@corp.test', password: 'pw-Secret-1', clientId: 'corp', clientSecret: 'cs-Secret-2', kind: 'company', companyId: 9 }] }));
-    const child = spawn(process.execPath, [cli, 'simulate', '--port', '0', '--users', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        users: [
+          {
+            username: 'ana@corp.test',
+            password: 'pw-Secret-1',
+            clientId: 'corp',
+            clientSecret: 'cs-Secret-2',
+            kind: 'company',
+            companyId: 9,
+          },
+        ],
+      }),
+    );
+    const child = spawn(process.execPath, [cli, 'simulate', '--port', '0', '--users', file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       let out = '';
       await new Promise<void>((resolve, reject) => {
@@ -270,7 +296,9 @@ describe('eidkit simulate', () => {
   test('a users file that is not valid JSON, or not valid users, is refused without echoing any secret', async () => {
     const run = (file: string) =>
       new Promise<{ code: number | null; out: string }>((resolve) => {
-        const child = spawn(process.execPath, [cli, 'simulate', '--port', '0', '--users', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [cli, 'simulate', '--port', '0', '--users', file], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         let out = '';
         child.stdout.on('data', (d: Buffer) => (out += d.toString()));
         child.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -278,9 +306,24 @@ describe('eidkit simulate', () => {
       });
     const broken = join(dir(), 'broken-users.json');
     // An unquoted password: JSON.parse's message quotes the text around the error.
-    writeFileSync(broken, '[{"username":"ana@corp.test","password":pwSecretValue1,"clientId":"corp","clientSecret":"csSecretValue2","kind":"company","companyId":9}]');
+    writeFileSync(
+      broken,
+      '[{"username":"ana@corp.test","password":pwSecretValue1,"clientId":"corp","clientSecret":"csSecretValue2","kind":"company","companyId":9}]',
+    );
     const bad = join(dir(), 'bad-users.json');
-    writeFileSync(bad, JSON.stringify([{ username: 'ana@corp.test', password: 'pwSecretValue1', clientId: 'corp', clientSecret: 'csSecretValue2', kind: 'company', companyId: 'nine' }]));
+    writeFileSync(
+      bad,
+      JSON.stringify([
+        {
+          username: 'ana@corp.test',
+          password: 'pwSecretValue1',
+          clientId: 'corp',
+          clientSecret: 'csSecretValue2',
+          kind: 'company',
+          companyId: 'nine',
+        },
+      ]),
+    );
     for (const file of [broken, bad]) {
       const r = await run(file);
       expect(r.code).not.toBe(0);

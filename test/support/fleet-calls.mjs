@@ -10,8 +10,18 @@ export function fleetStart(now = Date.now()) {
 
 /** The i-th call and the time it is counted at (within six hours after `start`). */
 export function fleetCall(i, start) {
-  const eids = SOURCES.filter((_, k) => (i >> k) % 3 === 0).map((source) => ({ source, uids: [{ id: `${source}-${i % 97}`, atype: 1 }] }));
-  const call = { endpoint: 'ac', networkId: i % 4 === 3 ? undefined : 1000 + (i % 3), formats: [], eids, consent: {}, issues: [] };
+  const eids = SOURCES.filter((_, k) => (i >> k) % 3 === 0).map((source) => ({
+    source,
+    uids: [{ id: `${source}-${i % 97}`, atype: 1 }],
+  }));
+  const call = {
+    endpoint: 'ac',
+    networkId: i % 4 === 3 ? undefined : 1000 + (i % 3),
+    formats: [],
+    eids,
+    consent: {},
+    issues: [],
+  };
   if (i % 5 === 0) call.uid = `u${i % 50}`;
   if (i % 2 === 0) call.pid = `p${i % 70}`;
   return { call, at: new Date(start + ((i * 7919) % (6 * 3_600_000))) };

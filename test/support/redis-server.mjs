@@ -31,7 +31,20 @@ export function freePort() {
 export async function startRedis(options = {}) {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'eidkit-redis-'));
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning'];
+  const args = [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--save',
+    '',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+    '--loglevel',
+    'warning',
+  ];
   args.push(...(options.persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']));
   // A one-node Redis Cluster owning every slot: enough to prove the keys of one decision share a slot.
   if (options.cluster) args.push('--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf'));
@@ -44,7 +57,8 @@ export async function startRedis(options = {}) {
     proc.once('error', (e) => (spawnError = e)); // ENOENT: `npm test` installs Debian's redis-server first
     const deadline = Date.now() + 15_000;
     for (;;) {
-      if (spawnError) throw new Error(`cannot start ${REDIS_SERVER}: ${spawnError.message} (npm test installs it with apt-get)`);
+      if (spawnError)
+        throw new Error(`cannot start ${REDIS_SERVER}: ${spawnError.message} (npm test installs it with apt-get)`);
       const c = createClient({ url, socket: { reconnectStrategy: false, connectTimeout: 500 } });
       c.on('error', () => {});
       try {
@@ -54,7 +68,8 @@ export async function startRedis(options = {}) {
         return;
       } catch (e) {
         c.destroy?.();
-        if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}: ${String(e)}`, { cause: e });
+        if (Date.now() > deadline)
+          throw new Error(`redis-server did not start on port ${port}: ${String(e)}`, { cause: e });
         await new Promise((r) => setTimeout(r, 50));
       }
     }
@@ -96,7 +111,11 @@ export async function startRedis(options = {}) {
 
 /** A connected client that does not crash the test on connection errors and reconnects quickly. */
 export async function connectRedis(url, options = {}) {
-  const client = createClient({ url, disableOfflineQueue: options.disableOfflineQueue ?? false, socket: { reconnectStrategy: (n) => Math.min(50 * n, 200) } });
+  const client = createClient({
+    url,
+    disableOfflineQueue: options.disableOfflineQueue ?? false,
+    socket: { reconnectStrategy: (n) => Math.min(50 * n, 200) },
+  });
   client.on('error', () => {}); // connection errors while the server is down are expected; the stores count them
   await client.connect();
   return client;

@@ -1,7 +1,11 @@
 // A separate ad-server process for the two-process Redis tests: its own node-redis client, the built package
 // (dist/). Reads one JSON job from argv, prints "ready", waits for "go" on stdin, does the job, prints the JSON result.
 import { createClient } from 'redis';
-import { createFrequencyCapper, createRedisFrequencyCapStore, createRedisReport } from '../../dist/node/adserver/index.js';
+import {
+  createFrequencyCapper,
+  createRedisFrequencyCapStore,
+  createRedisReport,
+} from '../../dist/node/adserver/index.js';
 import { fleetCall } from './fleet-calls.mjs';
 
 const job = JSON.parse(process.argv[2]);

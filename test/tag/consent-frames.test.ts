@@ -23,7 +23,10 @@ type Listener = (e: { data: unknown; source: unknown }) => void;
  * A frame window below `top`: it has no consent API of its own; `top` holds the locator frame(s) and answers
  * `<api>Call` messages with `<api>Return` from `answer(api, command, parameter)` (undefined: stays silent).
  */
-function frameBelow(answer: (api: string, command: string, parameter: unknown) => unknown, locators = ['__tcfapiLocator', '__gppLocator', '__uspapiLocator']) {
+function frameBelow(
+  answer: (api: string, command: string, parameter: unknown) => unknown,
+  locators = ['__tcfapiLocator', '__gppLocator', '__uspapiLocator'],
+) {
   const listeners: Listener[] = [];
   const frame: any = { frames: {}, addEventListener: (_: string, l: Listener) => listeners.push(l) };
   const top: any = {
@@ -34,7 +37,12 @@ function frameBelow(answer: (api: string, command: string, parameter: unknown) =
       const [key, call] = Object.entries(msg)[0];
       const api = key.replace(/Call$/, '');
       const value = answer(api, call.command, call.parameter);
-      if (value !== undefined) setTimeout(() => listeners.forEach((l) => l({ data: { [api + 'Return']: { returnValue: value, success: true, callId: call.callId } }, source: top })));
+      if (value !== undefined)
+        setTimeout(() =>
+          listeners.forEach((l) =>
+            l({ data: { [api + 'Return']: { returnValue: value, success: true, callId: call.callId } }, source: top }),
+          ),
+        );
     },
   };
   top.top = top;
@@ -58,18 +66,42 @@ describe('consent through locator frames', () => {
       api === '__tcfapi'
         ? tcfData(tc, [1, 2], [45, 131])
         : api === '__gpp'
-          ? { pingData: { signalStatus: 'ready', gppString: 'DBABLA~BVQqAAAAAgA.QA', applicableSections: [7], sectionList: [7] } }
+          ? {
+              pingData: {
+                signalStatus: 'ready',
+                gppString: 'DBABLA~BVQqAAAAAgA.QA',
+                applicableSections: [7],
+                sectionList: [7],
+              },
+            }
           : { version: 1, uspString: '1YNN' },
     );
     const c = await createConsentReader(frame).read(500);
-    expect(consentParams(c)).toEqual({ gdpr: '1', gdpr_consent: tc, gpp: 'DBABLA~BVQqAAAAAgA.QA', gpp_sid: '7', us_privacy: '1YNN' });
+    expect(consentParams(c)).toEqual({
+      gdpr: '1',
+      gdpr_consent: tc,
+      gpp: 'DBABLA~BVQqAAAAAgA.QA',
+      gpp_sid: '7',
+      us_privacy: '1YNN',
+    });
     expect(mayRunModule(c, 131)).toBe(true);
-    expect(top.posted.map((m: object) => Object.keys(m)[0]).sort()).toEqual(['__gppCall', '__tcfapiCall', '__uspapiCall']);
-    expect(top.posted.find((m: any) => m.__tcfapiCall).__tcfapiCall).toMatchObject({ command: 'addEventListener', version: 2 });
+    expect(top.posted.map((m: object) => Object.keys(m)[0]).sort()).toEqual([
+      '__gppCall',
+      '__tcfapiCall',
+      '__uspapiCall',
+    ]);
+    expect(top.posted.find((m: any) => m.__tcfapiCall).__tcfapiCall).toMatchObject({
+      command: 'addEventListener',
+      version: 2,
+    });
   });
 
-  test('a module asks the top page\'s GPP for the US sale opt-out through the same protocol', async () => {
-    const { frame, top } = frameBelow((api, command, parameter) => (api === '__gpp' && command === 'getField' ? (parameter === 'usca.SaleOptOut' ? 1 : 2) : undefined), ['__gppLocator']);
+  test("a module asks the top page's GPP for the US sale opt-out through the same protocol", async () => {
+    const { frame, top } = frameBelow(
+      (api, command, parameter) =>
+        api === '__gpp' && command === 'getField' ? (parameter === 'usca.SaleOptOut' ? 1 : 2) : undefined,
+      ['__gppLocator'],
+    );
     const call = createCmpCaller(frame);
     expect(await gppSaleOptOut({ ready: true, gppSid: [8] }, call)).toBe(true);
     expect(await gppSaleOptOut({ ready: true, gppSid: [7] }, call)).toBe(false);
@@ -77,9 +109,17 @@ describe('consent through locator frames', () => {
   });
 
   test('finds the locator in the nearest ancestor that has it, past ancestors that do not', async () => {
-    const { frame: middle } = frameBelow((api) => (api === '__uspapi' ? { uspString: '1YYN' } : undefined), ['__uspapiLocator']);
+    const { frame: middle } = frameBelow(
+      (api) => (api === '__uspapi' ? { uspString: '1YYN' } : undefined),
+      ['__uspapiLocator'],
+    );
     const listeners: Listener[] = [];
-    const child: any = { frames: {}, parent: middle, top: middle.top, addEventListener: (_: string, l: Listener) => listeners.push(l) };
+    const child: any = {
+      frames: {},
+      parent: middle,
+      top: middle.top,
+      addEventListener: (_: string, l: Listener) => listeners.push(l),
+    };
     // Answers reach the frame that asked: forward what the middle frame's listeners get.
     middle.addEventListener('message', (e: any) => listeners.forEach((l) => l(e)));
     const c = await createConsentReader(child).read(500);
@@ -90,7 +130,7 @@ describe('consent through locator frames', () => {
     const { frame, top, deliver } = frameBelow(() => undefined, ['__uspapiLocator']);
     const reader = createConsentReader(frame);
     const first = reader.read(60);
-    const { callId } = (top.posted[0] as any).__uspapiCall;
+    const { callId } = top.posted[0].__uspapiCall;
     deliver({ __uspapiReturn: { returnValue: { uspString: '1NNN' }, success: true, callId } }, { other: 'frame' });
     deliver('not json', top);
     deliver(null, top);
@@ -101,8 +141,16 @@ describe('consent through locator frames', () => {
 
   test('never throws where the frame may not look at its ancestors (sandbox, SafeFrame)', async () => {
     const frame: any = { frames: {}, addEventListener: () => {} };
-    Object.defineProperty(frame, 'top', { get: () => { throw new DOMException('Blocked a frame', 'SecurityError'); } });
-    Object.defineProperty(frame, 'parent', { get: () => { throw new DOMException('Blocked a frame', 'SecurityError'); } });
+    Object.defineProperty(frame, 'top', {
+      get: () => {
+        throw new DOMException('Blocked a frame', 'SecurityError');
+      },
+    });
+    Object.defineProperty(frame, 'parent', {
+      get: () => {
+        throw new DOMException('Blocked a frame', 'SecurityError');
+      },
+    });
     const c = await createConsentReader(frame).read(500);
     expect(c).toEqual({ ready: true });
     expect(createCmpCaller(frame)('__tcfapi', 'ping', 2, () => {})).toBeFalsy();

@@ -3,7 +3,12 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { CmpApi } from '@iabtcf/cmpapi';
 import { CmpApi as GppCmpApi } from '@iabgpp/cmpapi';
 import { consentParams, hasLegalBasis, mayRunModule } from '../../src/tag/consent-rules.js';
-import { createCmpCaller, createConsentExtension, createConsentReader, resetConsentReader } from '../../src/tag/consent.js';
+import {
+  createCmpCaller,
+  createConsentExtension,
+  createConsentReader,
+  resetConsentReader,
+} from '../../src/tag/consent.js';
 import { builtinExtensions } from '../../src/tag/builtins.js';
 import { gppSaleOptOut } from '../../src/tag/modules/_module.js';
 import { fakeHost, gdprState, resetPage, tcString } from './modules/_host.js';
@@ -42,8 +47,21 @@ describe('consent rules', () => {
   });
   test('the call parameters carry every known signal and nothing unknown', () => {
     expect(consentParams({ ready: true })).toEqual({});
-    expect(consentParams({ ready: true, gdprApplies: true, tcString: 'CQ', gppString: 'DBA', gppSid: [7, 8], usPrivacy: '1YNN' })).toEqual({
-      gdpr: '1', gdpr_consent: 'CQ', gpp: 'DBA', gpp_sid: '7,8', us_privacy: '1YNN',
+    expect(
+      consentParams({
+        ready: true,
+        gdprApplies: true,
+        tcString: 'CQ',
+        gppString: 'DBA',
+        gppSid: [7, 8],
+        usPrivacy: '1YNN',
+      }),
+    ).toEqual({
+      gdpr: '1',
+      gdpr_consent: 'CQ',
+      gpp: 'DBA',
+      gpp_sid: '7,8',
+      us_privacy: '1YNN',
     });
     expect(consentParams({ ready: true, gdprApplies: false })).toEqual({ gdpr: '0' });
   });
@@ -116,7 +134,8 @@ describe('consent reader', () => {
 
   test('US Privacy: the third character Y is an opt-out of sale', async () => {
     let usp = '1YYN';
-    w.__uspapi = (cmd: string, v: number, cb: (d: unknown, ok: boolean) => void) => cb({ version: 1, uspString: usp }, true);
+    w.__uspapi = (cmd: string, v: number, cb: (d: unknown, ok: boolean) => void) =>
+      cb({ version: 1, uspString: usp }, true);
     const reader = createConsentReader(w);
     const c = await reader.read(100);
     expect(mayRunModule(c, 131)).toBe(false);
@@ -158,19 +177,27 @@ describe('consent reader', () => {
 
 describe('GPP sale opt-out for modules', () => {
   test('a uspv1 section inside GPP with OptOutSale Y is an opt-out', async () => {
-    w.__gpp = (cmd: string, cb: (v: unknown, ok: boolean) => void, field: string) => cmd === 'getField' && cb(field === 'uspv1.OptOutSale' ? 'Y' : null, true);
+    w.__gpp = (cmd: string, cb: (v: unknown, ok: boolean) => void, field: string) =>
+      cmd === 'getField' && cb(field === 'uspv1.OptOutSale' ? 'Y' : null, true);
     expect(await gppSaleOptOut({ ready: true, gppSid: [6] }, createCmpCaller(w))).toBe(true);
     expect(await gppSaleOptOut({ ready: true, gppSid: [2] }, createCmpCaller(w))).toBe(false);
   });
   test('a GPP API that throws counts as an opt-out (fail closed)', async () => {
-    w.__gpp = () => { throw new Error('broken'); };
+    w.__gpp = () => {
+      throw new Error('broken');
+    };
     expect(await gppSaleOptOut({ ready: true, gppSid: [8] }, createCmpCaller(w))).toBe(true);
   });
   test('a module does not run under a GPP state-section opt-out', async () => {
-    w.__gpp = (cmd: string, cb: (v: unknown, ok: boolean) => void, field: string) => cmd === 'getField' && cb(field === 'usca.SaleOptOut' ? 1 : 2, true);
+    w.__gpp = (cmd: string, cb: (v: unknown, ok: boolean) => void, field: string) =>
+      cmd === 'getField' && cb(field === 'usca.SaleOptOut' ? 1 : 2, true);
     (window as any).__sasop = { modules: ['probe'] };
     const { defineModule } = await import('../../src/tag/modules/_module.js');
-    const ext = defineModule({ name: 'probe', gvl: 45, start: () => ({ eids: () => [{ source: 'x.example', uids: [{ id: '1' }] }] }) });
+    const ext = defineModule({
+      name: 'probe',
+      gvl: 45,
+      start: () => ({ eids: () => [{ source: 'x.example', uids: [{ id: '1' }] }] }),
+    });
     const host = fakeHost({}, { ready: true, gppString: 'DBABBg~xx', gppSid: [8] });
     ext.setup!(host);
     expect(await ext.beforeCall!({ type: 'std' })).toEqual({});

@@ -7,7 +7,11 @@ import { runInNewContext } from 'node:vm';
 const dist = new URL('../../dist/', import.meta.url);
 
 /** Runs a built tag file in a bare window with `?sas_debug=1`, sets eids, and returns every console call. */
-async function consoleOf(file: string, commands: Array<(sas: any) => unknown> = [], fetchImpl = async () => new Response('ok')): Promise<unknown[][]> {
+async function consoleOf(
+  file: string,
+  commands: ((sas: any) => unknown)[] = [],
+  fetchImpl = async () => new Response('ok'),
+): Promise<unknown[][]> {
   const calls: unknown[][] = [];
   const record = (...args: unknown[]) => calls.push(args);
   const window: Record<string, unknown> = {
@@ -46,7 +50,11 @@ describe('debug output of the built tag', () => {
     const refused = async () => {
       throw new TypeError('Failed to fetch');
     };
-    const calls = await consoleOf('sas.debug.js', [(sas) => sas.setup({ domain: 'https://ads.example' }), (sas) => sas.call('std', {})], refused);
+    const calls = await consoleOf(
+      'sas.debug.js',
+      [(sas) => sas.setup({ domain: 'https://ads.example' }), (sas) => sas.call('std', {})],
+      refused,
+    );
     const lines = calls.map((c) => c.map(String).join(' '));
     expect(lines).toContain('[sas] call failed: Failed to fetch');
     expect(lines.join('\n')).toMatch(/likely causes are CORS .*Access-Control-Allow-Credentials: true.*mixed content/);
@@ -57,7 +65,7 @@ describe('debug output of the built tag', () => {
     const line = calls.find((c) => c[0] === '[sas]' && c[1] === 'page eids');
     expect(line).toBeDefined();
     expect(Array.isArray(line![2])).toBe(true);
-    expect((line![2] as Array<{ source: string }>).map((e) => e.source)).toEqual(['id5-sync.com', 'example.org']);
+    expect((line![2] as { source: string }[]).map((e) => e.source)).toEqual(['id5-sync.com', 'example.org']);
   });
 
   test('sas.debug.js: each eid named with its provider id and name', async () => {

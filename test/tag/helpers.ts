@@ -13,15 +13,25 @@ export interface SentRequest {
 /** A window with a recording `fetch` and `console`; `fetchImpl` overrides the default 200 "ok" answer. */
 export function fakeWindow(opts: { search?: string; fetchImpl?: (url: string) => Promise<Response> } = {}) {
   const sent: SentRequest[] = [];
-  const lines: Array<{ level: string; text: string }> = [];
-  const record = (level: string) => (...args: unknown[]) =>
-    lines.push({ level, text: args.map((a) => (typeof a === 'string' ? a : a instanceof Error ? String(a) : safeJson(a))).join(' ') });
+  const lines: { level: string; text: string }[] = [];
+  const record =
+    (level: string) =>
+    (...args: unknown[]) =>
+      lines.push({
+        level,
+        text: args.map((a) => (typeof a === 'string' ? a : a instanceof Error ? String(a) : safeJson(a))).join(' '),
+      });
   const win: TagWindow & { sas: { cmd: unknown[] } & Partial<SasApi> } = {
     sas: { cmd: [] },
     console: { log: record('log'), warn: record('warn') } as unknown as Console,
     location: { search: opts.search ?? '' },
     fetch: (async (url: string, init: RequestInit = {}) => {
-      sent.push({ url, method: init.method ?? 'GET', body: init.body as string | undefined, credentials: init.credentials });
+      sent.push({
+        url,
+        method: init.method ?? 'GET',
+        body: init.body as string | undefined,
+        credentials: init.credentials,
+      });
       return opts.fetchImpl ? opts.fetchImpl(url) : new Response('ok', { status: 200 });
     }) as typeof fetch,
   };
@@ -37,7 +47,9 @@ function safeJson(v: unknown): string {
 }
 
 /** Installs the tag on a fake window, runs `setup`, and waits for the command queue to drain. */
-export async function loadedTag(opts: Parameters<typeof fakeWindow>[0] & { extensions?: TagExtension[]; src?: string } = {}) {
+export async function loadedTag(
+  opts: Parameters<typeof fakeWindow>[0] & { extensions?: TagExtension[]; src?: string } = {},
+) {
   const fake = fakeWindow(opts);
   const sas = installTag(fake.win, opts.src ?? 'https://cdn.example/tag/1234/sas.js', opts.extensions ?? [])!;
   await flush();

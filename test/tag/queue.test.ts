@@ -16,10 +16,13 @@ describe('drainQueue', () => {
   test('runs commands pushed while draining after the ones already queued', () => {
     const log: unknown[] = [];
     const q: unknown[] = [];
-    q.push(() => {
-      log.push('a');
-      q.push(() => log.push('c'));
-    }, () => log.push('b'));
+    q.push(
+      () => {
+        log.push('a');
+        q.push(() => log.push('c'));
+      },
+      () => log.push('b'),
+    );
     drainQueue(q, runAll(log));
     expect(log).toEqual(['a', 'b', 'c']);
   });
@@ -28,7 +31,12 @@ describe('drainQueue', () => {
     const q: unknown[] = [() => 0, () => 0];
     drainQueue(q, () => {});
     expect(q.push(() => 0)).toBe(3);
-    expect(q.push(() => 0, () => 0)).toBe(5);
+    expect(
+      q.push(
+        () => 0,
+        () => 0,
+      ),
+    ).toBe(5);
   });
 
   test('hands non-function entries to the runner, which decides to skip them', () => {

@@ -4,7 +4,13 @@
 import { beforeEach, describe, expect, test } from 'vitest';
 import { answerAds, installRender, render } from '../../src/tag/addons/render.js';
 
-const ok = (body: unknown) => ({ ok: true, status: 200, url: 'https://ads.example/call', eids: [], response: JSON.stringify(body) });
+const ok = (body: unknown) => ({
+  ok: true,
+  status: 200,
+  url: 'https://ads.example/call',
+  eids: [],
+  response: JSON.stringify(body),
+});
 
 beforeEach(() => {
   document.body.innerHTML = '<div id="banner"><p>placeholder</p></div><div id="sky"></div>';
@@ -12,7 +18,9 @@ beforeEach(() => {
 
 describe('sas.render', () => {
   test('bad answers become outcomes with a reason, never a throw', () => {
-    expect(render(ok({ ads: [{ tagId: 'nowhere', html: '<b>x</b>' }, { tagId: 'banner' }, { html: '<b>x</b>' }, null] }))).toEqual([
+    expect(
+      render(ok({ ads: [{ tagId: 'nowhere', html: '<b>x</b>' }, { tagId: 'banner' }, { html: '<b>x</b>' }, null] })),
+    ).toEqual([
       { tagId: 'nowhere', ok: false, reason: 'no element with id "nowhere" on the page' },
       { tagId: 'banner', ok: false, reason: 'the ad has no html' },
       { ok: false, reason: 'the ad names no tagId and none was given' },
@@ -20,7 +28,9 @@ describe('sas.render', () => {
     expect(render({ ok: true, response: 'not json' })).toEqual([]);
     expect(render({ ok: false, status: 0, error: 'Failed to fetch' })).toEqual([]);
     expect(render(undefined)).toEqual([]);
-    expect(render(ok({ ads: [{ tagId: 'banner', html: 'x'.repeat(1_000_001) }] }))[0]!.reason).toMatch(/over 1000000 characters/);
+    expect(render(ok({ ads: [{ tagId: 'banner', html: 'x'.repeat(1_000_001) }] }))[0].reason).toMatch(
+      /over 1000000 characters/,
+    );
     expect(document.querySelector('#banner p')).not.toBeNull();
   });
 

@@ -2,13 +2,25 @@ import { describe, expect, test } from 'vitest';
 import { buildRequest, fitEids, MAX_GET_URL, targetString } from '../../src/tag/request.js';
 import { decodeBase64Json, type Eid } from '../../src/core/index.js';
 
-const ctx = (eids: Eid[] = [], params: Record<string, string> = {}) => ({ domain: 'https://ads.example', networkId: 1234, eids, params, now: 1_700_000_000_000 });
+const ctx = (eids: Eid[] = [], params: Record<string, string> = {}) => ({
+  domain: 'https://ads.example',
+  networkId: 1234,
+  eids,
+  params,
+  now: 1_700_000_000_000,
+});
 const eid = (source: string, size: number): Eid => ({ source, uids: [{ id: 'x'.repeat(size) }] });
 
 describe('buildRequest', () => {
   test('GET carries the documented parameters in order, extension params, then eids last', () => {
-    const r = buildRequest('std', { siteId: 1, pageId: 2, formatId: 3, target: 'k=v' }, { ...ctx([eid('criteo.com', 3)], { gdpr: '1' }), uid: 'u' });
-    expect(r.url).toMatch(/^https:\/\/ads\.example\/ac\?gdpr=1&nwid=1234&siteid=1&pgid=2&fmtid=3&tgt=k%3Dv&tmstp=1700000000000&uid=u&eids=[\w-]+$/);
+    const r = buildRequest(
+      'std',
+      { siteId: 1, pageId: 2, formatId: 3, target: 'k=v' },
+      { ...ctx([eid('criteo.com', 3)], { gdpr: '1' }), uid: 'u' },
+    );
+    expect(r.url).toMatch(
+      /^https:\/\/ads\.example\/ac\?gdpr=1&nwid=1234&siteid=1&pgid=2&fmtid=3&tgt=k%3Dv&tmstp=1700000000000&uid=u&eids=[\w-]+$/,
+    );
   });
 
   test('extension params cannot replace the call parameters or the eids', () => {
@@ -43,7 +55,13 @@ describe('buildRequest', () => {
 
 describe('fitEids and the GET URL limit', () => {
   test(`keeps every GET URL under ${MAX_GET_URL} characters, dropping unknown sources first, then the largest`, () => {
-    const eids = [eid('criteo.com', 1500), eid('a.example', 300), eid('id5-sync.com', 5000), eid('pubcid.org', 200), eid('b.example', 100)];
+    const eids = [
+      eid('criteo.com', 1500),
+      eid('a.example', 300),
+      eid('id5-sync.com', 5000),
+      eid('pubcid.org', 200),
+      eid('b.example', 100),
+    ];
     const r = buildRequest('video', {}, ctx(eids));
     expect(r.url.length).toBeLessThan(MAX_GET_URL);
     expect(r.dropped).toEqual(['a.example', 'b.example', 'id5-sync.com']);
@@ -56,7 +74,10 @@ describe('fitEids and the GET URL limit', () => {
     for (let n = 6000; n < 8000; n += 97) {
       const r = buildRequest('std', {}, ctx([eid('criteo.com', n)]));
       expect(r.url.length).toBeLessThan(MAX_GET_URL);
-      if (r.dropped.length) expect(buildRequest('std', {}, ctx([])).url.length + 6 + Math.ceil(((n + 37) * 4) / 3)).toBeGreaterThanOrEqual(MAX_GET_URL);
+      if (r.dropped.length)
+        expect(buildRequest('std', {}, ctx([])).url.length + 6 + Math.ceil(((n + 37) * 4) / 3)).toBeGreaterThanOrEqual(
+          MAX_GET_URL,
+        );
     }
   });
 

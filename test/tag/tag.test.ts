@@ -8,7 +8,10 @@ describe('command queue on load', () => {
   test('runs commands queued before load in order, after the script body, then runs pushes at once', async () => {
     const { win } = fakeWindow();
     const order: string[] = [];
-    win.sas.cmd.push(() => order.push('a'), () => order.push('b'));
+    win.sas.cmd.push(
+      () => order.push('a'),
+      () => order.push('b'),
+    );
     const sas = installTag(win, undefined)!;
     // Queued commands wait for the end of the script, so add-ons concatenated after the core register first.
     expect(order).toEqual([]);
@@ -104,7 +107,12 @@ describe('setEids and getEids', () => {
     const { sas } = await loadedTag();
     const json = JSON.stringify([{ source: 'euid.eu', uids: [{ id: 'ü?>~~~', atype: 3 }] }]);
     const std = Buffer.from(json).toString('base64');
-    const forms = [std, std.replace(/=+$/, ''), Buffer.from(json).toString('base64url'), Buffer.from(json).toString('base64url') + '=='];
+    const forms = [
+      std,
+      std.replace(/=+$/, ''),
+      Buffer.from(json).toString('base64url'),
+      Buffer.from(json).toString('base64url') + '==',
+    ];
     expect(new Set(forms).size).toBeGreaterThan(2);
     for (const form of forms) {
       sas.setEids(null);
@@ -152,7 +160,21 @@ describe('setEids and getEids', () => {
         throw new Error('proxy');
       },
     });
-    for (const input of [null, undefined, 0, 42, NaN, true, {}, 'x', [null, 1, 'a'], [cyclic], [trap, SAMPLE[0]], many, hostile]) {
+    for (const input of [
+      null,
+      undefined,
+      0,
+      42,
+      NaN,
+      true,
+      {},
+      'x',
+      [null, 1, 'a'],
+      [cyclic],
+      [trap, SAMPLE[0]],
+      many,
+      hostile,
+    ]) {
       expect(() => sas.setEids(input)).not.toThrow();
     }
     sas.setEids([trap, cyclic, SAMPLE[0]]);
@@ -182,7 +204,14 @@ describe('sas.call', () => {
       expect(req.credentials).toBe('include');
       expect(url.origin + url.pathname).toBe('https://ads.example/ac');
       const q = Object.fromEntries(url.searchParams);
-      expect(q).toMatchObject({ nwid: '1234', siteid: '11', pgid: '22', fmtid: '33', tgt: 'a=1;b=2', uid: 'publisher-user-7' });
+      expect(q).toMatchObject({
+        nwid: '1234',
+        siteid: '11',
+        pgid: '22',
+        fmtid: '33',
+        tgt: 'a=1;b=2',
+        uid: 'publisher-user-7',
+      });
       expect(Number(q.tmstp)).toBeGreaterThan(1.6e12);
       expect(q.eids).toMatch(/^[A-Za-z0-9_-]+$/);
       expect(eidsParam(req.url)).toEqual(sas.getEids());
@@ -193,11 +222,21 @@ describe('sas.call', () => {
     const { sas, sent } = await loadedTag();
     sas.setEids(SAMPLE);
     await sas.call('generic', { siteId: 1, pageId: 2, formatId: 3, target: { sport: 'ski', tags: ['a', 'b'] } });
-    await sas.call('onecall', { siteId: 1, pageId: 2, formats: [{ id: 3, tagId: 'top' }, { id: '4' }, { tagId: 'no-id' } as never] });
+    await sas.call('onecall', {
+      siteId: 1,
+      pageId: 2,
+      formats: [{ id: 3, tagId: 'top' }, { id: '4' }, { tagId: 'no-id' } as never],
+    });
     const [generic, onecall] = sent.map((r) => ({ ...r, json: JSON.parse(r.body!) }));
     expect(generic.url).toBe('https://ads.example/genericpost');
     expect(generic.method).toBe('POST');
-    expect(generic.json).toMatchObject({ networkId: 1234, siteId: 1, pageId: 2, formatId: 3, target: 'sport=ski;tags=a,b' });
+    expect(generic.json).toMatchObject({
+      networkId: 1234,
+      siteId: 1,
+      pageId: 2,
+      formatId: 3,
+      target: 'sport=ski;tags=a,b',
+    });
     expect(typeof generic.json.timestamp).toBe('number');
     expect(onecall.url).toBe('https://ads.example/call');
     expect(onecall.json.formats).toEqual([{ id: 3, tagId: 'top' }, { id: 4 }]);
@@ -216,7 +255,11 @@ describe('sas.call', () => {
   test('resolves, never rejects, when the call cannot go or fails', async () => {
     const noSetup = fakeWindow();
     const sas = installTag(noSetup.win, undefined)!;
-    await expect(sas.call('std', {})).resolves.toMatchObject({ ok: false, status: 0, error: expect.stringMatching(/domain/) });
+    await expect(sas.call('std', {})).resolves.toMatchObject({
+      ok: false,
+      status: 0,
+      error: expect.stringMatching(/domain/),
+    });
 
     const down = await loadedTag({ fetchImpl: () => Promise.reject(new TypeError('Failed to fetch')) });
     await expect(down.sas.call('std', {})).resolves.toMatchObject({ ok: false, status: 0, error: 'Failed to fetch' });
@@ -225,7 +268,10 @@ describe('sas.call', () => {
     await expect(err.sas.call('generic', {})).resolves.toMatchObject({ ok: false, status: 500 });
 
     const bad = await loadedTag();
-    await expect(bad.sas.call('banner' as never, {})).resolves.toMatchObject({ ok: false, error: 'unknown call type: banner' });
+    await expect(bad.sas.call('banner' as never, {})).resolves.toMatchObject({
+      ok: false,
+      error: 'unknown call type: banner',
+    });
   });
 
   test('takes the network id from the script path, and setup networkid over it', async () => {
@@ -248,7 +294,10 @@ describe('sas.call', () => {
 });
 
 describe('extensions', () => {
-  const moduleEids = (eids: unknown, extra: object = {}): TagExtension => ({ name: 'mod', beforeCall: () => ({ eids, ...extra }) as never });
+  const moduleEids = (eids: unknown, extra: object = {}): TagExtension => ({
+    name: 'mod',
+    beforeCall: () => ({ eids, ...extra }) as never,
+  });
 
   test('page eids win over module eids by source; getEids shows the merge the next call sends', async () => {
     const { sas, sent } = await loadedTag({
@@ -266,7 +315,10 @@ describe('extensions', () => {
   });
 
   test('params go on the query and in the body; blockEids leaves every eid out', async () => {
-    const ext: TagExtension = { name: 'consent', beforeCall: () => ({ params: { gdpr: '1', gdpr_consent: 'CP x' }, blockEids: true }) };
+    const ext: TagExtension = {
+      name: 'consent',
+      beforeCall: () => ({ params: { gdpr: '1', gdpr_consent: 'CP x' }, blockEids: true }),
+    };
     const { sas, sent } = await loadedTag({ extensions: [ext] });
     sas.setEids(SAMPLE);
     await sas.call('video', {});
@@ -290,7 +342,8 @@ describe('extensions', () => {
     const slow: TagExtension = { name: 'slow', beforeCall: () => new Promise(() => {}) };
     const quick: TagExtension = {
       name: 'quick',
-      beforeCall: () => new Promise((r) => setTimeout(() => r({ eids: [{ source: 'criteo.com', uids: [{ id: 'q' }] }] }), 5)),
+      beforeCall: () =>
+        new Promise((r) => setTimeout(() => r({ eids: [{ source: 'criteo.com', uids: [{ id: 'q' }] }] }), 5)),
     };
     const { sas, sent, warnings } = await loadedTag({ extensions: [slow, quick] });
     sas.setup({ eidsTimeout: 60 });
@@ -381,11 +434,16 @@ describe('debug output', () => {
   test('an oversize GET leaves out unknown sources first, then the largest, and says which', async () => {
     const { sas, sent, warnings } = await loadedTag();
     const big = (source: string, n: number) => ({ source, uids: [{ id: 'x'.repeat(n) }] });
-    sas.setEids([big('criteo.com', 3000), big('unknown.example', 1000), big('id5-sync.com', 3500), big('pubcid.org', 500)]);
+    sas.setEids([
+      big('criteo.com', 3000),
+      big('unknown.example', 1000),
+      big('id5-sync.com', 3500),
+      big('pubcid.org', 500),
+    ]);
     await sas.call('std', {});
     const url = sent[0].url;
     expect(url.length).toBeLessThan(8000);
-    expect((eidsParam(url) as Array<{ source: string }>).map((e) => e.source)).toEqual(['criteo.com', 'pubcid.org']);
+    expect((eidsParam(url) as { source: string }[]).map((e) => e.source)).toEqual(['criteo.com', 'pubcid.org']);
     expect(warnings().join('\n')).toMatch(/left out eids of.*unknown\.example.*id5-sync\.com.*8000/);
     expect(decodeBase64Json(new URL(url).searchParams.get('eids')!).issues).toEqual([]);
   });

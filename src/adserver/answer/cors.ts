@@ -255,7 +255,10 @@ export function corsForNode(policy: CorsPolicy, req: IncomingMessage, res: Serve
 
 /** A `Vary` value with `add` joined to what the answer already varies on. */
 function withVary(existing: unknown, add: string): string {
-  const list = String((existing ?? '') as string).split(',').map((v) => v.trim()).filter(Boolean);
+  const list = String((existing ?? '') as string)
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
   const has = list.some((v) => v.toLowerCase() === add.toLowerCase() || v === '*');
   return (has ? list : [...list, add]).join(', ');
 }

@@ -29,7 +29,13 @@ export interface PidCookieOptions {
  */
 export function pidSetCookie(pid: string, options: PidCookieOptions = {}): string {
   const sameSite = options.sameSite ?? 'None';
-  const parts = [`pid=${pid}`, `Max-Age=${Math.round((options.maxAgeDays ?? 395) * 86_400)}`, 'Path=/', 'HttpOnly', `SameSite=${sameSite}`];
+  const parts = [
+    `pid=${pid}`,
+    `Max-Age=${Math.round((options.maxAgeDays ?? 395) * 86_400)}`,
+    'Path=/',
+    'HttpOnly',
+    `SameSite=${sameSite}`,
+  ];
   if (options.domain) parts.push(`Domain=${options.domain}`);
   if (sameSite === 'None') parts.push('Secure');
   return parts.join('; ');

@@ -25,7 +25,7 @@ export interface PrebidBidInput extends Omit<PrebidWireBid, 'requestId' | 'creat
 /** Options of {@link prebidBidResponse}. */
 export interface PrebidResponseOptions {
   /** User syncs the adapter registers with Prebid (consent parameters are appended by the adapter). */
-  syncs?: Array<{ type: 'iframe' | 'image'; url: string }>;
+  syncs?: { type: 'iframe' | 'image'; url: string }[];
 }
 
 const fail = (path: string, message: string): never => {
@@ -37,20 +37,33 @@ const fail = (path: string, message: string): never => {
  * field for a bid the adapter could not use (unknown placement, no price, no creative).
  * @example return Response.json(prebidBidResponse(call, [{ format: call.formats[0], cpm: 2.5, ad: '<div>…</div>', creativeId: 'c1', dealId: 'D-1' }]), { headers: cors })
  */
-export function prebidBidResponse(call: AdCall, bids: readonly PrebidBidInput[], options: PrebidResponseOptions = {}): PrebidWireResponse {
+export function prebidBidResponse(
+  call: AdCall,
+  bids: readonly PrebidBidInput[],
+  options: PrebidResponseOptions = {},
+): PrebidWireResponse {
   const out: PrebidWireBid[] = bids.map((b, i) => {
     const at = `bids[${i}]`;
-    const format = typeof b.format === 'string' ? call.formats.find((f) => f.impId === b.format) : call.formats.includes(b.format) ? b.format : undefined;
-    if (!format) fail(`${at}.format`, 'is not one of the call\'s formats');
-    const requestId = format!.impId ?? fail(`${at}.format`, 'has no impId: the call did not come from the Prebid adapter or OpenRTB');
-    if (!(typeof b.cpm === 'number' && Number.isFinite(b.cpm) && b.cpm > 0)) fail(`${at}.cpm`, 'must be a positive number');
+    const format =
+      typeof b.format === 'string'
+        ? call.formats.find((f) => f.impId === b.format)
+        : call.formats.includes(b.format)
+          ? b.format
+          : undefined;
+    if (!format) fail(`${at}.format`, "is not one of the call's formats");
+    const requestId =
+      format!.impId ?? fail(`${at}.format`, 'has no impId: the call did not come from the Prebid adapter or OpenRTB');
+    if (!(typeof b.cpm === 'number' && Number.isFinite(b.cpm) && b.cpm > 0))
+      fail(`${at}.cpm`, 'must be a positive number');
     if (!b.ad === !b.vastXml) fail(`${at}.ad`, 'exactly one of ad and vastXml is needed');
     if (b.creativeId === undefined || b.creativeId === '') fail(`${at}.creativeId`, 'is required');
-    if (b.dealId !== undefined && (typeof b.dealId !== 'string' || !b.dealId)) fail(`${at}.dealId`, 'must be a non-empty string');
+    if (b.dealId !== undefined && (typeof b.dealId !== 'string' || !b.dealId))
+      fail(`${at}.dealId`, 'must be a non-empty string');
     const one = format!.sizes?.length === 1 ? format!.sizes[0] : undefined;
     const width = b.width ?? one?.[0];
     const height = b.height ?? one?.[1];
-    if (b.ad && (width === undefined || height === undefined)) fail(`${at}.width`, 'and height are needed for a placement without exactly one size');
+    if (b.ad && (width === undefined || height === undefined))
+      fail(`${at}.width`, 'and height are needed for a placement without exactly one size');
     const bid: PrebidWireBid = {
       requestId,
       cpm: b.cpm,

@@ -140,7 +140,8 @@ export function resolveAlternativeIds(config: AlternativeIdConfig = {}): Map<num
       );
     }
     const provider = typeof ref === 'number' ? providerById(ref) : providerForSource(ref);
-    if (provider.id === 0) throw new TypeError(`alternativeIds[${network}]: ${given(ref)} is not a registered provider`);
+    if (provider.id === 0)
+      throw new TypeError(`alternativeIds[${network}]: ${given(ref)} is not a registered provider`);
     out.set(Number(network), provider);
   }
   return out;
@@ -182,15 +183,20 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   const now = options.now ?? Date.now;
   const blockWithoutUser = options.withoutUser === 'block';
   const timeoutMs = options.timeoutMs ?? DEFAULT_CAP_TIMEOUT_MS;
-  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new TypeError(`timeoutMs must be a number of milliseconds > 0 (got ${String(timeoutMs)})`);
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0))
+    throw new TypeError(`timeoutMs must be a number of milliseconds > 0 (got ${String(timeoutMs)})`);
   const onStoreError = options.onStoreError ?? 'serve';
-  if (onStoreError !== 'serve' && onStoreError !== 'block') throw new TypeError(`onStoreError must be 'serve' or 'block' (got ${JSON.stringify(onStoreError)})`);
+  if (onStoreError !== 'serve' && onStoreError !== 'block')
+    throw new TypeError(`onStoreError must be 'serve' or 'block' (got ${JSON.stringify(onStoreError)})`);
   if (options.withoutUser !== undefined && options.withoutUser !== 'serve' && options.withoutUser !== 'block') {
     throw new TypeError(`withoutUser must be 'serve' or 'block' (got ${JSON.stringify(options.withoutUser)})`);
   }
   const shadowMaxKeys = options.shadowMaxKeys ?? 10_000;
   const maxReplay = options.maxReplay ?? 10_000;
-  for (const [name, n] of [['shadowMaxKeys', shadowMaxKeys], ['maxReplay', maxReplay]] as const) {
+  for (const [name, n] of [
+    ['shadowMaxKeys', shadowMaxKeys],
+    ['maxReplay', maxReplay],
+  ] as const) {
     if (!Number.isInteger(n) || n < 1) throw new TypeError(`${name} must be an integer >= 1 (got ${given(n)})`);
   }
   const m = {
@@ -207,14 +213,14 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   // What this process served while the store did not answer, per user × item: it stops serving at the cap.
   const shadow = new MemoryFrequencyCapStore({ maxKeys: shadowMaxKeys });
   // Impressions served without the store's answer that the store has not counted: written when it answers again.
-  let replay: Array<{ checks: CapCheck[]; at: number }> = [];
+  let replay: { checks: CapCheck[]; at: number }[] = [];
   let replaying: Promise<void> | undefined;
   let lateWaiting = 0;
-  const idle: Array<() => void> = [];
+  const idle: (() => void)[] = [];
 
   // Decisions waiting for an asynchronous store, oldest first: they share one timeout, so their deadlines come in
   // the order they were made and one timer serves them all (cheaper than a timer per decision).
-  let waiting: Array<{ deadline: number; expire: () => void }> = [];
+  let waiting: { deadline: number; expire: () => void }[] = [];
   let waitingHead = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   // Unref'd: a pending deadline alone does not keep the process running.
@@ -222,7 +228,7 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   function expireDue() {
     timer = undefined;
     const t = performance.now();
-    const due: Array<() => void> = [];
+    const due: (() => void)[] = [];
     while (waitingHead < waiting.length && waiting[waitingHead].deadline <= t) due.push(waiting[waitingHead++].expire);
     // Drop the expired entries from the array once they are most of it.
     if (waitingHead === waiting.length || (waitingHead > 1024 && waitingHead * 2 > waiting.length)) {
@@ -323,7 +329,13 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     store.apply ? store.apply('record', checks, at) : Promise.all(checks.map((c) => store.record(c.key, at, c.keepMs)));
 
   function checksOf(user: CappingUser, caps: readonly ResolvedCap[], at: number): CapCheck[] {
-    return caps.map((r) => ({ key: `${user.key}|${r.item}`, user: user.key!, item: r.item, keepMs: r.keepMs, windows: r.windows.map((w) => ({ since: w.since(at), max: w.max })) }));
+    return caps.map((r) => ({
+      key: `${user.key}|${r.item}`,
+      user: user.key!,
+      item: r.item,
+      keepMs: r.keepMs,
+      windows: r.windows.map((w) => ({ since: w.since(at), max: w.max })),
+    }));
   }
 
   /** Every window of every cap with its count (0 where the store gave none). Loops: this runs on every ad call. */
@@ -340,19 +352,30 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   }
 
   /** A decision as a promise, without an async function's extra ticks: whatever throws (a bad cap) rejects it. */
-  function decide(mode: 'check' | 'take', call: AdCall, cap: FrequencyCap | readonly FrequencyCap[]): Promise<CapDecision> {
+  function decide(
+    mode: 'check' | 'take',
+    call: AdCall,
+    cap: FrequencyCap | readonly FrequencyCap[],
+  ): Promise<CapDecision> {
     try {
       return decideNow(mode, call, cap);
     } catch (e) {
-      return Promise.reject(e as Error);
+      return Promise.reject(e);
     }
   }
 
-  function decideNow(mode: 'check' | 'take', call: AdCall, cap: FrequencyCap | readonly FrequencyCap[]): Promise<CapDecision> {
+  function decideNow(
+    mode: 'check' | 'take',
+    call: AdCall,
+    cap: FrequencyCap | readonly FrequencyCap[],
+  ): Promise<CapDecision> {
     // A bad cap throws here, before any store call.
-    const resolved = Array.isArray(cap) ? (cap as readonly FrequencyCap[]).map(resolveCap) : [resolveCap(cap as FrequencyCap)];
+    const resolved = Array.isArray(cap)
+      ? (cap as readonly FrequencyCap[]).map(resolveCap)
+      : [resolveCap(cap as FrequencyCap)];
     const user = userOf(call);
-    if (!user.key) return Promise.resolve({ allowed: !blockWithoutUser, count: 0, windows: windowsWith(resolved), user });
+    if (!user.key)
+      return Promise.resolve({ allowed: !blockWithoutUser, count: 0, windows: windowsWith(resolved), user });
     const at = now();
     const checks = checksOf(user, resolved, at);
     const finish = (result: Bounded<CapOutcome>): CapDecision => {
@@ -376,7 +399,11 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   }
 
   // Stores with only count/record: the check and the record are separate steps (not atomic across servers).
-  async function fallback(mode: 'check' | 'take' | 'record', checks: readonly CapCheck[], at: number): Promise<CapOutcome> {
+  async function fallback(
+    mode: 'check' | 'take' | 'record',
+    checks: readonly CapCheck[],
+    at: number,
+  ): Promise<CapOutcome> {
     // eslint-disable-next-line @typescript-eslint/await-thenable -- a store may answer synchronously
     const counts = await Promise.all(checks.map((c) => Promise.all(c.windows.map((w) => store.count(c.key, w.since)))));
     const allowed = checks.every((c, i) => c.windows.every((w, j) => counts[i][j] < w.max));

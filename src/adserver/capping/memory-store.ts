@@ -48,7 +48,7 @@ export class MemoryFrequencyCapStore implements FrequencyCapStore {
     if (times.length > this.maxEvents) times.splice(0, times.length - this.maxEvents);
     this.events.delete(key); // re-insert: Map order is the LRU order
     this.events.set(key, { times, expires: Math.max(entry?.expires ?? 0, at + ttlMs) });
-    while (this.events.size > this.maxKeys) this.events.delete(this.events.keys().next().value as string);
+    while (this.events.size > this.maxKeys) this.events.delete(this.events.keys().next().value!);
   }
 
   /** See {@link FrequencyCapStore.apply}: synchronous, so atomic within the process. */

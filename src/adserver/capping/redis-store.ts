@@ -71,7 +71,8 @@ return out
 `);
 
 // `{` and `}` inside a user or item would move the hash tag or make two keys collide: escape them (and `%`).
-const escapeKeyPart = (s: string) => (/[{}%]/.test(s) ? s.replace(/[{}%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`) : s);
+const escapeKeyPart = (s: string) =>
+  /[{}%]/.test(s) ? s.replace(/[{}%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`) : s;
 
 const positiveInt = (value: unknown, setting: string, fallback: number): number => {
   const n = value ?? fallback;
@@ -100,7 +101,10 @@ interface Pending {
  * const redis = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).on('error', log).connect();
  * const capper = createFrequencyCapper({ store: createRedisFrequencyCapStore(redis) });
  */
-export function createRedisFrequencyCapStore(redis: RedisClientInput, options: RedisFrequencyCapStoreOptions = {}): FrequencyCapStore & {
+export function createRedisFrequencyCapStore(
+  redis: RedisClientInput,
+  options: RedisFrequencyCapStoreOptions = {},
+): FrequencyCapStore & {
   /** The Redis key of one user × item. */
   keyOf(user: string, item: string): string;
 } {
@@ -170,22 +174,24 @@ export function createRedisFrequencyCapStore(redis: RedisClientInput, options: R
       args.push(arg);
     }
     inFlight++;
-    TAKE(client, keys, args).then(
-      (reply) => {
-        const r = reply as number[];
-        let i = 0;
-        for (const p of batch) {
-          const allowed = Number(r[i++]) === 1;
-          p.resolve({ allowed, counts: p.checks.map((c) => c.windows.map(() => Number(r[i++]))) });
-        }
-      },
-      (e: unknown) => {
-        for (const p of batch) p.reject(e);
-      },
-    ).finally(() => {
-      inFlight--;
-      if (queue.length > 0) schedule();
-    });
+    TAKE(client, keys, args)
+      .then(
+        (reply) => {
+          const r = reply as number[];
+          let i = 0;
+          for (const p of batch) {
+            const allowed = Number(r[i++]) === 1;
+            p.resolve({ allowed, counts: p.checks.map((c) => c.windows.map(() => Number(r[i++]))) });
+          }
+        },
+        (e: unknown) => {
+          for (const p of batch) p.reject(e);
+        },
+      )
+      .finally(() => {
+        inFlight--;
+        if (queue.length > 0) schedule();
+      });
   }
 
   function apply(mode: 'check' | 'take' | 'record', checks: readonly CapCheck[], at: number): Promise<CapOutcome> {
@@ -205,7 +211,11 @@ export function createRedisFrequencyCapStore(redis: RedisClientInput, options: R
     apply,
     async count(key, since) {
       const { user, item } = splitKey(key);
-      const { counts } = await apply('check', [{ key, user, item, keepMs: Number.MAX_SAFE_INTEGER, windows: [{ since, max: 1 }] }], Date.now());
+      const { counts } = await apply(
+        'check',
+        [{ key, user, item, keepMs: Number.MAX_SAFE_INTEGER, windows: [{ since, max: 1 }] }],
+        Date.now(),
+      );
       return counts[0][0];
     },
     async record(key, at, ttlMs) {

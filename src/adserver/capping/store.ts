@@ -8,7 +8,7 @@ export interface CapCheck {
   user: string;
   item: string;
   /** Per window: impressions at or after `since` (ms; `-Infinity` for lifetime) must stay below `max`. */
-  windows: ReadonlyArray<{ since: number; max: number }>;
+  windows: readonly { since: number; max: number }[];
   /** How long an impression must be kept (the longest window). */
   keepMs: number;
 }

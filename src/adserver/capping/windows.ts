@@ -88,7 +88,8 @@ function resolveWindow(w: CapWindow, where: string, fail: (msg: string) => never
   if (!PERIODS.includes(w.per)) fail(`${where}per must be one of ${PERIODS.join(', ')} (got ${JSON.stringify(w.per)})`);
   if (w.rolling !== undefined && typeof w.rolling !== 'boolean') fail(`${where}rolling must be a boolean`);
   const per = w.per;
-  if (per === 'lifetime') return { max: w.max, label: `${w.max}/lifetime`, keepMs: LIFETIME_MS, since: () => -Infinity };
+  if (per === 'lifetime')
+    return { max: w.max, label: `${w.max}/lifetime`, keepMs: LIFETIME_MS, since: () => -Infinity };
   if (w.rolling) {
     const ms = ROLLING_MS[per];
     return { max: w.max, label: `${w.max}/rolling ${per}`, keepMs: ms, since: (now) => now - ms };
@@ -122,8 +123,10 @@ export function resolveCap(cap: FrequencyCap): ResolvedCap {
   const fail = (msg: string): never => {
     throw new TypeError(`frequency cap "${cap.item}": ${msg}`);
   };
-  const inline = cap.max !== undefined || cap.windowMs !== undefined || cap.per !== undefined || cap.rolling !== undefined;
-  if (cap.windows !== undefined && inline) fail('give either windows or one inline window (max with per or windowMs), not both');
+  const inline =
+    cap.max !== undefined || cap.windowMs !== undefined || cap.per !== undefined || cap.rolling !== undefined;
+  if (cap.windows !== undefined && inline)
+    fail('give either windows or one inline window (max with per or windowMs), not both');
   let windows: ResolvedWindow[];
   if (cap.windows !== undefined) {
     if (!Array.isArray(cap.windows) || cap.windows.length === 0) fail('windows must be a non-empty array');
@@ -142,7 +145,10 @@ export function resolveCap(cap: FrequencyCap): ResolvedCap {
  * @example const cap = defineFrequencyCap({ item: 'deal:42', windows: [{ max: 3, per: 'day' }, { max: 10, per: 'week' }] });
  */
 export function defineFrequencyCap<C extends FrequencyCap>(cap: C): Readonly<C> {
-  const frozen = Object.freeze({ ...cap, ...(cap?.windows ? { windows: Object.freeze(cap.windows.map((w) => Object.freeze({ ...w }))) } : {}) });
+  const frozen = Object.freeze({
+    ...cap,
+    ...(cap?.windows ? { windows: Object.freeze(cap.windows.map((w) => Object.freeze({ ...w }))) } : {}),
+  });
   resolveCap(frozen);
   return frozen;
 }

@@ -18,7 +18,8 @@ export class OptionsError extends TypeError {
 /** What was given, quoted as written: `"3"` for a string, `3` for a number, `undefined`. */
 export function given(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === undefined || value === null) return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === undefined || value === null)
+    return String(value);
   return Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : typeof value;
 }
 

@@ -63,7 +63,9 @@ export function requireRedisClient(client: unknown, who: string): RedisClientLik
 }
 
 /** A Lua script run by EVALSHA, loaded with EVAL on the first NOSCRIPT (a new or restarted server). */
-export function luaScript(source: string): (client: RedisClientLike, keys: string[], args: string[]) => Promise<unknown> {
+export function luaScript(
+  source: string,
+): (client: RedisClientLike, keys: string[], args: string[]) => Promise<unknown> {
   const sha1 = createHash('sha1').update(source).digest('hex');
   return async (client, keys, args) => {
     try {
@@ -77,7 +79,8 @@ export function luaScript(source: string): (client: RedisClientLike, keys: strin
 
 /** Checks a key prefix: no `{` or `}`, which would change the Redis Cluster hash tag. */
 export function checkPrefix(prefix: unknown, setting = 'prefix'): string {
-  if (typeof prefix !== 'string' || /[{}]/.test(prefix)) throw new TypeError(`${setting} must be a string without { or } (got ${JSON.stringify(prefix)})`);
+  if (typeof prefix !== 'string' || /[{}]/.test(prefix))
+    throw new TypeError(`${setting} must be a string without { or } (got ${JSON.stringify(prefix)})`);
   return prefix;
 }
 

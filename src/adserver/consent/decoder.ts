@@ -100,7 +100,7 @@ function tcfBytes(key: string, v: TcfView | TcfProblem): number {
 }
 
 interface GppView {
-  optOuts: Array<UsOptOut & { sid: number }>;
+  optOuts: (UsOptOut & { sid: number })[];
   /** The TC string of its `tcfeuv2` section, for a call that carries GDPR consent only in GPP. */
   tcString?: string;
   problem?: string;

@@ -45,17 +45,23 @@ export interface ExpandOptions {
  * source and id alike). Never throws: a failing or slow decryptor yields issues, not errors.
  * @example const { value: extra } = await expandEnvelopes(call.eids, decryptor, { inserter: 'ads.example' });
  */
-export async function expandEnvelopes(eids: readonly Eid[], decryptor: EnvelopeDecryptor, options: ExpandOptions = {}): Promise<Result<Eid[]>> {
+export async function expandEnvelopes(
+  eids: readonly Eid[],
+  decryptor: EnvelopeDecryptor,
+  options: ExpandOptions = {},
+): Promise<Result<Eid[]>> {
   const issues: Issue[] = [];
   const max = options.maxEnvelopes ?? 4;
   const timeoutMs = options.timeoutMs ?? 50;
   const limits = resolveLimits(options.limits);
   const source = decryptor.source.toLowerCase();
-  const candidates: Array<{ id: string; path: string }> = [];
+  const candidates: { id: string; path: string }[] = [];
   eids.forEach((e, i) => {
-    if (e.source.toLowerCase() === source) e.uids.forEach((u, j) => candidates.push({ id: u.id, path: `eids[${i}].uids[${j}]` }));
+    if (e.source.toLowerCase() === source)
+      e.uids.forEach((u, j) => candidates.push({ id: u.id, path: `eids[${i}].uids[${j}]` }));
   });
-  if (candidates.length > max) issues.push({ path: 'envelopes', message: `more than ${max} envelopes: ${candidates.length - max} not opened` });
+  if (candidates.length > max)
+    issues.push({ path: 'envelopes', message: `more than ${max} envelopes: ${candidates.length - max} not opened` });
   const opened = await Promise.all(
     candidates.slice(0, max).map(async ({ id, path }) => {
       let timer: NodeJS.Timeout | undefined;
@@ -74,7 +80,10 @@ export async function expandEnvelopes(eids: readonly Eid[], decryptor: EnvelopeD
         }
         return checked.value;
       } catch (err) {
-        issues.push({ path, message: `envelope decryptor failed: ${err instanceof Error ? err.message : String(err)}` });
+        issues.push({
+          path,
+          message: `envelope decryptor failed: ${err instanceof Error ? err.message : String(err)}`,
+        });
         return [];
       } finally {
         clearTimeout(timer);
@@ -130,7 +139,8 @@ export type EnvelopeKeys = Readonly<Record<string, string | Uint8Array>>;
 function toKey(keyId: string, key: string | Uint8Array): Buffer {
   if (!KEY_ID.test(keyId)) throw new TypeError(`envelope key id "${keyId}" must be 1-32 characters of A-Z a-z 0-9 _ -`);
   const bytes = typeof key === 'string' ? Buffer.from(key, 'base64') : Buffer.from(key);
-  if (bytes.length !== 32) throw new TypeError(`envelope key "${keyId}" must be 32 bytes (AES-256), got ${bytes.length}`);
+  if (bytes.length !== 32)
+    throw new TypeError(`envelope key "${keyId}" must be 32 bytes (AES-256), got ${bytes.length}`);
   return bytes;
 }
 
@@ -141,7 +151,10 @@ function toKey(keyId: string, key: string | Uint8Array): Buffer {
 export function envelopeKeysFromText(text: string): Record<string, Buffer> {
   // No prototype: a key id such as `__proto__` stays an ordinary own key instead of vanishing.
   const keys = Object.create(null) as Record<string, Buffer>;
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const colon = part.indexOf(':');
     if (colon < 1) throw new TypeError('envelope keys must read keyId:base64key[,keyId:base64key]');
     const keyId = part.slice(0, colon);
@@ -156,7 +169,10 @@ export function envelopeKeysFromText(text: string): Record<string, Buffer> {
  * Seals ids into a reference envelope (what the provider side would do; used by tests and the demo).
  * @example sealReferenceEnvelope({ rampId: 'XY123', uid2: 'A4A…' }, { keyId: 'k1', key })
  */
-export function sealReferenceEnvelope(ids: ReferenceEnvelopeIds, options: { keyId: string; key: string | Uint8Array; iat?: number }): string {
+export function sealReferenceEnvelope(
+  ids: ReferenceEnvelopeIds,
+  options: { keyId: string; key: string | Uint8Array; iat?: number },
+): string {
   const key = toKey(options.keyId, options.key);
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
@@ -194,7 +210,8 @@ export function createReferenceEnvelopeDecryptor(options: ReferenceDecryptorOpti
     decrypt(envelope) {
       if (!envelope.startsWith(PREFIX + '.')) return { value: [], issues: [] };
       const parts = envelope.split('.');
-      if (parts.length !== 4 || !B64URL.test(parts[2]) || !B64URL.test(parts[3])) return fail('malformed reference envelope');
+      if (parts.length !== 4 || !B64URL.test(parts[2]) || !B64URL.test(parts[3]))
+        return fail('malformed reference envelope');
       const [, keyId, ivText, sealedText] = parts;
       const key = keys.get(keyId);
       if (!key) return fail(`no key configured for envelope key id "${keyId.slice(0, 32)}"`);
@@ -212,7 +229,8 @@ export function createReferenceEnvelopeDecryptor(options: ReferenceDecryptorOpti
         return fail('envelope failed authentication (wrong key or tampered)');
       }
       const p = payload as { iat?: unknown; ids?: Record<string, unknown> } | null;
-      if (!p || typeof p.iat !== 'number' || typeof p.ids !== 'object' || p.ids === null) return fail('envelope payload has no iat or ids');
+      if (!p || typeof p.iat !== 'number' || typeof p.ids !== 'object' || p.ids === null)
+        return fail('envelope payload has no iat or ids');
       if (now() - p.iat * 1000 > maxAge) return fail('envelope expired');
       const value: Eid[] = [];
       for (const [name, source] of Object.entries(REFERENCE_ENVELOPE_SOURCES)) {

@@ -12,7 +12,7 @@ export interface OrtbImp {
   id: string;
   tagid?: string;
   secure?: 0 | 1;
-  banner?: { format: Array<{ w: number; h: number }> };
+  banner?: { format: { w: number; h: number }[] };
   video?: OrtbVideo;
   bidfloor?: number;
   bidfloorcur?: string;
@@ -129,7 +129,7 @@ export function ortbVideo(video: Record<string, unknown>, in26: boolean, in25: b
   const out: Record<string, unknown> = {};
   const copy = (fields: Partial<Record<keyof OrtbVideo, Kind>>) => {
     for (const k in fields) {
-      const kind = fields[k as keyof OrtbVideo] as Kind;
+      const kind = fields[k as keyof OrtbVideo]!;
       if (fits(kind, video[k])) out[k] = video[k];
     }
   };
@@ -139,7 +139,13 @@ export function ortbVideo(video: Record<string, unknown>, in26: boolean, in25: b
   if (in25 && !in26) copy(VIDEO_25);
   const player = video.playerSize;
   const size = Array.isArray(player) && Array.isArray(player[0]) ? (player[0] as unknown[]) : player;
-  if (Array.isArray(size) && size.length === 2 && size.every((n) => isInt(n) && n > 0) && out.w === undefined && out.h === undefined) {
+  if (
+    Array.isArray(size) &&
+    size.length === 2 &&
+    size.every((n) => isInt(n) && n > 0) &&
+    out.w === undefined &&
+    out.h === undefined
+  ) {
     out.w = size[0];
     out.h = size[1];
   }
@@ -151,7 +157,12 @@ export function ortbVideo(video: Record<string, unknown>, in26: boolean, in25: b
 }
 
 /** One imp per format (a call without formats still gets one, id 0), numbered from 1. */
-export function ortbImps(formats: readonly AdCallFormat[], secure: 0 | 1 | undefined, in26: boolean, in25: boolean): OrtbImp[] {
+export function ortbImps(
+  formats: readonly AdCallFormat[],
+  secure: 0 | 1 | undefined,
+  in26: boolean,
+  in25: boolean,
+): OrtbImp[] {
   const list = formats.length ? formats : [{ id: 0 }];
   // Filled by push, so the array stays packed: JSON.stringify takes a slow path, element by element, for a holey one.
   const imps: OrtbImp[] = [];

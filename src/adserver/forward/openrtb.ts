@@ -99,7 +99,12 @@ export interface OrtbBidRequest25 extends OrtbBidRequestBase {
 
 /** A bid request for a partner flagged `both`: eids and privacy signals in their 2.6 and their 2.5 places. */
 export interface OrtbBidRequestBoth extends OrtbBidRequestBase {
-  user?: { id?: string; consent?: string; eids?: OrtbEid[]; ext?: { eids?: OrtbEid[]; consent?: string } & Record<string, unknown> };
+  user?: {
+    id?: string;
+    consent?: string;
+    eids?: OrtbEid[];
+    ext?: { eids?: OrtbEid[]; consent?: string } & Record<string, unknown>;
+  };
   regs?: {
     gdpr?: 0 | 1;
     us_privacy?: string;
@@ -142,11 +147,23 @@ function hostOf(url: string | undefined): string | undefined {
  * OpenRTB 2.5: eids in `user.ext.eids`, privacy signals in `regs.ext` and `user.ext`.
  * @example buildBidRequest(call, { id: 'dsp-a', openrtb: '2.5' }).user.ext.eids
  */
-export function buildBidRequest(call: AdCall, partner: DemandPartner & { openrtb: '2.5' }, options?: BidRequestOptions): OrtbBidRequest25;
+export function buildBidRequest(
+  call: AdCall,
+  partner: DemandPartner & { openrtb: '2.5' },
+  options?: BidRequestOptions,
+): OrtbBidRequest25;
 /** Builds a bid request with eids in both `user.eids` and `user.ext.eids`, for a partner flagged `both`. */
-export function buildBidRequest(call: AdCall, partner: DemandPartner & { openrtb: 'both' }, options?: BidRequestOptions): OrtbBidRequestBoth;
+export function buildBidRequest(
+  call: AdCall,
+  partner: DemandPartner & { openrtb: 'both' },
+  options?: BidRequestOptions,
+): OrtbBidRequestBoth;
 /** Builds an OpenRTB 2.6 bid request (eids in `user.eids`) for a partner not flagged 2.5. */
-export function buildBidRequest(call: AdCall, partner: DemandPartner & { openrtb?: '2.6' }, options?: BidRequestOptions): OrtbBidRequest26;
+export function buildBidRequest(
+  call: AdCall,
+  partner: DemandPartner & { openrtb?: '2.6' },
+  options?: BidRequestOptions,
+): OrtbBidRequest26;
 /** Builds the bid request of the version the partner reads. */
 export function buildBidRequest(call: AdCall, partner: DemandPartner, options?: BidRequestOptions): OrtbBidRequest;
 export function buildBidRequest(call: AdCall, partner: DemandPartner, options: BidRequestOptions = {}): OrtbBidRequest {
@@ -154,7 +171,11 @@ export function buildBidRequest(call: AdCall, partner: DemandPartner, options: B
   // Where each field goes: its 2.6 place, its 2.5 place (`ext`), or both.
   const in26 = partner.openrtb !== '2.5';
   const in25 = partner.openrtb === '2.5' || partner.openrtb === 'both';
-  const eids = (options.policy ? options.policy.eidsFor(call, partner, options.extraEids) : eidsForPartner(options.extraEids?.length ? [...call.eids, ...options.extraEids] : call.eids, partner)) as OrtbEid[];
+  const eids = (
+    options.policy
+      ? options.policy.eidsFor(call, partner, options.extraEids)
+      : eidsForPartner(options.extraEids?.length ? [...call.eids, ...options.extraEids] : call.eids, partner)
+  ) as OrtbEid[];
   const secure = call.referer?.startsWith('https:') ? 1 : undefined;
   const req: OrtbBidRequestBase & { user?: Record<string, unknown>; regs?: Record<string, unknown> } = {
     id: options.id ?? randomUUID(),
@@ -202,5 +223,5 @@ export function buildBidRequest(call: AdCall, partner: DemandPartner, options: B
   if (gppSid) place(regs, regsExt, 'gpp_sid', gppSid);
   if (hasKeys(regsExt)) regs.ext = regsExt;
   if (hasKeys(regs)) req.regs = regs;
-  return req as OrtbBidRequest;
+  return req;
 }

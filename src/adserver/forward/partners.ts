@@ -29,7 +29,9 @@ export function preferredProviderOf(partner: DemandPartner): Provider {
   const p = partner.preferredProvider;
   const provider = typeof p === 'number' ? providerById(p) : providerForSource(p);
   if (provider.id === 0) {
-    throw new TypeError(`DMP partner "${partner.id}" needs preferredProvider set to one registered provider (id or source)`);
+    throw new TypeError(
+      `DMP partner "${partner.id}" needs preferredProvider set to one registered provider (id or source)`,
+    );
   }
   return provider;
 }

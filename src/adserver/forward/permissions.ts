@@ -36,10 +36,18 @@ export class ForwardingPolicyError extends TypeError {
 /** The fields a rule may match on; a rule names at least one. */
 const FIELDS = ['source', 'inserter', 'matcher', 'mm'] as const;
 /** A rule's match fields, or the eids two rules share (lower case). */
-type Fields = { source?: string; inserter?: string; matcher?: string; mm?: number };
+interface Fields {
+  source?: string;
+  inserter?: string;
+  matcher?: string;
+  mm?: number;
+}
 
 const domain = z.string().trim().min(1, 'must be a non-empty string');
-const partnerId = z.string().min(1, 'must be a non-empty partner id').refine((s) => s !== '*', "'*' stands alone: partners: '*'");
+const partnerId = z
+  .string()
+  .min(1, 'must be a non-empty partner id')
+  .refine((s) => s !== '*', "'*' stands alone: partners: '*'");
 const ruleSchema = z
   .strictObject({
     source: domain.optional(),

@@ -203,7 +203,15 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
   let last: Prepared | undefined;
   const prepare = (call: AdCall, extra: readonly Eid[] | undefined): Prepared => {
     const l = last;
-    if (l?.call === call && l.consent === call.consent && l.eids === call.eids && l.length === call.eids.length && l.extra === extra && l.extraLength === (extra?.length ?? 0)) return l;
+    if (
+      l?.call === call &&
+      l.consent === call.consent &&
+      l.eids === call.eids &&
+      l.length === call.eids.length &&
+      l.extra === extra &&
+      l.extraLength === (extra?.length ?? 0)
+    )
+      return l;
     const all = extra?.length ? [...call.eids, ...extra] : call.eids;
     const codes: number[] = [];
     let common = ALL;
@@ -221,7 +229,18 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
       common &= code;
     }
     const decoded = enforce ? decoder.decode(call.consent) : undefined;
-    return (last = { call, consent: call.consent, eids: call.eids, length: call.eids.length, extra, extraLength: extra?.length ?? 0, all, codes, common, decoded });
+    return (last = {
+      call,
+      consent: call.consent,
+      eids: call.eids,
+      length: call.eids.length,
+      extra,
+      extraLength: extra?.length ?? 0,
+      all,
+      codes,
+      common,
+      decoded,
+    });
   };
   /** The eids of a prepared call with their rules, for judge(). */
   const itemsOf = (p: Prepared): Item[] =>
@@ -230,20 +249,28 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
       return { eid, rule: entry.rules && match(eid, entry.rules), exempt: entry.exempt };
     });
   // Cheap per partner: the GDPR part is worked out once per vendor and TC string (consent/decoder.ts).
-  const refusalFor = (p: Prepared, partner: DemandPartner) => (p.decoded ? decoder.refusal(p.decoded, partner.gvlVendorId) : undefined);
-  const preferredOf = (partner: DemandPartner) => ((partner.kind ?? 'dsp') === 'dmp' ? preferredProviderOf(partner).id : undefined);
+  const refusalFor = (p: Prepared, partner: DemandPartner) =>
+    p.decoded ? decoder.refusal(p.decoded, partner.gvlVendorId) : undefined;
+  const preferredOf = (partner: DemandPartner) =>
+    (partner.kind ?? 'dsp') === 'dmp' ? preferredProviderOf(partner).id : undefined;
 
   /** The one decision procedure both eidsFor and explain use, so they cannot disagree. */
-  const judge = (item: Item, partnerId: string, preferred: number | undefined, refusal: ConsentRefusal | undefined): Verdict => {
+  const judge = (
+    item: Item,
+    partnerId: string,
+    preferred: number | undefined,
+    refusal: ConsentRefusal | undefined,
+  ): Verdict => {
     const { eid, rule } = item;
     if (preferred !== undefined && providerForSource(eid.source).id !== preferred) return { kept: false, code: 'dmp' };
     if (rule && !rule.all && !rule.partners.has(partnerId.toLowerCase())) return { kept: false, code: 'rule', rule };
-    if (refusal) return item.exempt ? { kept: true, code: 'allow-source', rule } : { kept: false, code: refusal.code, rule };
+    if (refusal)
+      return item.exempt ? { kept: true, code: 'allow-source', rule } : { kept: false, code: refusal.code, rule };
     return { kept: true, code: rule ? 'rule' : 'no-rule', rule };
   };
 
   return {
-    config: Object.freeze(structuredClone(cfg)) as ForwardingPolicyConfig,
+    config: Object.freeze(structuredClone(cfg)),
     eidsFor(call, partner, extraEids) {
       const p = prepare(call, extraEids);
       const preferred = preferredOf(partner);
@@ -255,7 +282,8 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
         const { all, codes } = p;
         // Every eid goes to this partner: one copy instead of a test per eid.
         if (!refusal && (p.common & bit) !== 0) return all.slice();
-        for (let i = 0; i < codes.length; i++) if ((codes[i] & bit) !== 0 && (!refusal || (codes[i] & EXEMPT) !== 0)) out.push(all[i]);
+        for (let i = 0; i < codes.length; i++)
+          if ((codes[i] & bit) !== 0 && (!refusal || (codes[i] & EXEMPT) !== 0)) out.push(all[i]);
       } else for (const item of itemsOf(p)) if (judge(item, partner.id, preferred, refusal).kept) out.push(item.eid);
       return out;
     },
@@ -266,11 +294,20 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
         partners: partners.map((partner) => {
           const preferred = preferredOf(partner);
           const refusal = refusalFor(p, partner);
-          const out: PartnerForwarding = { partner: partner.id, openrtb: partner.openrtb ?? '2.6', kept: [], removed: [] };
+          const out: PartnerForwarding = {
+            partner: partner.id,
+            openrtb: partner.openrtb ?? '2.6',
+            kept: [],
+            removed: [],
+          };
           if (refusal) out.consent = refusal;
           items.forEach((item, index) => {
             const v = judge(item, partner.id, preferred, refusal);
-            (v.kept ? out.kept : out.removed).push({ index, eid: item.eid, reason: reasonOf(v, item.eid, partner, refusal) });
+            (v.kept ? out.kept : out.removed).push({
+              index,
+              eid: item.eid,
+              reason: reasonOf(v, item.eid, partner, refusal),
+            });
           });
           return out;
         }),
@@ -284,7 +321,12 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
  * policy, every eid goes to every DSP (a DMP: its preferred provider's), as `buildBidRequest` sends them.
  * @example explainForwarding(call, [{ id: 'dsp-a', gvlVendorId: 45 }], policy).partners[0].removed
  */
-export function explainForwarding(call: AdCall, partners: readonly DemandPartner[], policy: ForwardingPolicy = NO_POLICY(), extraEids?: readonly Eid[]): ForwardingExplanation {
+export function explainForwarding(
+  call: AdCall,
+  partners: readonly DemandPartner[],
+  policy: ForwardingPolicy = NO_POLICY(),
+  extraEids?: readonly Eid[],
+): ForwardingExplanation {
   return policy.explain(call, partners, extraEids);
 }
 

@@ -21,7 +21,7 @@ export interface AdCallFormat {
   /** Global placement id (Prebid `gpid`, OpenRTB `imp.ext.gpid`). */
   gpid?: string;
   /** Banner sizes `[w, h]`, when the caller gave them. */
-  sizes?: Array<[number, number]>;
+  sizes?: [number, number][];
   /** Video parameters as sent (`context`, `mimes`, `protocols`, `playerSize` / `w`, `h`, …). */
   video?: Record<string, unknown>;
   /** The floor price the caller set. */
@@ -189,10 +189,18 @@ export class Collector {
     this.eids(value, true);
   }
   /** Reads the privacy signals; `names` are the paths issues name them by, in argument order. */
-  consent(gdpr: unknown, gdprConsent: unknown, gpp: unknown, gppSid: unknown, usPrivacy: unknown, names: string[]): void {
+  consent(
+    gdpr: unknown,
+    gdprConsent: unknown,
+    gpp: unknown,
+    gppSid: unknown,
+    usPrivacy: unknown,
+    names: string[],
+  ): void {
     const c = this.call.consent;
     if (gdpr !== undefined && gdpr !== null && gdpr !== '') {
-      if (gdpr === 0 || gdpr === 1 || gdpr === '0' || gdpr === '1' || typeof gdpr === 'boolean') c.gdpr = Number(gdpr) as 0 | 1;
+      if (gdpr === 0 || gdpr === 1 || gdpr === '0' || gdpr === '1' || typeof gdpr === 'boolean')
+        c.gdpr = Number(gdpr) as 0 | 1;
       else this.issue(names[0], 'must be 0 or 1');
     }
     const tcf = this.text(names[1], gdprConsent);

@@ -54,7 +54,8 @@ export function resolveLimits(limits?: Partial<AdCallLimits>): Readonly<AdCallLi
   if (!limits) return DEFAULT_LIMITS;
   const out = { ...DEFAULT_LIMITS };
   for (const k of Object.keys(limits)) {
-    if (!Object.hasOwn(DEFAULT_LIMITS, k)) throw new OptionsError(`limits.${k}`, `is not a cap (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`);
+    if (!Object.hasOwn(DEFAULT_LIMITS, k))
+      throw new OptionsError(`limits.${k}`, `is not a cap (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`);
     const v = limits[k as keyof AdCallLimits];
     if (v !== undefined) out[k as keyof AdCallLimits] = positiveOption(v, `limits.${k}`, true);
   }

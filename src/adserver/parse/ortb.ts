@@ -19,12 +19,14 @@ export function isOrtbBody(b: Record<string, unknown>): boolean {
 const obj = (v: unknown): Record<string, unknown> => (isObject(v) ? v : {});
 
 /** `[[w, h], …]` (or one `[w, h]`) of positive integers, else undefined with an issue. */
-function sizesOf(col: Collector, path: string, v: unknown): Array<[number, number]> | undefined {
+function sizesOf(col: Collector, path: string, v: unknown): [number, number][] | undefined {
   if (v === undefined) return undefined;
   const list = Array.isArray(v) && typeof v[0] === 'number' ? [v] : v;
   // Sizes are OpenRTB integers: within 32 bits, so that no bid request carries `1e+21`.
-  const ok = (s: unknown): s is [number, number] => Array.isArray(s) && s.length === 2 && s.every((n) => isInt32(n) && n > 0);
-  if (Array.isArray(list) && list.length > 0 && list.length <= 64 && list.every(ok)) return list.map((s) => [s[0], s[1]]);
+  const ok = (s: unknown): s is [number, number] =>
+    Array.isArray(s) && s.length === 2 && s.every((n) => isInt32(n) && n > 0);
+  if (Array.isArray(list) && list.length > 0 && list.length <= 64 && list.every(ok))
+    return list.map((s) => [s[0], s[1]]);
   col.issue(path, 'must be a list of [width, height] sizes; ignored');
   return undefined;
 }
@@ -34,10 +36,21 @@ function sizesOf(col: Collector, path: string, v: unknown): Array<[number, numbe
  * a currency, `fallback`: USD for an OpenRTB imp (the OpenRTB default of `bidfloorcur`), the service's EUR for a
  * Prebid unit (the adapter asks Prebid's floors module in EUR).
  */
-function floorOf(col: Collector, path: string, value: unknown, currency: unknown, fallback: 'USD' | 'EUR'): AdCallFormat['floor'] {
+function floorOf(
+  col: Collector,
+  path: string,
+  value: unknown,
+  currency: unknown,
+  fallback: 'USD' | 'EUR',
+): AdCallFormat['floor'] {
   if (value === undefined || value === null) return undefined;
-  if (typeof value === 'number' && value > 0 && Number.isFinite(value) && (currency === undefined || (typeof currency === 'string' && /^[A-Z]{3}$/.test(currency)))) {
-    return { value, currency: (currency as string | undefined) ?? fallback };
+  if (
+    typeof value === 'number' &&
+    value > 0 &&
+    Number.isFinite(value) &&
+    (currency === undefined || (typeof currency === 'string' && /^[A-Z]{3}$/.test(currency)))
+  ) {
+    return { value, currency: currency ?? fallback };
   }
   col.issue(path, 'must be a positive price with a 3-letter currency; ignored');
   return undefined;
@@ -56,7 +69,12 @@ function jsonObject(col: Collector, path: string, v: unknown): Record<string, un
 }
 
 /** Adds placements one by one, up to `maxFormats`; `one` returns the format or undefined (having said why). */
-function eachPlacement(col: Collector, path: string, list: unknown, one: (v: Record<string, unknown>, path: string) => AdCallFormat | undefined): void {
+function eachPlacement(
+  col: Collector,
+  path: string,
+  list: unknown,
+  one: (v: Record<string, unknown>, path: string) => AdCallFormat | undefined,
+): void {
   if (!Array.isArray(list)) {
     col.issue(path, 'must be an array');
     return;
@@ -107,9 +125,18 @@ function readImp(col: Collector, imp: Record<string, unknown>, p: string): AdCal
   const ext = obj(imp.ext);
   const tagid = col.text(`${p}.tagid`, imp.tagid, 256);
   const fromExt = ext.formatId ?? obj(ext.eidkit).formatId;
-  const id = (fromExt !== undefined ? col.id(`${p}.ext.formatId`, fromExt) : tagid && /^\d{1,10}$/.test(tagid) ? col.id(`${p}.tagid`, tagid) : undefined) ?? 0;
+  const id =
+    (fromExt !== undefined
+      ? col.id(`${p}.ext.formatId`, fromExt)
+      : tagid && /^\d{1,10}$/.test(tagid)
+        ? col.id(`${p}.tagid`, tagid)
+        : undefined) ?? 0;
   const banner = obj(imp.banner);
-  const format = Array.isArray(banner.format) ? banner.format.map((f: unknown) => (isObject(f) ? [f.w, f.h] : f)) : banner.w !== undefined ? [banner.w, banner.h] : undefined;
+  const format = Array.isArray(banner.format)
+    ? banner.format.map((f: unknown) => (isObject(f) ? [f.w, f.h] : f))
+    : banner.w !== undefined
+      ? [banner.w, banner.h]
+      : undefined;
   return withOptional(
     { id },
     {
@@ -139,9 +166,17 @@ export function readOrtbBody(col: Collector, b: Record<string, unknown>, fresh: 
   const regs = obj(b.regs);
   const regsExt = obj(regs.ext);
   const prefix = b.site === undefined && b.app !== undefined ? 'app' : 'site';
-  col.set('networkId', ext.networkId !== undefined ? col.id('ext.networkId', ext.networkId) : col.id(`${prefix}.publisher.id`, obj(site.publisher).id));
+  col.set(
+    'networkId',
+    ext.networkId !== undefined
+      ? col.id('ext.networkId', ext.networkId)
+      : col.id(`${prefix}.publisher.id`, obj(site.publisher).id),
+  );
   col.set('siteId', ext.siteId !== undefined ? col.id('ext.siteId', ext.siteId) : col.id(`${prefix}.id`, site.id));
-  col.set('pageId', ext.pageId !== undefined ? col.text('ext.pageId', ext.pageId) : col.text(`${prefix}.ext.pageId`, siteExt.pageId));
+  col.set(
+    'pageId',
+    ext.pageId !== undefined ? col.text('ext.pageId', ext.pageId) : col.text(`${prefix}.ext.pageId`, siteExt.pageId),
+  );
   col.set('target', col.text(`${prefix}.keywords`, site.keywords));
   const page = col.text(`${prefix}.page`, site.page);
   if (page !== undefined) call.referer = page;
@@ -149,14 +184,15 @@ export function readOrtbBody(col: Collector, b: Record<string, unknown>, fresh: 
   const ua = col.text('device.ua', obj(b.device).ua);
   if (ua !== undefined) call.userAgent = ua;
   if (b.imp !== undefined) eachPlacement(col, 'imp', b.imp, (imp, p) => readImp(col, imp, p));
-  const pick = (a: unknown, aName: string, c: unknown, cName: string): [unknown, string] => (a !== undefined ? [a, aName] : [c, cName]);
+  const pick = (a: unknown, aName: string, c: unknown, cName: string): [unknown, string] =>
+    a !== undefined ? [a, aName] : [c, cName];
   const [gdpr, gdprName] = pick(regs.gdpr, 'regs.gdpr', regsExt.gdpr, 'regs.ext.gdpr');
   const [tcf, tcfName] = pick(user.consent, 'user.consent', userExt.consent, 'user.ext.consent');
   const [gpp, gppName] = pick(regs.gpp, 'regs.gpp', regsExt.gpp, 'regs.ext.gpp');
   const [sid, sidName] = pick(regs.gpp_sid, 'regs.gpp_sid', regsExt.gpp_sid, 'regs.ext.gpp_sid');
   const [usp, uspName] = pick(regs.us_privacy, 'regs.us_privacy', regsExt.us_privacy, 'regs.ext.us_privacy');
   col.consent(gdpr, tcf, gpp, sid, usp, [gdprName, tcfName, gppName, sidName, uspName]);
-  const places: Array<[string, unknown]> = [
+  const places: [string, unknown][] = [
     ['eids', b.eids],
     ['user.eids', user.eids],
     ['user.ext.eids', userExt.eids],
@@ -168,5 +204,6 @@ export function readOrtbBody(col: Collector, b: Record<string, unknown>, fresh: 
   if (typeof eids === 'string') col.eidsParam(eids);
   else col.eids(eids, fresh);
   // Issues of the eids validation are named from `eids[…]`: say where they really were.
-  if (winner !== 'eids') for (const i of call.issues) if (i.path === 'eids' || i.path.startsWith('eids[')) i.path = winner + i.path.slice(4);
+  if (winner !== 'eids')
+    for (const i of call.issues) if (i.path === 'eids' || i.path.startsWith('eids[')) i.path = winner + i.path.slice(4);
 }

@@ -87,7 +87,8 @@ function finish(col: Collector, headers: HeadersLike | undefined, options: Parse
   const call = col.call;
   const rawPid = readCookie(header(headers, 'cookie'), 'pid');
   if (rawPid !== undefined) {
-    if (rawPid.length > 0 && rawPid.length <= col.limits.maxUserIdLength && COOKIE_VALUE.test(rawPid)) call.pid = rawPid;
+    if (rawPid.length > 0 && rawPid.length <= col.limits.maxUserIdLength && COOKIE_VALUE.test(rawPid))
+      call.pid = rawPid;
     else col.issue('cookie.pid', 'not a valid pid; ignored');
   }
   const ua = header(headers, 'user-agent');
@@ -112,7 +113,8 @@ export function parseAdCall(input: AdCallInput, options: ParseOptions = {}): AdC
     if (!url) col.issue('url', 'not a valid URL');
     else if (col.call.endpoint === 'unknown') {
       // The path is the caller's: quote a bounded piece of it, never the whole (up to 8,000 characters).
-      const path = url.pathname.length > 100 ? `${url.pathname.slice(0, 100)}… (${url.pathname.length} characters)` : url.pathname;
+      const path =
+        url.pathname.length > 100 ? `${url.pathname.slice(0, 100)}… (${url.pathname.length} characters)` : url.pathname;
       col.issue('url', `${path} is not an ad-call endpoint (/ac, /genericpost, /call, /prebid/v1)`);
     }
     const method = (input.method ?? (input.body !== undefined ? 'POST' : 'GET')).toUpperCase();
@@ -183,7 +185,13 @@ async function parsePost(
   if ('bytes' in read) return parseAdCall({ url, method, headers, body: read.bytes }, options);
   const call = parseAdCall({ url, method: 'GET', headers }, options);
   // Only the endpoint, cookie and headers are known: the query of a POST is not an ad call's parameters.
-  const bare: AdCall = { endpoint: call.endpoint, formats: [], eids: [], consent: {}, issues: call.issues.filter((i) => i.path === 'url' || i.path === 'cookie.pid') };
+  const bare: AdCall = {
+    endpoint: call.endpoint,
+    formats: [],
+    eids: [],
+    consent: {},
+    issues: call.issues.filter((i) => i.path === 'url' || i.path === 'cookie.pid'),
+  };
   for (const k of ['pid', 'userAgent', 'referer', 'ip'] as const) if (call[k] !== undefined) bare[k] = call[k];
   bare.issues.push(
     'tooLarge' in read
@@ -205,7 +213,7 @@ export function parseAdCallRequest(request: Request, options: ParseOptions = {})
     const body = method.toUpperCase() === 'POST' ? (request.body as unknown as AsyncIterable<Uint8Array> | null) : null;
     return parseWithBody(request.url, method, request.headers, body, options, false);
   } catch (e) {
-    return Promise.reject(e as Error);
+    return Promise.reject(e);
   }
 }
 
@@ -222,11 +230,16 @@ export function parseIncomingMessage(req: IncomingMessage, options: ParseOptions
     const url = req.url ?? '/';
     const parsed = (req as IncomingMessage & { body?: unknown }).body;
     if (req.readableEnded && parsed !== undefined && (req.method ?? 'GET').toUpperCase() === 'POST') {
-      const body = typeof parsed === 'string' || parsed instanceof Uint8Array || (typeof parsed === 'object' && parsed !== null) ? parsed : null;
-      return Promise.resolve(parseAdCall({ url, method: 'POST', headers: req.headers, body: body as AdCallInput['body'] }, options));
+      const body =
+        typeof parsed === 'string' || parsed instanceof Uint8Array || (typeof parsed === 'object' && parsed !== null)
+          ? parsed
+          : null;
+      return Promise.resolve(
+        parseAdCall({ url, method: 'POST', headers: req.headers, body: body as AdCallInput['body'] }, options),
+      );
     }
     return parseWithBody(url, req.method ?? 'GET', req.headers, req, options, true);
   } catch (e) {
-    return Promise.reject(e as Error);
+    return Promise.reject(e);
   }
 }

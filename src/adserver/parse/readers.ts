@@ -9,9 +9,22 @@ import { isOrtbBody, readOrtbBody, readPrebidUnits } from './ortb.js';
 
 const decoder = new TextDecoder();
 
-
 /** The GET parameters an ad call reads (docs/wire-format.md#get-ad-calls-the-base64-eids-parameter). */
-const QUERY_KEYS = new Set(['nwid', 'siteid', 'pgid', 'fmtid', 'tgt', 'tmstp', 'uid', 'eids', 'gdpr', 'gdpr_consent', 'gpp', 'gpp_sid', 'us_privacy']);
+const QUERY_KEYS = new Set([
+  'nwid',
+  'siteid',
+  'pgid',
+  'fmtid',
+  'tgt',
+  'tmstp',
+  'uid',
+  'eids',
+  'gdpr',
+  'gdpr_consent',
+  'gpp',
+  'gpp_sid',
+  'us_privacy',
+]);
 
 /**
  * The known query parameters, first occurrence wins (a malformed one too: each known key is decoded once, so a
@@ -160,13 +173,14 @@ function readBodyFields(col: Collector, b: Record<string, unknown>, fresh: boole
   col.timestamp('timestamp', field('timestamp'));
   col.uid('uid', field('uid'));
   const either = (a: string, b2: string) => field(a) ?? field(b2);
-  col.consent(field('gdpr'), either('gdprConsent', 'gdpr_consent'), field('gpp'), either('gppSid', 'gpp_sid'), either('usPrivacy', 'us_privacy'), [
-    'gdpr',
-    'gdprConsent',
-    'gpp',
-    'gppSid',
-    'usPrivacy',
-  ]);
+  col.consent(
+    field('gdpr'),
+    either('gdprConsent', 'gdpr_consent'),
+    field('gpp'),
+    either('gppSid', 'gpp_sid'),
+    either('usPrivacy', 'us_privacy'),
+    ['gdpr', 'gdprConsent', 'gpp', 'gppSid', 'usPrivacy'],
+  );
   const addtl = col.text('addtl_consent', field('addtl_consent'));
   if (addtl !== undefined) call.consent.addtlConsent = addtl;
   // The Prebid adapter sends the page Prebid detected: under a strict referrer policy the header holds only the origin.
@@ -198,5 +212,6 @@ function readFormats(col: Collector, formats: unknown): void {
     const tagId = col.text(`formats[${i}].tagId`, f.tagId, 256);
     col.call.formats.push(tagId === undefined ? { id } : { id, tagId });
   }
-  if (formats.length > n) col.issue('formats', `more than ${col.limits.maxFormats} formats: ${formats.length - n} dropped`);
+  if (formats.length > n)
+    col.issue('formats', `more than ${col.limits.maxFormats} formats: ${formats.length - n} dropped`);
 }

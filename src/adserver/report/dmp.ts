@@ -46,7 +46,12 @@ const DmpsSchema = z
       const key = d.dmp.toLowerCase();
       const first = seen.get(key);
       if (first === undefined) seen.set(key, i);
-      else ctx.addIssue({ code: 'custom', path: [i, 'dmp'], message: `"${d.dmp}" already has a preferred provider (dmps[${first}]); one per DMP` });
+      else
+        ctx.addIssue({
+          code: 'custom',
+          path: [i, 'dmp'],
+          message: `"${d.dmp}" already has a preferred provider (dmps[${first}]); one per DMP`,
+        });
     });
   });
 
@@ -60,14 +65,17 @@ export function parseDmpConfig(input: unknown): DmpConfig[] {
   throw new DmpConfigError(
     r.error.issues.map((i) => {
       const path = formatPath(['dmps', ...i.path]);
-      const value = i.path.length === 2 && i.path[1] === 'source' ? ` ("${String((input as Array<Record<string, unknown>>)[i.path[0] as number]?.source)}")` : '';
+      const value =
+        i.path.length === 2 && i.path[1] === 'source'
+          ? ` ("${String((input as Record<string, unknown>[])[i.path[0] as number]?.source)}")`
+          : '';
       return `${path}${value}: ${i.message}`;
     }),
   );
 }
 
 /** The provider each DMP prefers, resolved once. */
-function providersOf(dmps: readonly DmpConfig[]): Array<[string, Provider]> {
+function providersOf(dmps: readonly DmpConfig[]): [string, Provider][] {
   return dmps.map((d) => [d.dmp, providerForSource(d.source)]);
 }
 

@@ -135,7 +135,10 @@ export function logProviders(call: AdCall, sink: ProviderLogSink, now?: Date): P
 }
 
 /** An in-memory sink keeping the last `capacity` records (default 1,000), newest last. */
-export function memoryLogSink(capacity = 1000): { write(record: ProviderLogRecord): void; records(): ProviderLogRecord[] } {
+export function memoryLogSink(capacity = 1000): {
+  write(record: ProviderLogRecord): void;
+  records(): ProviderLogRecord[];
+} {
   const buffer: ProviderLogRecord[] = [];
   return {
     write(record) {

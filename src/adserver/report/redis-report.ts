@@ -142,7 +142,8 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
   const dmps = options.dmps ?? [];
   const index = { day: `${prefix}days`, hour: `${prefix}hours` } as const;
   const bucketKey = (g: ReportGranularity, period: string) => `${prefix}${g === 'day' ? 'd' : 'h'}:${period}`;
-  const periodEnd = (g: ReportGranularity, period: string) => Date.parse(g === 'day' ? `${period}T00:00:00Z` : `${period}:00:00Z`) + (g === 'day' ? DAY : HOUR);
+  const periodEnd = (g: ReportGranularity, period: string) =>
+    Date.parse(g === 'day' ? `${period}T00:00:00Z` : `${period}:00:00Z`) + (g === 'day' ? DAY : HOUR);
 
   // Redis key → field → count; `entries` counts fields here and in flight, the bound of `maxBuffered`.
   let buffer = new Map<string, Map<string, number>>();
@@ -197,16 +198,16 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
       try {
         return command();
       } catch (e) {
-        return Promise.reject(e as Error);
+        return Promise.reject(e);
       }
     };
     const ops: Promise<unknown>[] = [];
-    const scripts: Array<[string, Array<[string, number]>, Promise<unknown>]> = [];
+    const scripts: [string, [string, number][], Promise<unknown>][] = [];
     // All issued in one tick: node-redis writes them as one pipeline (one round trip per node).
     for (const [key, fields] of batch) {
       const { g, period } = periodsOfKey.get(key)!;
       // Counters by network (the field's part before `|`): the script admits or drops each network whole.
-      const byNetwork = new Map<string, Array<[string, number]>>();
+      const byNetwork = new Map<string, [string, number][]>();
       for (const [field, n] of fields) {
         const net = field.slice(0, field.indexOf('|'));
         let list = byNetwork.get(net);
@@ -216,7 +217,7 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
       const networks = [...byNetwork];
       for (let start = 0; start < networks.length; start += NETWORKS_PER_SCRIPT) {
         const args = [String(maxNetworks), String(periodEnd(g, period) + retention[g]), g === 'day' ? '1' : '0'];
-        const sent: Array<[string, number]> = [];
+        const sent: [string, number][] = [];
         for (const [net, list] of networks.slice(start, start + NETWORKS_PER_SCRIPT)) {
           args.push(`${net}|calls`, String(list.length));
           for (const [field, n] of list) args.push(field, String(n));
@@ -255,7 +256,9 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
     if (failed) {
       m.flushErrors++;
       const reason: unknown = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')?.reason;
-      throw new Error(`Redis report: flush failed; ${entries} counter entries kept for the next flush`, { cause: reason });
+      throw new Error(`Redis report: flush failed; ${entries} counter entries kept for the next flush`, {
+        cause: reason,
+      });
     }
     m.flushes++;
   }

@@ -103,7 +103,8 @@ export function countersOf(call: AdCall, dmps: readonly DmpConfig[] = []): strin
   if (call.pid !== undefined) out.push('pid');
   out.push(call.uid !== undefined ? 'eff:uid' : call.pid !== undefined ? 'eff:pid' : 'eff:none');
   // Has DMP Id: `dmp:<name>` when the call carries that DMP's preferred provider's id.
-  if (dmps.length) for (const [dmp, id] of Object.entries(dmpIds(call, dmps))) if (id !== undefined) out.push(`dmp:${dmp}`);
+  if (dmps.length)
+    for (const [dmp, id] of Object.entries(dmpIds(call, dmps))) if (id !== undefined) out.push(`dmp:${dmp}`);
   return out;
 }
 
@@ -112,7 +113,12 @@ const PROVIDER_FIELDS = Array.from({ length: 64 }, (_, id) => `p:${id}`);
 const providerField = (id: number) => PROVIDER_FIELDS[id] ?? `p:${id}`;
 
 /** A report row from one period's counters (`period`: `YYYY-MM-DD` or `YYYY-MM-DDTHH`). */
-export function rowOf(period: string, networkId: number | null, counters: Counters, dmps: readonly DmpConfig[] = []): ReportRow {
+export function rowOf(
+  period: string,
+  networkId: number | null,
+  counters: Counters,
+  dmps: readonly DmpConfig[] = [],
+): ReportRow {
   const n = (field: string) => counters.get(field) ?? 0;
   const calls = n('calls');
   const providers = [...counters.keys()].filter((k) => k.startsWith('p:')).map((k) => Number(k.slice(2)));
@@ -128,7 +134,10 @@ export function rowOf(period: string, networkId: number | null, counters: Counte
     hasUserPid: { with: n('pid'), without: calls - n('pid') },
     userId: { uid: n('eff:uid'), pid: n('eff:pid'), none: n('eff:none') },
   };
-  if (dmps.length) row.hasDmpId = Object.fromEntries(dmps.map((d) => [d.dmp, { with: n(`dmp:${d.dmp}`), without: calls - n(`dmp:${d.dmp}`) }]));
+  if (dmps.length)
+    row.hasDmpId = Object.fromEntries(
+      dmps.map((d) => [d.dmp, { with: n(`dmp:${d.dmp}`), without: calls - n(`dmp:${d.dmp}`) }]),
+    );
   if (period.length <= 10) return row;
   const { date, ...rest } = row;
   return { date, hour: Number(period.slice(11, 13)), ...rest };
@@ -136,7 +145,10 @@ export function rowOf(period: string, networkId: number | null, counters: Counte
 
 /** Sorts rows oldest period first, then by network id (no network first). */
 export function sortRows(rows: ReportRow[]): ReportRow[] {
-  return rows.sort((a, b) => a.date.localeCompare(b.date) || (a.hour ?? 0) - (b.hour ?? 0) || (a.networkId ?? -1) - (b.networkId ?? -1));
+  return rows.sort(
+    (a, b) =>
+      a.date.localeCompare(b.date) || (a.hour ?? 0) - (b.hour ?? 0) || (a.networkId ?? -1) - (b.networkId ?? -1),
+  );
 }
 
 let lastHour = { start: NaN, day: '', hour: '' };
@@ -158,7 +170,10 @@ export function periodsOf(d: Date | number): { day: string; hour: string } {
  */
 export function createReport(options: ReportOptions = {}): Report {
   const maxNetworks = positiveOption(options.maxNetworksPerDay ?? 10_000, 'maxNetworksPerDay', true);
-  const periods = { day: new Map<string, Map<number | null, Counters>>(), hour: new Map<string, Map<number | null, Counters>>() };
+  const periods = {
+    day: new Map<string, Map<number | null, Counters>>(),
+    hour: new Map<string, Map<number | null, Counters>>(),
+  };
   const keep = {
     day: positiveOption(options.maxDays ?? 90, 'maxDays', true),
     hour: positiveOption(options.maxHours ?? 168, 'maxHours', true),
@@ -192,7 +207,8 @@ export function createReport(options: ReportOptions = {}): Report {
 
   function rows(granularity: ReportGranularity = 'day'): ReportRow[] {
     const out: ReportRow[] = [];
-    for (const [period, networks] of periods[granularity]) for (const [networkId, c] of networks) out.push(rowOf(period, networkId, c, dmps));
+    for (const [period, networks] of periods[granularity])
+      for (const [networkId, c] of networks) out.push(rowOf(period, networkId, c, dmps));
     return sortRows(out);
   }
 
@@ -219,9 +235,21 @@ export function createReport(options: ReportOptions = {}): Report {
 /** The report's CSV (RFC 4180, formulas defused), the one writer for every report: one line per count. */
 export function reportCSV(rows: readonly ReportRow[], granularity: ReportGranularity = 'day'): string {
   const hourly = granularity === 'hour';
-  const lines = [csvRow(hourly ? ['date', 'hour', 'network_id', 'dimension', 'key', 'label', 'calls'] : ['date', 'network_id', 'dimension', 'key', 'label', 'calls'])];
+  const lines = [
+    csvRow(
+      hourly
+        ? ['date', 'hour', 'network_id', 'dimension', 'key', 'label', 'calls']
+        : ['date', 'network_id', 'dimension', 'key', 'label', 'calls'],
+    ),
+  ];
   const line = (r: ReportRow, dimension: string, key: string | number, label: string, calls: number) =>
-    lines.push(csvRow(hourly ? [r.date, r.hour ?? null, r.networkId, dimension, key, label, calls] : [r.date, r.networkId, dimension, key, label, calls]));
+    lines.push(
+      csvRow(
+        hourly
+          ? [r.date, r.hour ?? null, r.networkId, dimension, key, label, calls]
+          : [r.date, r.networkId, dimension, key, label, calls],
+      ),
+    );
   for (const r of rows) {
     line(r, 'Ad Calls', 'all', 'all ad calls', r.calls);
     for (const p of r.extendedIds) line(r, 'Extended Ids', p.providerId, p.providerName, p.calls);

@@ -11,7 +11,15 @@ import {
   type ErrorDetails,
 } from './errors.js';
 import type { Redactor } from './redact.js';
-import { mapApiError, parseRetryAfter, type HttpRequest, type HttpResponse, type Logger, type LooseBody, type Transport } from './transport.js';
+import {
+  mapApiError,
+  parseRetryAfter,
+  type HttpRequest,
+  type HttpResponse,
+  type Logger,
+  type LooseBody,
+  type Transport,
+} from './transport.js';
 
 /** The four confidential values a caller is given (username and password are not needed for client credentials). */
 export interface Credentials {
@@ -76,15 +84,33 @@ export interface TokenManagerSettings {
 function mapAuthError(res: HttpResponse, req: HttpRequest, redact: (s: string) => string): DealApiError {
   const body = res.body as LooseBody;
   const code = body && typeof body === 'object' && typeof body.error === 'string' ? body.error : undefined;
-  const details: ErrorDetails = { status: res.status, method: req.method, url: req.url.href, code, attempts: res.attempts, redact };
+  const details: ErrorDetails = {
+    status: res.status,
+    method: req.method,
+    url: req.url.href,
+    code,
+    attempts: res.attempts,
+    redact,
+  };
   const where = `${req.method} ${req.url.pathname}`;
   if (res.status === 429 || code === 'too_many_attempts') {
     const wait = parseRetryAfter(res.headers.get('retry-after')) ?? 0;
-    return new AuthAttemptsExhaustedError(`${where}: the identity provider refused: too many authentication attempts; retry in ${Math.ceil(wait / 1000)} s`, wait, details);
+    return new AuthAttemptsExhaustedError(
+      `${where}: the identity provider refused: too many authentication attempts; retry in ${Math.ceil(wait / 1000)} s`,
+      wait,
+      details,
+    );
   }
-  if (code === 'invalid_grant') return new InvalidGrantError(`${where}: the identity provider refused the username or password (invalid_grant)`, details);
+  if (code === 'invalid_grant')
+    return new InvalidGrantError(
+      `${where}: the identity provider refused the username or password (invalid_grant)`,
+      details,
+    );
   if (code === 'access_denied' || code === 'invalid_client' || code === 'unauthorized_client') {
-    return new AuthenticationError(`${where}: the identity provider refused the client id or secret (${code})`, details);
+    return new AuthenticationError(
+      `${where}: the identity provider refused the client id or secret (${code})`,
+      details,
+    );
   }
   return mapApiError(res, req, redact);
 }
@@ -94,7 +120,7 @@ function jwtExpiry(token: string): number | undefined {
   const parts = token.split('.');
   if (parts.length !== 3) return undefined;
   try {
-    const exp = (JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { exp?: unknown } | null)?.exp;
+    const exp = (JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8')) as { exp?: unknown } | null)?.exp;
     return typeof exp === 'number' ? exp * 1000 : undefined;
   } catch {
     return undefined;
@@ -145,7 +171,7 @@ export class TokenManager {
     const { maxAttempts, windowMs } = this.#s.budget;
     const now = this.#s.now();
     this.#attempts = this.#attempts.filter((t) => t > now - windowMs);
-    return this.#attempts.length < maxAttempts ? 0 : this.#attempts[0]! + windowMs - now;
+    return this.#attempts.length < maxAttempts ? 0 : this.#attempts[0] + windowMs - now;
   }
 
   #fresh(t: CachedToken): boolean {
@@ -154,7 +180,9 @@ export class TokenManager {
 
   async #refresh(): Promise<string> {
     if (this.#s.token) {
-      throw new AuthenticationError('the fixed user token given to the client was refused; obtain a new one', { redact: this.#s.redactor.redact });
+      throw new AuthenticationError('the fixed user token given to the client was refused; obtain a new one', {
+        redact: this.#s.redactor.redact,
+      });
     }
     if (!this.#loaded && this.#s.cache) {
       this.#loaded = true;
@@ -166,7 +194,9 @@ export class TokenManager {
           return cached.token;
         }
       } catch (err) {
-        this.#s.logger?.warn?.(this.#s.redactor.redact(`token cache could not be read: ${(err as Error)?.message ?? err}`));
+        this.#s.logger?.warn?.(
+          this.#s.redactor.redact(`token cache could not be read: ${(err as Error)?.message ?? err}`),
+        );
       }
     }
     if (this.#fatal) throw this.#fatal;
@@ -187,7 +217,9 @@ export class TokenManager {
       try {
         await this.#s.cache.save(user);
       } catch (err) {
-        this.#s.logger?.warn?.(this.#s.redactor.redact(`token cache could not be written: ${(err as Error)?.message ?? err}`));
+        this.#s.logger?.warn?.(
+          this.#s.redactor.redact(`token cache could not be written: ${(err as Error)?.message ?? err}`),
+        );
       }
     }
     return user.token;
@@ -202,10 +234,16 @@ export class TokenManager {
     const { credentials, grant, realm, audience, authUrl, budget } = this.#s;
     const redact = this.#s.redactor.redact;
     if (!credentials?.clientId || !credentials.clientSecret) {
-      throw new AuthenticationError('no credentials: give clientId and clientSecret (and username and password for the password-realm grant)', { redact, attempts: 0 });
+      throw new AuthenticationError(
+        'no credentials: give clientId and clientSecret (and username and password for the password-realm grant)',
+        { redact, attempts: 0 },
+      );
     }
     if (grant === 'password-realm' && (!credentials.username || !credentials.password)) {
-      throw new AuthenticationError('the password-realm grant needs credentials.username and credentials.password', { redact, attempts: 0 });
+      throw new AuthenticationError('the password-realm grant needs credentials.username and credentials.password', {
+        redact,
+        attempts: 0,
+      });
     }
     // Every HTTP attempt, retries included, spends budget: the service counts what reaches it.
     const spend = () => {
@@ -220,7 +258,9 @@ export class TokenManager {
       this.#attempts.push(this.#s.now());
       this.stats.tokenRequests++;
     };
-    const form = new URLSearchParams({ grant_type: grant === 'password-realm' ? PASSWORD_REALM_GRANT : 'client_credentials' });
+    const form = new URLSearchParams({
+      grant_type: grant === 'password-realm' ? PASSWORD_REALM_GRANT : 'client_credentials',
+    });
     if (grant === 'password-realm') {
       form.set('realm', realm);
       form.set('username', credentials.username!);
@@ -233,7 +273,14 @@ export class TokenManager {
     let res: HttpResponse;
     try {
       // A token request changes nothing but the attempt count, so transient failures are retried within the budget.
-      res = await this.#s.transport.send({ method: 'POST', url, form, retry: 'idempotent', beforeAttempt: spend, mapError: (r, q) => mapAuthError(r, q, redact) });
+      res = await this.#s.transport.send({
+        method: 'POST',
+        url,
+        form,
+        retry: 'idempotent',
+        beforeAttempt: spend,
+        mapError: (r, q) => mapAuthError(r, q, redact),
+      });
     } catch (err) {
       if (err instanceof AuthenticationError && !(err instanceof AuthAttemptsExhaustedError)) this.#fatal = err;
       if (err instanceof AuthAttemptsExhaustedError) {
@@ -246,7 +293,10 @@ export class TokenManager {
     }
     const body = res.body as { access_token?: unknown; expires_in?: unknown } | null | undefined;
     if (!body || typeof body.access_token !== 'string') {
-      throw new AuthenticationError(`POST ${url.pathname}: the identity provider answered without an access_token`, { redact, status: res.status });
+      throw new AuthenticationError(`POST ${url.pathname}: the identity provider answered without an access_token`, {
+        redact,
+        status: res.status,
+      });
     }
     this.#s.redactor.add(body.access_token);
     const lifetimeMs = (Number(body.expires_in) > 0 ? Number(body.expires_in) : 36_000) * 1000;
@@ -258,10 +308,19 @@ export class TokenManager {
     const redact = this.#s.redactor.redact;
     const url = new URL('authorize', this.#s.baseUrl);
     this.stats.authorizeRequests++;
-    const res = await this.#s.transport.send({ method: 'GET', url, retry: 'idempotent', token: async () => access.token });
+    const res = await this.#s.transport.send({
+      method: 'GET',
+      url,
+      retry: 'idempotent',
+      token: async () => access.token,
+    });
     const answer = res.body as string | { token?: unknown } | null | undefined;
     const token = typeof answer === 'string' ? answer.trim() : typeof answer?.token === 'string' ? answer.token : '';
-    if (!token) throw new AuthenticationError(`GET ${url.pathname}: the service answered without a user token`, { redact, status: res.status });
+    if (!token)
+      throw new AuthenticationError(`GET ${url.pathname}: the service answered without a user token`, {
+        redact,
+        status: res.status,
+      });
     this.#s.redactor.add(token);
     // The user token is valid 10 hours; a JWT's own `exp` wins, and it is never kept past the access token.
     const jwtExp = jwtExpiry(token);

@@ -106,7 +106,9 @@ export class DealApiClient implements ClientCore {
   readonly #logger?: Logger;
   readonly #grant: Grant;
   readonly #referenceCache = new Map<string, { at: number; item: unknown }>();
-  readonly #hooks = new Hooks((event, err) => this.log('warn', `a '${event}' listener threw: ${(err as Error)?.message ?? err}`));
+  readonly #hooks = new Hooks((event, err) =>
+    this.log('warn', `a '${event}' listener threw: ${(err as Error)?.message ?? err}`),
+  );
   /** @internal Retries after the first attempt (also the recoveries of a keyed create). */
   readonly maxRetries: number;
 
@@ -127,7 +129,12 @@ export class DealApiClient implements ClientCore {
     this.#transport = new Transport({
       fetch: fetchImpl,
       timeoutMs: options.timeoutMs ?? 30_000,
-      retry: { maxRetries: retries.maxRetries ?? 3, baseDelayMs: retries.baseDelayMs ?? 500, maxDelayMs: retries.maxDelayMs ?? 8_000, maxRetryAfterMs: retries.maxRetryAfterMs ?? 60_000 },
+      retry: {
+        maxRetries: retries.maxRetries ?? 3,
+        baseDelayMs: retries.baseDelayMs ?? 500,
+        maxDelayMs: retries.maxDelayMs ?? 8_000,
+        maxRetryAfterMs: retries.maxRetryAfterMs ?? 60_000,
+      },
       logger: options.logger,
       redactor: this.#redactor,
       userAgent: options.userAgent ?? `eidkit-deals/${VERSION} node/${process.versions.node}`,
@@ -200,25 +207,38 @@ export class DealApiClient implements ClientCore {
 
   /** @internal An authenticated request to the service. */
   request(req: Omit<HttpRequest, 'token' | 'onUnauthorized'>): Promise<HttpResponse> {
-    return this.#transport.send({ ...req, token: () => this.#tokens.getToken(), onUnauthorized: (t) => this.#tokens.invalidate(t) });
+    return this.#transport.send({
+      ...req,
+      token: () => this.#tokens.getToken(),
+      onUnauthorized: (t) => this.#tokens.invalidate(t),
+    });
   }
 
   /** @internal Sends a prepared write. */
   send(p: Prepared, signal?: AbortSignal): Promise<HttpResponse> {
-    return this.request({ method: p.method, url: p.url, headers: p.headers, json: p.json, retry: p.retry, keepCutBody: p.keepCutBody, signal });
+    return this.request({
+      method: p.method,
+      url: p.url,
+      headers: p.headers,
+      json: p.json,
+      retry: p.retry,
+      keepCutBody: p.keepCutBody,
+      signal,
+    });
   }
 
   /** @internal The reference items a deal names (DSPs, buyers of a guaranteed deal, its identity provider). */
   async reference(deal: Record<string, unknown>, signal?: AbortSignal): Promise<DealReference> {
-    const wanted: Array<[Extract<keyof DealReference, string>, number[]]> = [];
+    const wanted: [Extract<keyof DealReference, string>, number[]][] = [];
     const ids = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is number => Number.isSafeInteger(x)) : []);
     if (ids(deal.dspIds).length) wanted.push(['dsps', ids(deal.dspIds)]);
     if (deal.pricingModel === 3 && ids(deal.buyerIds).length) wanted.push(['buyers', ids(deal.buyerIds)]);
-    if (Number.isSafeInteger(deal.identityProviderId)) wanted.push(['identityProviders', [deal.identityProviderId as number]]);
+    if (Number.isSafeInteger(deal.identityProviderId))
+      wanted.push(['identityProviders', [deal.identityProviderId as number]]);
     const reference: DealReference = {};
     await Promise.all(
       wanted.map(async ([resource, list]) => {
-        const items: Array<{ id: number }> = [];
+        const items: { id: number }[] = [];
         const missing: number[] = [];
         for (const id of list) {
           const hit = this.#referenceCache.get(`${resource}:${id}`);

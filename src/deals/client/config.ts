@@ -48,7 +48,9 @@ export class ConfigError extends Error {
  * Reads the config file (JSON with the keys of {@link CONFIG_ENV}; missing is fine) and overlays the environment.
  * `warn` receives a line when a file holding a secret can be read by others.
  */
-export function loadConnectionConfig(options: { path?: string; env?: NodeJS.ProcessEnv; warn?: (line: string) => void } = {}): ConnectionConfig {
+export function loadConnectionConfig(
+  options: { path?: string; env?: NodeJS.ProcessEnv; warn?: (line: string) => void } = {},
+): ConnectionConfig {
   const env = options.env ?? process.env;
   const path = options.path ?? defaultConfigPath(env);
   let file: Record<string, unknown> = {};
@@ -56,7 +58,8 @@ export function loadConnectionConfig(options: { path?: string; env?: NodeJS.Proc
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || options.path) throw new ConfigError(`cannot read config file ${path}: ${fileErrorText(err)}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || options.path)
+      throw new ConfigError(`cannot read config file ${path}: ${fileErrorText(err)}`);
   }
   if (text !== undefined) {
     try {
@@ -64,7 +67,8 @@ export function loadConnectionConfig(options: { path?: string; env?: NodeJS.Proc
     } catch {
       throw new ConfigError(`config file ${path} is not valid JSON`);
     }
-    if (!file || typeof file !== 'object' || Array.isArray(file)) throw new ConfigError(`config file ${path} must hold a JSON object`);
+    if (!file || typeof file !== 'object' || Array.isArray(file))
+      throw new ConfigError(`config file ${path} must hold a JSON object`);
     const holdsSecret = typeof file.password === 'string' || typeof file.clientSecret === 'string';
     if (holdsSecret && process.platform !== 'win32' && (statSync(path).mode & 0o077) !== 0) {
       options.warn?.(`warning: ${path} holds a secret and can be read by other users; run: chmod 600 ${path}`);
@@ -84,8 +88,13 @@ export function loadConnectionConfig(options: { path?: string; env?: NodeJS.Proc
     baseUrl: pick('baseUrl'),
     authUrl: pick('authUrl'),
     audience: pick('audience'),
-    grant: grant as Grant | undefined,
-    credentials: { clientId: pick('clientId'), clientSecret: pick('clientSecret'), username: pick('username'), password: pick('password') },
+    grant: grant,
+    credentials: {
+      clientId: pick('clientId'),
+      clientSecret: pick('clientSecret'),
+      username: pick('username'),
+      password: pick('password'),
+    },
   };
 }
 
@@ -103,7 +112,8 @@ export function fileTokenCache(path: string, scope: { baseUrl: string; principal
       } catch {
         return undefined;
       }
-      if (raw?.baseUrl !== scope.baseUrl || (scope.principal !== undefined && raw?.principal !== scope.principal)) return undefined;
+      if (raw?.baseUrl !== scope.baseUrl || (scope.principal !== undefined && raw?.principal !== scope.principal))
+        return undefined;
       if (typeof raw.token !== 'string' || typeof raw.expiresAt !== 'number') return undefined;
       return { token: raw.token, expiresAt: raw.expiresAt };
     },

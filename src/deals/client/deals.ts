@@ -2,8 +2,22 @@
  * DealsResource (`client.deals`): list, read, create, replace, update, pause, resume and delete deals, attach and
  * detach domain lists, count them by status, validate them client-side, and `dryRun` every write.
  */
-import { validateDeal, type CountBreakdown, type DealRead, type DealValidationContext, type DealValidationResult, type DealWriteInput } from '../rules/index.js';
-import { ConnectionError, NotFoundError, ValidationError, DealApiError, markCreateOutcome, type FieldIssue } from './errors.js';
+import {
+  validateDeal,
+  type CountBreakdown,
+  type DealRead,
+  type DealValidationContext,
+  type DealValidationResult,
+  type DealWriteInput,
+} from '../rules/index.js';
+import {
+  ConnectionError,
+  NotFoundError,
+  ValidationError,
+  DealApiError,
+  markCreateOutcome,
+  type FieldIssue,
+} from './errors.js';
 import { PagedList, assertSameOrigin, parseLinkHeader, type Page } from './paginate.js';
 import { REDACTED } from './redact.js';
 import { createWithKey, withDealKeyMarker } from './keyed.js';
@@ -11,14 +25,25 @@ import type { HttpResponse } from './transport.js';
 import type { ClientCore, Prepared } from './core.js';
 import { isPlainObject } from '../../core/plain.js';
 import { mergeDeal, sameJson, writableFields } from './merge.js';
-import type { CallOptions, CreatedDeal, CreateOptions, DealListFilters, DealListOptions, DealPatch, PreparedRequest, UpdateOptions } from './options.js';
+import type {
+  CallOptions,
+  CreatedDeal,
+  CreateOptions,
+  DealListFilters,
+  DealListOptions,
+  DealPatch,
+  PreparedRequest,
+  UpdateOptions,
+} from './options.js';
 
 function dealId(id: number | string): string {
   const n = typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id;
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n <= 0) {
-    throw new ValidationError(`id must be a positive integer deal id (the service-side id, not dealId), got ${JSON.stringify(id)}`, [
-      { path: 'id', message: 'must be a positive integer' },
-    ], { attempts: 0 });
+    throw new ValidationError(
+      `id must be a positive integer deal id (the service-side id, not dealId), got ${JSON.stringify(id)}`,
+      [{ path: 'id', message: 'must be a positive integer' }],
+      { attempts: 0 },
+    );
   }
   return String(n);
 }
@@ -55,12 +80,17 @@ export class DealsResource {
   list(options: DealListOptions = {}): PagedList<DealRead> {
     const c = this.#c;
     const pageSize = options.pageSize ?? 100;
-    if (!Number.isInteger(pageSize) || pageSize < 1) throw new TypeError(`pageSize must be a positive integer, got ${pageSize}`);
+    if (!Number.isInteger(pageSize) || pageSize < 1)
+      throw new TypeError(`pageSize must be a positive integer, got ${pageSize}`);
     const base = new URL('deals', c.baseUrl);
     base.search = dealQuery(options).toString();
     const fetchPage = async (url: URL): Promise<Page<DealRead>> => {
       const res = await c.request({ method: 'GET', url, retry: 'idempotent', signal: options.signal });
-      if (!Array.isArray(res.body)) throw new DealApiError(`GET ${url.pathname}: expected a JSON array of deals`, { status: res.status, redact: c.redact });
+      if (!Array.isArray(res.body))
+        throw new DealApiError(`GET ${url.pathname}: expected a JSON array of deals`, {
+          status: res.status,
+          redact: c.redact,
+        });
       const totalHeader = res.headers.get('x-pagination-total-count');
       const total = totalHeader !== null && /^\d+$/.test(totalHeader.trim()) ? Number(totalHeader) : undefined;
       const next = parseLinkHeader(res.headers.get('link'), url).next;
@@ -87,7 +117,12 @@ export class DealsResource {
 
   /** One deal by its service-side id. */
   async get(id: number | string, options: CallOptions = {}): Promise<DealRead> {
-    const res = await this.#c.request({ method: 'GET', url: new URL(`deals/${dealId(id)}`, this.#c.baseUrl), retry: 'idempotent', signal: options.signal });
+    const res = await this.#c.request({
+      method: 'GET',
+      url: new URL(`deals/${dealId(id)}`, this.#c.baseUrl),
+      retry: 'idempotent',
+      signal: options.signal,
+    });
     return res.body as DealRead;
   }
 
@@ -103,7 +138,10 @@ export class DealsResource {
    */
   async create(deal: DealWriteInput, options?: CreateOptions & { copyOf?: undefined }): Promise<CreatedDeal>;
   /** A copy of deal `copyOf` with the given fields changed (the `X-CopyOfDealId` header); `{}` copies it as it is. */
-  async create(deal: Partial<DealWriteInput> | undefined, options: CreateOptions & { copyOf: number | string }): Promise<CreatedDeal>;
+  async create(
+    deal: Partial<DealWriteInput> | undefined,
+    options: CreateOptions & { copyOf: number | string },
+  ): Promise<CreatedDeal>;
   async create(deal: Partial<DealWriteInput> | undefined, options: CreateOptions = {}): Promise<CreatedDeal> {
     if (options.key !== undefined) {
       const c = this.#c;
@@ -111,7 +149,8 @@ export class DealsResource {
         {
           now: () => c.now(),
           maxRecoveries: c.maxRetries,
-          send: (marked) => this.create(marked, { ...options, key: undefined } as CreateOptions & { copyOf: number | string }),
+          send: (marked) =>
+            this.create(marked, { ...options, key: undefined } as CreateOptions & { copyOf: number | string }),
           list: (since) => this.list({ createdOrModifiedSince: since, signal: options.signal }),
           urlOf: (id) => new URL(`deals/${id}`, c.baseUrl).href,
           warn: (message) => c.log('warn', message),
@@ -133,7 +172,19 @@ export class DealsResource {
     const id = typeof body?.id === 'number' ? body.id : fromLocation !== undefined ? Number(fromLocation) : undefined;
     if (id === undefined) {
       const why = res.bodyCut ? 'its body was cut' : 'it named no deal';
-      throw markCreateOutcome(new ConnectionError(`POST ${prepared.url.pathname} answered ${res.status} without a Location header and ${why}`, true, { status: res.status, method: 'POST', url: prepared.url.href, attempts: res.attempts, redact: this.#c.redact }));
+      throw markCreateOutcome(
+        new ConnectionError(
+          `POST ${prepared.url.pathname} answered ${res.status} without a Location header and ${why}`,
+          true,
+          {
+            status: res.status,
+            method: 'POST',
+            url: prepared.url.href,
+            attempts: res.attempts,
+            redact: this.#c.redact,
+          },
+        ),
+      );
     }
     const historyId = res.headers.get('x-historyid') ?? undefined;
     const out: CreatedDeal = {
@@ -150,7 +201,11 @@ export class DealsResource {
    * Replaces a deal (PUT): every field left out is reset to its default. Prefer {@link update}.
    * `stored` skips reading the deal for the immutability checks. See docs/deal-rules.md#a-put-replaces-the-whole-deal.
    */
-  async replace(id: number | string, deal: DealWriteInput, options: CallOptions & { stored?: DealRead } = {}): Promise<DealRead> {
+  async replace(
+    id: number | string,
+    deal: DealWriteInput,
+    options: CallOptions & { stored?: DealRead } = {},
+  ): Promise<DealRead> {
     const prepared = await this.#prepareReplace(id, deal, options);
     return (await this.#c.send(prepared, options.signal)).body as DealRead;
   }
@@ -207,7 +262,12 @@ export class DealsResource {
 
   /** Counts of the caller's deals by status (GET /deals/countBreakdown). */
   async countBreakdown(options: CallOptions = {}): Promise<CountBreakdown> {
-    const res = await this.#c.request({ method: 'GET', url: new URL('deals/countBreakdown', this.#c.baseUrl), retry: 'idempotent', signal: options.signal });
+    const res = await this.#c.request({
+      method: 'GET',
+      url: new URL('deals/countBreakdown', this.#c.baseUrl),
+      retry: 'idempotent',
+      signal: options.signal,
+    });
     return res.body as CountBreakdown;
   }
 
@@ -216,7 +276,10 @@ export class DealsResource {
    * rules that need the DSPs, buyers and identity providers it names. Resolves with the result; never throws for
    * an invalid deal.
    */
-  async validate(deal: unknown, context: { mode: 'create' | 'update'; stored?: DealRead; signal?: AbortSignal }): Promise<DealValidationResult> {
+  async validate(
+    deal: unknown,
+    context: { mode: 'create' | 'update'; stored?: DealRead; signal?: AbortSignal },
+  ): Promise<DealValidationResult> {
     const base = { mode: context.mode, stored: context.stored as DealValidationContext['stored'], now: this.#c.now() };
     const pure = validateDeal(deal, base);
     if (!pure.ok || !this.#c.referenceChecks) return pure;
@@ -227,17 +290,25 @@ export class DealsResource {
   /** The requests a write would send, validated, without sending them (`--dry-run`). */
   readonly dryRun = {
     create: async (deal: Partial<DealWriteInput> | undefined, options: CreateOptions = {}) => {
-      const marked = options.key === undefined ? deal : { ...deal, callerDealIds: withDealKeyMarker(deal?.callerDealIds as string[] | null | undefined, options.key) };
+      const marked =
+        options.key === undefined
+          ? deal
+          : { ...deal, callerDealIds: withDealKeyMarker(deal?.callerDealIds, options.key) };
       return this.#describe(await this.#prepareCreate(marked, options));
     },
     replace: async (id: number | string, deal: DealWriteInput, options: CallOptions & { stored?: DealRead } = {}) =>
       this.#describe(await this.#prepareReplace(id, deal, options)),
-    update: async (id: number | string, patch: DealPatch, options: CallOptions = {}) => this.#describe(await this.#prepareUpdate(id, patch, options)),
-    pause: async (id: number | string, options: CallOptions = {}) => this.#describe(await this.#prepareUpdate(id, { isActive: false }, options)),
-    resume: async (id: number | string, options: CallOptions = {}) => this.#describe(await this.#prepareUpdate(id, { isActive: true }, options)),
+    update: async (id: number | string, patch: DealPatch, options: CallOptions = {}) =>
+      this.#describe(await this.#prepareUpdate(id, patch, options)),
+    pause: async (id: number | string, options: CallOptions = {}) =>
+      this.#describe(await this.#prepareUpdate(id, { isActive: false }, options)),
+    resume: async (id: number | string, options: CallOptions = {}) =>
+      this.#describe(await this.#prepareUpdate(id, { isActive: true }, options)),
     delete: async (id: number | string) => this.#describe(this.#prepareDelete(id)),
-    attachDomainList: async (id: number | string, domainListId: number) => this.#describe(this.#prepareDomainList('POST', id, domainListId)),
-    detachDomainList: async (id: number | string, domainListId: number) => this.#describe(this.#prepareDomainList('DELETE', id, domainListId)),
+    attachDomainList: async (id: number | string, domainListId: number) =>
+      this.#describe(this.#prepareDomainList('POST', id, domainListId)),
+    detachDomainList: async (id: number | string, domainListId: number) =>
+      this.#describe(this.#prepareDomainList('DELETE', id, domainListId)),
   };
 
   #describe(p: Prepared): PreparedRequest | null {
@@ -249,11 +320,20 @@ export class DealsResource {
     return out;
   }
 
-  async #checked(deal: unknown, mode: 'create' | 'update', stored: DealRead | undefined, signal?: AbortSignal): Promise<{ value: Record<string, unknown>; warnings: FieldIssue[] }> {
-    if (stored && (stored.isEditable === false || stored.isArchived === true)) {
+  async #checked(
+    deal: unknown,
+    mode: 'create' | 'update',
+    stored: DealRead | undefined,
+    signal?: AbortSignal,
+  ): Promise<{ value: Record<string, unknown>; warnings: FieldIssue[] }> {
+    if (stored && (!stored.isEditable || stored.isArchived)) {
       // The service refuses every edit of an archived deal (its `isEditable` is false): no PUT, no quota spent.
       const why = stored.isArchived ? 'archived' : 'not editable';
-      throw new ValidationError(`deal ${stored.id} is ${why} and cannot be changed`, [{ path: '', message: `the deal is ${why}` }], { attempts: 0, redact: this.#c.redact });
+      throw new ValidationError(
+        `deal ${stored.id} is ${why} and cannot be changed`,
+        [{ path: '', message: `the deal is ${why}` }],
+        { attempts: 0, redact: this.#c.redact },
+      );
     }
     const result = await this.validate(deal, { mode, stored, signal });
     if (!result.ok) {
@@ -265,8 +345,16 @@ export class DealsResource {
     return { value: result.value as Record<string, unknown>, warnings: result.warnings };
   }
 
-  async #prepareCreate(deal: DealWriteInput | Partial<DealWriteInput> | undefined, options: CallOptions & { copyOf?: number | string }): Promise<Prepared> {
-    const prepared = { method: 'POST', url: new URL('deals', this.#c.baseUrl), retry: 'unsent-only', keepCutBody: true } as const;
+  async #prepareCreate(
+    deal: DealWriteInput | Partial<DealWriteInput> | undefined,
+    options: CallOptions & { copyOf?: number | string },
+  ): Promise<Prepared> {
+    const prepared = {
+      method: 'POST',
+      url: new URL('deals', this.#c.baseUrl),
+      retry: 'unsent-only',
+      keepCutBody: true,
+    } as const;
     if (options.copyOf === undefined) {
       const { value, warnings } = await this.#checked(deal, 'create', undefined, options.signal);
       return { ...prepared, headers: {}, json: value, warnings };
@@ -275,44 +363,94 @@ export class DealsResource {
     // that is what is validated; the body sent holds only the fields given (none copies the deal as it is).
     const sourceId = dealId(options.copyOf);
     const given = deal ?? {};
-    if (!isPlainObject(given)) throw new ValidationError('the deal must be a plain object of deal fields', [{ path: '', message: 'must be an object' }], { attempts: 0 });
+    if (!isPlainObject(given))
+      throw new ValidationError(
+        'the deal must be a plain object of deal fields',
+        [{ path: '', message: 'must be an object' }],
+        { attempts: 0 },
+      );
     const source = await this.get(sourceId, options);
-    const { value, warnings } = await this.#checked({ ...writableFields(source as unknown as Record<string, unknown>), ...given }, 'create', undefined, options.signal);
-    const body = Object.fromEntries(Object.keys(given).filter((k) => value[k] !== undefined).map((k) => [k, value[k]]));
+    const { value, warnings } = await this.#checked(
+      { ...writableFields(source), ...given },
+      'create',
+      undefined,
+      options.signal,
+    );
+    const body = Object.fromEntries(
+      Object.keys(given)
+        .filter((k) => value[k] !== undefined)
+        .map((k) => [k, value[k]]),
+    );
     return { ...prepared, headers: { 'x-copyofdealid': sourceId }, json: body, warnings };
   }
 
-  async #prepareReplace(id: number | string, deal: DealWriteInput, options: CallOptions & { stored?: DealRead }): Promise<Prepared> {
+  async #prepareReplace(
+    id: number | string,
+    deal: DealWriteInput,
+    options: CallOptions & { stored?: DealRead },
+  ): Promise<Prepared> {
     const path = dealId(id);
     const pure = validateDeal(deal, { mode: 'update', now: this.#c.now() });
     if (!pure.ok) await this.#checked(deal, 'update', undefined); // throws with the issues, before any request
     const stored = options.stored ?? (await this.get(path, options));
     const { value, warnings } = await this.#checked(deal, 'update', stored, options.signal);
-    return { method: 'PUT', url: new URL(`deals/${path}`, this.#c.baseUrl), json: { ...value, id: stored.id, dealId: stored.dealId }, retry: 'idempotent', warnings };
+    return {
+      method: 'PUT',
+      url: new URL(`deals/${path}`, this.#c.baseUrl),
+      json: { ...value, id: stored.id, dealId: stored.dealId },
+      retry: 'idempotent',
+      warnings,
+    };
   }
 
   async #prepareUpdate(id: number | string, patch: DealPatch, options: UpdateOptions): Promise<Prepared> {
     const path = dealId(id);
-    if (!isPlainObject(patch)) throw new ValidationError('the patch must be a plain object of deal fields', [{ path: '', message: 'must be an object' }], { attempts: 0 });
+    if (!isPlainObject(patch))
+      throw new ValidationError(
+        'the patch must be a plain object of deal fields',
+        [{ path: '', message: 'must be an object' }],
+        { attempts: 0 },
+      );
     const stored = options.stored ?? (await this.get(path, options));
-    const current = writableFields(stored as unknown as Record<string, unknown>);
+    const current = writableFields(stored);
     const merged = mergeDeal(current, patch);
     const { value, warnings } = await this.#checked(merged, 'update', stored, options.signal);
-    const prepared: Prepared = { method: 'PUT', url: new URL(`deals/${path}`, this.#c.baseUrl), json: { ...value, id: stored.id, dealId: stored.dealId }, retry: 'idempotent', warnings };
+    const prepared: Prepared = {
+      method: 'PUT',
+      url: new URL(`deals/${path}`, this.#c.baseUrl),
+      json: { ...value, id: stored.id, dealId: stored.dealId },
+      retry: 'idempotent',
+      warnings,
+    };
     // Nothing changed: no PUT, no update quota spent.
     if (sameJson(merged, current)) prepared.unchanged = stored;
     return prepared;
   }
 
   #prepareDelete(id: number | string): Prepared {
-    return { method: 'DELETE', url: new URL(`deals/${dealId(id)}`, this.#c.baseUrl), retry: 'idempotent', warnings: [] };
+    return {
+      method: 'DELETE',
+      url: new URL(`deals/${dealId(id)}`, this.#c.baseUrl),
+      retry: 'idempotent',
+      warnings: [],
+    };
   }
 
   #prepareDomainList(method: 'POST' | 'DELETE', id: number | string, domainListId: number): Prepared {
     if (!Number.isSafeInteger(domainListId) || domainListId <= 0) {
-      throw new ValidationError(`domainListId must be a positive integer, got ${JSON.stringify(domainListId)}`, [{ path: 'domainListId', message: 'must be a positive integer' }], { attempts: 0 });
+      throw new ValidationError(
+        `domainListId must be a positive integer, got ${JSON.stringify(domainListId)}`,
+        [{ path: 'domainListId', message: 'must be a positive integer' }],
+        { attempts: 0 },
+      );
     }
     // Attaching or detaching the same list twice leaves the same association: safe to retry.
-    return { method, url: new URL(`deals/${dealId(id)}/domainlists`, this.#c.baseUrl), json: { domainListId }, retry: 'idempotent', warnings: [] };
+    return {
+      method,
+      url: new URL(`deals/${dealId(id)}/domainlists`, this.#c.baseUrl),
+      json: { domainListId },
+      retry: 'idempotent',
+      warnings: [],
+    };
   }
 }

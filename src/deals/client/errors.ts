@@ -35,7 +35,7 @@ function lineageOf(ctor: object): string[] {
   const names: string[] = [];
   type Ctor = { errorName?: string } | null;
   for (let c = ctor as Ctor; c && c !== Error && c !== Function.prototype; c = Object.getPrototypeOf(c) as Ctor) {
-    if (Object.prototype.hasOwnProperty.call(c, 'errorName')) names.push(c.errorName as string);
+    if (Object.prototype.hasOwnProperty.call(c, 'errorName')) names.push(c.errorName!);
   }
   return names;
 }
@@ -73,7 +73,12 @@ export class DealApiError extends Error {
     super(redact(message), details.cause === undefined ? undefined : { cause: details.cause });
     Object.defineProperty(this, LINEAGE, { value: lineageOf(new.target), enumerable: false });
     Object.defineProperty(this, REDACT, { value: redact, enumerable: false });
-    Object.defineProperty(this, 'name', { value: (new.target as typeof DealApiError).errorName, enumerable: false, configurable: true, writable: true });
+    Object.defineProperty(this, 'name', {
+      value: new.target.errorName,
+      enumerable: false,
+      configurable: true,
+      writable: true,
+    });
     if (this.stack) this.stack = redact(this.stack);
     if (details.status !== undefined) this.status = details.status;
     if (details.method !== undefined) this.method = details.method;
@@ -84,8 +89,9 @@ export class DealApiError extends Error {
 
   /** True for instances of this class from any copy of the package. */
   static [Symbol.hasInstance](value: unknown): boolean {
-    const lineage = value !== null && typeof value === 'object' ? (value as Record<symbol, unknown>)[LINEAGE] : undefined;
-    return Array.isArray(lineage) && lineage.includes((this as typeof DealApiError).errorName);
+    const lineage =
+      value !== null && typeof value === 'object' ? (value as Record<symbol, unknown>)[LINEAGE] : undefined;
+    return Array.isArray(lineage) && lineage.includes(this.errorName);
   }
 
   /** A plain, secret-free description (the `cause` is left out: it may come from a user-supplied fetch). */
@@ -118,7 +124,10 @@ export class ValidationError extends DealApiError {
   constructor(message: string, issues: FieldIssue[], details: ErrorDetails & { summary?: string } = {}) {
     super(message, details);
     this.issues = issues;
-    Object.defineProperty(this, 'summary', { value: (details.redact ?? identity)(details.summary ?? message), enumerable: false });
+    Object.defineProperty(this, 'summary', {
+      value: (details.redact ?? identity)(details.summary ?? message),
+      enumerable: false,
+    });
   }
 }
 
@@ -177,7 +186,12 @@ export class QuotaExceededError extends RateLimitedError {
   static override readonly errorName: string = 'QuotaExceededError';
   /** Which quota. */
   readonly quota: 'creation' | 'update';
-  constructor(message: string, quota: 'creation' | 'update', retryAfterMs: number | undefined, details: ErrorDetails = {}) {
+  constructor(
+    message: string,
+    quota: 'creation' | 'update',
+    retryAfterMs: number | undefined,
+    details: ErrorDetails = {},
+  ) {
     super(message, retryAfterMs, details);
     this.quota = quota;
   }

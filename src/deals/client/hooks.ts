@@ -46,7 +46,11 @@ export type ClientListener<E extends keyof ClientEvents> = (event: ClientEvents[
 
 /** Listener lists for the client events; a throwing listener is reported to `onListenerError`, never to the request. */
 export class Hooks {
-  readonly #listeners: { [E in keyof ClientEvents]: Set<ClientListener<E>> } = { request: new Set(), response: new Set(), retry: new Set() };
+  readonly #listeners: { [E in keyof ClientEvents]: Set<ClientListener<E>> } = {
+    request: new Set(),
+    response: new Set(),
+    retry: new Set(),
+  };
 
   constructor(private readonly onListenerError: (event: string, err: unknown) => void = () => undefined) {}
 

@@ -57,4 +57,12 @@ export {
   ConnectionError,
   type FieldIssue,
 } from './errors.js';
-export { fileTokenCache, loadConnectionConfig, defaultConfigPath, defaultTokenPath, ConfigError, CONFIG_ENV, type ConnectionConfig } from './config.js';
+export {
+  fileTokenCache,
+  loadConnectionConfig,
+  defaultConfigPath,
+  defaultTokenPath,
+  ConfigError,
+  CONFIG_ENV,
+  type ConnectionConfig,
+} from './config.js';

@@ -38,7 +38,10 @@ export function dealKeyNamespace(key: string): string | undefined {
 
 /** The marker of a key: `eidkit:<key>`, or `eidkit:<key>#<hash>` when the applied fields' hash is given. */
 export function dealKeyMarker(key: string, hash?: string): string {
-  if (!isDealKey(key)) throw new TypeError(`a deal key must be 1-100 letters, digits, ".", "_" or "-" (starting with a letter or digit), got ${JSON.stringify(key)}`);
+  if (!isDealKey(key))
+    throw new TypeError(
+      `a deal key must be 1-100 letters, digits, ".", "_" or "-" (starting with a letter or digit), got ${JSON.stringify(key)}`,
+    );
   return hash ? `${DEAL_KEY_PREFIX}${key}#${hash}` : `${DEAL_KEY_PREFIX}${key}`;
 }
 
@@ -46,11 +49,13 @@ export function dealKeyMarker(key: string, hash?: string): string {
 export function parseDealKeyMarker(value: unknown): { key: string; hash?: string } | undefined {
   const m = typeof value === 'string' ? MARKER.exec(value) : null;
   if (!m) return undefined;
-  return m[2] ? { key: m[1]!, hash: m[2] } : { key: m[1]! };
+  return m[2] ? { key: m[1], hash: m[2] } : { key: m[1] };
 }
 
 /** The key marker a deal carries (the first one), or undefined. */
-export function dealKeyOf(deal: { callerDealIds?: readonly string[] | null }): { key: string; hash?: string } | undefined {
+export function dealKeyOf(deal: {
+  callerDealIds?: readonly string[] | null;
+}): { key: string; hash?: string } | undefined {
   for (const id of deal.callerDealIds ?? []) {
     const parsed = parseDealKeyMarker(id);
     if (parsed) return parsed;
@@ -75,7 +80,9 @@ export interface KeyedCreateContext {
   /** How many times a create that may have reached the service, and is not found by its key, is sent again. */
   maxRecoveries: number;
   /** Sends one create (validated, retried only while provably unsent). */
-  send(deal: DealWriteInput): Promise<{ id: number; location: string; historyId?: string; deal?: DealRead; recovered: boolean }>;
+  send(
+    deal: DealWriteInput,
+  ): Promise<{ id: number; location: string; historyId?: string; deal?: DealRead; recovered: boolean }>;
   /** The deals created or modified since a date, across pages. */
   list(since: Date): AsyncIterable<DealRead>;
   /** The URL of a deal by id. */
@@ -108,10 +115,14 @@ export async function createWithKey(
   key: string,
 ): Promise<{ id: number; location: string; historyId?: string; deal?: DealRead; recovered: boolean }> {
   if (!isDealKey(key)) {
-    throw new ValidationError(`key must be 1-100 letters, digits, ".", "_" or "-", starting with a letter or digit, got ${JSON.stringify(key)}`, [{ path: 'key', message: 'is not a valid deal key' }], { attempts: 0 });
+    throw new ValidationError(
+      `key must be 1-100 letters, digits, ".", "_" or "-", starting with a letter or digit, got ${JSON.stringify(key)}`,
+      [{ path: 'key', message: 'is not a valid deal key' }],
+      { attempts: 0 },
+    );
   }
-  const existing = dealKeyOf(deal as { callerDealIds?: string[] | null });
-  const marked = existing?.key === key ? deal : { ...deal, callerDealIds: withDealKeyMarker(deal.callerDealIds as string[] | null | undefined, key) };
+  const existing = dealKeyOf(deal);
+  const marked = existing?.key === key ? deal : { ...deal, callerDealIds: withDealKeyMarker(deal.callerDealIds, key) };
   const since = new Date(ctx.now() - RECOVERY_LOOKBACK_MS);
   for (let recovery = 0; ; recovery++) {
     try {
@@ -119,7 +130,9 @@ export async function createWithKey(
     } catch (err) {
       // Every error of a create says whether it may have created the deal (errors.ts markCreateOutcome).
       if (!(err instanceof DealApiError && err.mayHaveCreated === true)) throw err;
-      ctx.warn(`create of key ${key} may have reached the service (${(err as Error).message}); looking the key up before deciding`);
+      ctx.warn(
+        `create of key ${key} may have reached the service (${(err as Error).message}); looking the key up before deciding`,
+      );
       let found: DealRead | undefined;
       try {
         found = await findDealByKey(ctx.list(since), key);

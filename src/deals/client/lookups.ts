@@ -26,9 +26,11 @@ export class LookupsResource {
     const c = this.#c;
     const name = LOOKUP_NAMES.get(String(resource).toLowerCase());
     if (!name) {
-      throw new ValidationError(`unknown lookup resource ${JSON.stringify(resource)}; known: ${LOOKUP_RESOURCES.join(', ')}`, [
-        { path: 'resource', message: 'is not a lookup resource of the deal API' },
-      ], { attempts: 0 });
+      throw new ValidationError(
+        `unknown lookup resource ${JSON.stringify(resource)}; known: ${LOOKUP_RESOURCES.join(', ')}`,
+        [{ path: 'resource', message: 'is not a lookup resource of the deal API' }],
+        { attempts: 0 },
+      );
     }
     const limit = options.limit;
     const pageSize = Math.min(options.pageSize ?? 100, limit ?? Infinity);
@@ -47,10 +49,17 @@ export class LookupsResource {
           url.searchParams.set('offset', String(offset));
           if (remaining <= 0) return { items: [], offset };
           const res = await c.request({ method: 'GET', url, retry: 'idempotent', signal: options.signal });
-          if (!Array.isArray(res.body)) throw new DealApiError(`GET ${url.pathname}: expected a JSON array`, { status: res.status, redact: c.redact });
+          if (!Array.isArray(res.body))
+            throw new DealApiError(`GET ${url.pathname}: expected a JSON array`, {
+              status: res.status,
+              redact: c.redact,
+            });
           const items = res.body as T[];
           const totalHeader = res.headers.get('x-pagination-total-count');
-          const total = totalHeader !== null && /^\d+$/.test(totalHeader.trim()) ? Math.min(Number(totalHeader), limit === undefined ? Infinity : start + limit) : undefined;
+          const total =
+            totalHeader !== null && /^\d+$/.test(totalHeader.trim())
+              ? Math.min(Number(totalHeader), limit === undefined ? Infinity : start + limit)
+              : undefined;
           return { items, offset, total: total === Infinity ? undefined : total };
         },
       },

@@ -5,7 +5,6 @@
 import { isPlainObject } from '../../core/plain.js';
 import { DEAL_WRITE_FIELDS } from '../rules/index.js';
 
-
 /**
  * Merges a patch into a deal: `undefined` leaves a field alone, `null` clears it, arrays replace, and nested
  * objects (`apiCompliance`, `hyperLocalTargeting`, …) merge field by field.
@@ -17,7 +16,7 @@ export function mergeDeal<T extends Record<string, unknown>>(base: T, patch: Rec
     // Own properties only, defined rather than assigned: a `__proto__` key in a patch (JSON.parse makes those)
     // must become a plain field that validation then refuses, never a prototype change.
     const current = Object.hasOwn(out, key) ? out[key] : undefined;
-    const next = isPlainObject(value) && isPlainObject(current) ? mergeDeal(current as Record<string, unknown>, value) : value;
+    const next = isPlainObject(value) && isPlainObject(current) ? mergeDeal(current, value) : value;
     Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
   }
   return out as T;

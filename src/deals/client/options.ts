@@ -40,7 +40,7 @@ export type DealListOptions = DealListFilters & ListOptions & CallOptions;
 /** Options of {@link LookupsResource.list}. */
 export interface LookupListOptions extends ListOptions, CallOptions {
   /** Only these ids. */
-  ids?: Array<number | string>;
+  ids?: (number | string)[];
   /** Searched in the item names (`extendedSearch`). */
   search?: string;
   /** At most this many items in all. */

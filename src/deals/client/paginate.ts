@@ -86,7 +86,10 @@ export class PagedList<T> implements AsyncIterable<T> {
     const total = first.total;
     if (total !== undefined && this.#concurrency > 1) {
       // The service may clamp the page size (at most 100): the first page tells the real one.
-      const step = first.items.length < src.pageSize && first.offset + first.items.length < total ? first.items.length : src.pageSize;
+      const step =
+        first.items.length < src.pageSize && first.offset + first.items.length < total
+          ? first.items.length
+          : src.pageSize;
       const offsets: number[] = [];
       for (let o = first.offset + first.items.length; o < Math.min(total, end); o += step) offsets.push(o);
       yield* this.#window(offsets, step);
@@ -94,19 +97,25 @@ export class PagedList<T> implements AsyncIterable<T> {
     }
     let page = first;
     for (;;) {
-      const more = total !== undefined ? page.offset + page.items.length < total : page.nextUrl !== undefined || page.items.length >= src.pageSize;
+      const more =
+        total !== undefined
+          ? page.offset + page.items.length < total
+          : page.nextUrl !== undefined || page.items.length >= src.pageSize;
       if (!more || page.items.length === 0 || page.offset + page.items.length >= end) return;
-      page = page.nextUrl && src.fetchUrl ? await src.fetchUrl(page.nextUrl) : await src.fetchOffset(page.offset + page.items.length, src.pageSize);
+      page =
+        page.nextUrl && src.fetchUrl
+          ? await src.fetchUrl(page.nextUrl)
+          : await src.fetchOffset(page.offset + page.items.length, src.pageSize);
       yield page;
     }
   }
 
   /** Fetches `offsets` with at most `concurrency` requests in flight, yielding pages in offset order. */
   async *#window(offsets: number[], step: number): AsyncGenerator<Page<T>, void, undefined> {
-    const inflight: Array<Promise<Page<T>>> = [];
+    const inflight: Promise<Page<T>>[] = [];
     let next = 0;
     const launch = () => {
-      const p = this.#source.fetchOffset(offsets[next++]!, step);
+      const p = this.#source.fetchOffset(offsets[next++], step);
       p.catch(() => undefined); // observed when its turn comes; avoids an unhandled rejection meanwhile
       inflight.push(p);
     };
@@ -212,7 +221,7 @@ function readLinkParams(h: string, start: number): { rel?: string; end: number }
     }
     i++;
     let nameEnd = i;
-    while (nameEnd < n && !'=;,'.includes(h[nameEnd]!)) nameEnd++;
+    while (nameEnd < n && !'=;,'.includes(h[nameEnd])) nameEnd++;
     const name = h.slice(i, nameEnd).trim().toLowerCase();
     i = nameEnd;
     if (h[i] !== '=') continue;

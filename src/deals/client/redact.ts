@@ -15,7 +15,12 @@ export class Redactor {
    */
   add(secret: string | undefined): void {
     if (typeof secret !== 'string' || secret.length < 4) return;
-    const spellings = [secret, new URLSearchParams({ s: secret }).toString().slice(2), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
+    const spellings = [
+      secret,
+      new URLSearchParams({ s: secret }).toString().slice(2),
+      encodeURIComponent(secret),
+      JSON.stringify(secret).slice(1, -1),
+    ];
     for (const s of spellings) this.#secrets.add(s);
     // Longest first, so no spelling is half-replaced by a shorter one it contains.
     this.#ordered = [...this.#secrets].sort((a, b) => b.length - a.length);

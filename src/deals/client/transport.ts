@@ -111,7 +111,14 @@ export interface TransportSettings {
 }
 
 /** The codes that mean the TCP connection was never established, so the request cannot have been acted on. */
-const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NEVER_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 const RETRY_STATUSES = new Set([408, 429, 502, 503, 504]);
 
 /** Parses `Retry-After` (delta-seconds or an HTTP date) into milliseconds. */
@@ -171,13 +178,21 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 function issuesFrom(body: LooseBody): FieldIssue[] {
   if (!body || typeof body !== 'object' || !Array.isArray(body.errors)) return [];
-  return (body.errors as Array<{ field?: unknown; path?: unknown; message?: unknown } | null>).map((e) => ({ path: String((e?.field ?? e?.path ?? '') as string), message: String((e?.message ?? 'invalid') as string) }));
+  return (body.errors as ({ field?: unknown; path?: unknown; message?: unknown } | null)[]).map((e) => ({
+    path: String((e?.field ?? e?.path ?? '') as string),
+    message: String((e?.message ?? 'invalid') as string),
+  }));
 }
 
 /** The deal API's mapping of an error response to a typed error (statuses as documented in docs/simulator.md). */
 export function mapApiError(res: HttpResponse, req: HttpRequest, redact: (s: string) => string): DealApiError {
   const body = res.body as LooseBody;
-  const serverMessage = typeof body === 'object' && body && typeof body.message === 'string' ? body.message : typeof body === 'string' ? clip(body, 200, redact) : '';
+  const serverMessage =
+    typeof body === 'object' && body && typeof body.message === 'string'
+      ? body.message
+      : typeof body === 'string'
+        ? clip(body, 200, redact)
+        : '';
   const code = typeof body === 'object' && body && typeof body.code === 'string' ? body.code : undefined;
   const reason = res.statusText || STATUS_CODES[res.status] || '';
   const base = `${req.method} ${pathOf(req.url)} failed with ${res.status}${reason ? ' ' + reason : ''}`;
@@ -212,7 +227,8 @@ export function mapApiError(res: HttpResponse, req: HttpRequest, redact: (s: str
       return new RateLimitedError(message, retryAfterMs, details);
     default:
       if (res.status >= 500) {
-        if (res.status === 503 && retryAfterMs !== undefined) return new RateLimitedError(message, retryAfterMs, details);
+        if (res.status === 503 && retryAfterMs !== undefined)
+          return new RateLimitedError(message, retryAfterMs, details);
         return new ServerError(message, details);
       }
       return new DealApiError(message, details);
@@ -223,7 +239,7 @@ async function readBody(res: Response): Promise<unknown> {
   const text = await res.text();
   if (!text) return '';
   const type = res.headers.get('content-type') ?? '';
-  if (type.includes('json') || text[0] === '{' || text[0] === '[') {
+  if (type.includes('json') || text.startsWith('{') || text.startsWith('[')) {
     try {
       return JSON.parse(text);
     } catch {
@@ -291,21 +307,28 @@ export class Transport {
       const retryAfterMs = (error as Partial<RateLimitedError>).retryAfterMs;
       if (retries >= maxRetries || !this.#retriable(req.retry, error)) throw error;
       if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) {
-        this.#log('warn', `${req.method} ${pathOf(req.url)}: Retry-After ${retryAfterMs} ms exceeds the ${maxRetryAfterMs} ms cap; giving up`);
+        this.#log(
+          'warn',
+          `${req.method} ${pathOf(req.url)}: Retry-After ${retryAfterMs} ms exceeds the ${maxRetryAfterMs} ms cap; giving up`,
+        );
         throw error;
       }
       const delay = retryAfterMs ?? this.#backoff(retries);
       retries++;
-      if (this.#s.hooks?.active) this.#s.hooks.emit('retry', {
-        method: req.method,
-        url: redact(req.url.href),
-        attempt: attempts,
-        ...(error.status !== undefined ? { status: error.status } : {}),
-        error: error.name,
-        delayMs: delay,
-        elapsedMs: Math.round(performance.now() - started),
-      });
-      this.#log('warn', `${req.method} ${pathOf(req.url)} failed (${error.status ?? error.name}); retry ${retries} of ${maxRetries} in ${delay} ms`);
+      if (this.#s.hooks?.active)
+        this.#s.hooks.emit('retry', {
+          method: req.method,
+          url: redact(req.url.href),
+          attempt: attempts,
+          ...(error.status !== undefined ? { status: error.status } : {}),
+          error: error.name,
+          delayMs: delay,
+          elapsedMs: Math.round(performance.now() - started),
+        });
+      this.#log(
+        'warn',
+        `${req.method} ${pathOf(req.url)} failed (${error.status ?? error.name}); retry ${retries} of ${maxRetries} in ${delay} ms`,
+      );
       await sleep(delay, req.signal);
     }
   }
@@ -325,7 +348,11 @@ export class Transport {
   /** One HTTP attempt: a response (any status), or a ConnectionError / TimeoutError. Rethrows user aborts. */
   async #attempt(req: HttpRequest, token: string | undefined, attempts: number): Promise<HttpResponse | DealApiError> {
     const redact = this.#s.redactor.redact;
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.#s.userAgent, ...req.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.#s.userAgent,
+      ...req.headers,
+    };
     let body: string | undefined;
     if (req.json !== undefined) {
       body = JSON.stringify(req.json);
@@ -363,9 +390,20 @@ export class Transport {
         parsed = aborted ? await Promise.race([readBody(res), aborted]) : await readBody(res);
       } catch (err) {
         if (!(req.keepCutBody && res.ok) || req.signal?.aborted) throw err;
-        this.#log('warn', `${req.method} ${pathOf(req.url)} → ${res.status}, but the body was cut: ${errorCodes(err)[0] ?? (err as Error)?.message ?? err}`);
-        if (hooks && event) hooks.emit('response', { ...event, status: res.status, elapsedMs: Math.round(performance.now() - started) });
-        return { status: res.status, statusText: res.statusText, headers: res.headers, body: '', attempts, bodyCut: true };
+        this.#log(
+          'warn',
+          `${req.method} ${pathOf(req.url)} → ${res.status}, but the body was cut: ${errorCodes(err)[0] ?? (err as Error)?.message ?? err}`,
+        );
+        if (hooks && event)
+          hooks.emit('response', { ...event, status: res.status, elapsedMs: Math.round(performance.now() - started) });
+        return {
+          status: res.status,
+          statusText: res.statusText,
+          headers: res.headers,
+          body: '',
+          attempts,
+          bodyCut: true,
+        };
       }
       const elapsedMs = Math.round(performance.now() - started);
       if (hooks && event) hooks.emit('response', { ...event, status: res.status, elapsedMs });
@@ -375,18 +413,30 @@ export class Transport {
       if (req.signal?.aborted) throw req.signal.reason ?? err;
       const details = { method: req.method, url: req.url.href, attempts, redact };
       const elapsedMs = Math.round(performance.now() - started);
-      if (hooks && event) hooks.emit('response', { ...event, error: controller.signal.aborted ? 'TimeoutError' : 'ConnectionError', elapsedMs });
+      if (hooks && event)
+        hooks.emit('response', {
+          ...event,
+          error: controller.signal.aborted ? 'TimeoutError' : 'ConnectionError',
+          elapsedMs,
+        });
       if (controller.signal.aborted) {
         this.#log('debug', `${req.method} ${pathOf(req.url)} timed out after ${this.#s.timeoutMs} ms`);
-        return new TimeoutError(`${req.method} ${pathOf(req.url)} timed out after ${this.#s.timeoutMs} ms`, { ...details, cause: err });
+        return new TimeoutError(`${req.method} ${pathOf(req.url)} timed out after ${this.#s.timeoutMs} ms`, {
+          ...details,
+          cause: err,
+        });
       }
       const codes = errorCodes(err);
       const neverConnected = codes.some((c) => NEVER_CONNECTED.has(c));
       let inner = err as LooseError;
-      while (inner?.cause instanceof Error) inner = inner.cause as LooseError;
-      const why = codes[0] !== undefined ? networkWhy(codes[0], req.url) : inner instanceof Error ? inner.message : String(err);
+      while (inner?.cause instanceof Error) inner = inner.cause;
+      const why =
+        codes[0] !== undefined ? networkWhy(codes[0], req.url) : inner instanceof Error ? inner.message : String(err);
       this.#log('debug', `${req.method} ${pathOf(req.url)} failed: ${why}`);
-      return new ConnectionError(`${req.method} ${pathOf(req.url)} failed: ${why}`, !neverConnected, { ...details, cause: err });
+      return new ConnectionError(`${req.method} ${pathOf(req.url)} failed: ${why}`, !neverConnected, {
+        ...details,
+        cause: err,
+      });
     } finally {
       clearTimeout(timer);
     }

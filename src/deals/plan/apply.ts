@@ -45,7 +45,17 @@ export interface ApplyOptions {
 export interface ApplyResult {
   /** One entry per piece of work (no-change and orphan items are not listed). */
   items: ApplyItem[];
-  summary: { created: number; recovered: number; updated: number; paused: number; resumed: number; deleted: number; deferred: number; failed: number; skipped: number };
+  summary: {
+    created: number;
+    recovered: number;
+    updated: number;
+    paused: number;
+    resumed: number;
+    deleted: number;
+    deferred: number;
+    failed: number;
+    skipped: number;
+  };
   /** The earliest UTC day deferred work can go, when some was deferred. */
   nextDay?: string;
   /** True when nothing is left: no deferred, failed or skipped work. */
@@ -55,7 +65,10 @@ export interface ApplyResult {
 /** Apply refused to start: the file has problems (fix them, or pass `skipInvalid` for refused deals). */
 export class PlanRefusedError extends Error {
   override name = 'PlanRefusedError';
-  constructor(message: string, readonly items: PlanItem[]) {
+  constructor(
+    message: string,
+    readonly items: PlanItem[],
+  ) {
     super(message);
   }
 }
@@ -70,7 +83,10 @@ const ORDER: Partial<Record<PlanAction, number>> = { update: 0, pause: 0, resume
 export async function applyPlan(client: DealApiClient, plan: Plan, options: ApplyOptions = {}): Promise<ApplyResult> {
   const refused = plan.items.filter((i) => i.action === 'refused');
   if (plan.issues.length > 0) {
-    throw new PlanRefusedError(`${plan.source} has ${plan.issues.length} problem${plan.issues.length === 1 ? '' : 's'}; nothing was applied`, []);
+    throw new PlanRefusedError(
+      `${plan.source} has ${plan.issues.length} problem${plan.issues.length === 1 ? '' : 's'}; nothing was applied`,
+      [],
+    );
   }
   if (planHasIssues(plan) && !options.skipInvalid) {
     throw new PlanRefusedError(
@@ -78,30 +94,51 @@ export async function applyPlan(client: DealApiClient, plan: Plan, options: Appl
       refused,
     );
   }
-  const items: ApplyItem[] = refused.map((i) => ({ key: i.key, action: i.action, status: 'skipped', ...(i.id !== undefined ? { id: i.id } : {}) }));
-  const work = plan.items.filter((i) => ORDER[i.action] !== undefined).sort((a, b) => ORDER[a.action]! - ORDER[b.action]!);
+  const items: ApplyItem[] = refused.map((i) => ({
+    key: i.key,
+    action: i.action,
+    status: 'skipped',
+    ...(i.id !== undefined ? { id: i.id } : {}),
+  }));
+  const work = plan.items
+    .filter((i) => ORDER[i.action] !== undefined)
+    .sort((a, b) => ORDER[a.action]! - ORDER[b.action]!);
   const now = client.now();
   let creationsStopped = -1;
   let updatesStopped = -1;
   let index = 0;
   for (const planned of work) {
     index++;
-    const out: ApplyItem = { key: planned.key, action: planned.action, status: 'done', ...(planned.id !== undefined ? { id: planned.id } : {}) };
+    const out: ApplyItem = {
+      key: planned.key,
+      action: planned.action,
+      status: 'done',
+      ...(planned.id !== undefined ? { id: planned.id } : {}),
+    };
     items.push(out);
     const isCreate = planned.action === 'create';
     const isUpdate = UPDATE_ACTIONS.has(planned.action);
     // Beyond the quota, as planned or as the service just said: leave it for its day.
     if (planned.deferredUntil || (isCreate && creationsStopped >= 0) || (isUpdate && updatesStopped >= 0)) {
       out.status = 'deferred';
-      out.deferredUntil = planned.deferredUntil
-        ?? scheduledDay(isCreate ? creationsStopped++ : updatesStopped++, 0, isCreate ? plan.quota.creationsPerDay : plan.quota.updatesPerDay, now);
+      out.deferredUntil =
+        planned.deferredUntil ??
+        scheduledDay(
+          isCreate ? creationsStopped++ : updatesStopped++,
+          0,
+          isCreate ? plan.quota.creationsPerDay : plan.quota.updatesPerDay,
+          now,
+        );
       continue;
     }
     options.onProgress?.({ index, total: work.length, item: { ...out }, phase: 'start' });
     const { desired, patch, live } = planWork(planned);
     try {
       if (isCreate) {
-        const created = await client.deals.create(desired as DealWriteInput, { key: planned.key, signal: options.signal });
+        const created = await client.deals.create(desired as DealWriteInput, {
+          key: planned.key,
+          signal: options.signal,
+        });
         out.id = created.id;
         if (created.recovered) out.recovered = true;
       } else if (planned.action === 'delete') {
@@ -126,13 +163,19 @@ export async function applyPlan(client: DealApiClient, plan: Plan, options: Appl
         }
       } else {
         out.status = 'failed';
-        out.error = { name: err instanceof Error ? err.name : 'Error', message: err instanceof Error ? err.message : String(err) };
+        out.error = {
+          name: err instanceof Error ? err.name : 'Error',
+          message: err instanceof Error ? err.message : String(err),
+        };
       }
     }
     options.onProgress?.({ index, total: work.length, item: { ...out }, phase: 'end' });
   }
   const count = (action: PlanAction) => items.filter((i) => i.action === action && i.status === 'done').length;
-  const deferredDays = items.map((i) => i.deferredUntil).filter((d): d is string => !!d).sort();
+  const deferredDays = items
+    .map((i) => i.deferredUntil)
+    .filter((d): d is string => !!d)
+    .sort();
   const summary = {
     created: count('create'),
     recovered: items.filter((i) => i.recovered).length,

@@ -41,7 +41,10 @@ export interface DealsFile {
 /** A deals file that cannot be read or parsed at all. */
 export class DealsFileError extends Error {
   override name = 'DealsFileError';
-  constructor(message: string, readonly issues: DealIssue[] = []) {
+  constructor(
+    message: string,
+    readonly issues: DealIssue[] = [],
+  ) {
     super(message);
   }
 }
@@ -79,24 +82,36 @@ export function parseDealsFile(text: string, source = '<input>'): DealsFile {
   } else {
     const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
     if (doc.errors.length > 0) {
-      const first = doc.errors[0]!;
+      const first = doc.errors[0];
       const where = first.linePos ? ` (line ${first.linePos[0].line}, column ${first.linePos[0].col})` : '';
-      throw new DealsFileError(`${source} is not valid YAML${where}: ${first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
+      throw new DealsFileError(
+        `${source} is not valid YAML${where}: ${first.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`,
+      );
     }
     data = doc.toJS({ maxAliasCount: 100 });
   }
   const issues: DealIssue[] = [];
   if (!isObject(data)) throw new DealsFileError(`${source} must hold an object with a "deals" list`);
-  for (const k of Object.keys(data)) if (!TOP_LEVEL.has(k)) issues.push({ path: k, message: `unknown top-level field "${k}" (expected deals, namespace, defaults, unmanaged or $schema)` });
+  for (const k of Object.keys(data))
+    if (!TOP_LEVEL.has(k))
+      issues.push({
+        path: k,
+        message: `unknown top-level field "${k}" (expected deals, namespace, defaults, unmanaged or $schema)`,
+      });
   const defaults = data.defaults ?? {};
   if (!isObject(defaults)) issues.push({ path: 'defaults', message: 'must be an object of deal fields' });
   else {
-    for (const k of Object.keys(defaults)) if (!FIELDS.has(k)) issues.push({ path: `defaults.${k}`, message: `unknown deal field "${k}"` });
-    if (defaults.callerDealIds !== undefined) issues.push({ path: 'defaults.callerDealIds', message: 'callerDealIds identify one deal; set them per deal' });
+    for (const k of Object.keys(defaults))
+      if (!FIELDS.has(k)) issues.push({ path: `defaults.${k}`, message: `unknown deal field "${k}"` });
+    if (defaults.callerDealIds !== undefined)
+      issues.push({ path: 'defaults.callerDealIds', message: 'callerDealIds identify one deal; set them per deal' });
   }
   const namespace = data.namespace;
   if (namespace !== undefined && !isDealKeyNamespace(namespace)) {
-    issues.push({ path: 'namespace', message: `must be 1-100 letters, digits, ".", "_" or "-" starting with a letter or digit, got ${JSON.stringify(namespace)}` });
+    issues.push({
+      path: 'namespace',
+      message: `must be 1-100 letters, digits, ".", "_" or "-" starting with a letter or digit, got ${JSON.stringify(namespace)}`,
+    });
   }
   const ns = isDealKeyNamespace(namespace) ? { namespace } : {};
   const shared = unmanagedList(data.unmanaged, 'unmanaged', issues);
@@ -109,12 +124,24 @@ export function parseDealsFile(text: string, source = '<input>'): DealsFile {
     const entryIssues: DealIssue[] = [];
     const at = `deals[${index}]`;
     if (!isObject(raw)) {
-      return { key: `#${index}`, index, fields: {}, own: new Set(), unmanaged: [], issues: [{ path: '', message: `${at} must be an object with a key and deal fields` }] };
+      return {
+        key: `#${index}`,
+        index,
+        fields: {},
+        own: new Set(),
+        unmanaged: [],
+        issues: [{ path: '', message: `${at} must be an object with a key and deal fields` }],
+      };
     }
     const { key, unmanaged, ...own } = raw;
     let name = typeof key === 'string' ? key : `#${index}`;
-    if (key === undefined) entryIssues.push({ path: 'key', message: 'is required: your stable name for this deal, e.g. "fr-display-q3"' });
-    else if (!isDealKey(key) || key.includes('/')) entryIssues.push({ path: 'key', message: `must be 1-100 letters, digits, ".", "_" or "-" starting with a letter or digit, got ${JSON.stringify(key)}` });
+    if (key === undefined)
+      entryIssues.push({ path: 'key', message: 'is required: your stable name for this deal, e.g. "fr-display-q3"' });
+    else if (!isDealKey(key) || key.includes('/'))
+      entryIssues.push({
+        path: 'key',
+        message: `must be 1-100 letters, digits, ".", "_" or "-" starting with a letter or digit, got ${JSON.stringify(key)}`,
+      });
     else if (seen.has(key)) {
       entryIssues.push({ path: 'key', message: `duplicate key: deals[${seen.get(key)}] has it too` });
       name = `${key}#${index}`;
@@ -123,12 +150,22 @@ export function parseDealsFile(text: string, source = '<input>'): DealsFile {
     if (Array.isArray(ids)) {
       ids.forEach((id, i) => {
         if (parseDealKeyMarker(id) || (typeof id === 'string' && id.startsWith('eidkit:'))) {
-          entryIssues.push({ path: `callerDealIds[${i}]`, message: 'entries starting with "eidkit:" are reserved for the key marker, which apply writes itself' });
+          entryIssues.push({
+            path: `callerDealIds[${i}]`,
+            message: 'entries starting with "eidkit:" are reserved for the key marker, which apply writes itself',
+          });
         }
       });
     }
     const fields = { ...(isObject(defaults) ? defaults : {}), ...own };
-    return { key: name, index, fields, own: new Set(Object.keys(own)), unmanaged: [...new Set([...shared, ...unmanagedList(unmanaged, 'unmanaged', entryIssues)])], issues: entryIssues };
+    return {
+      key: name,
+      index,
+      fields,
+      own: new Set(Object.keys(own)),
+      unmanaged: [...new Set([...shared, ...unmanagedList(unmanaged, 'unmanaged', entryIssues)])],
+      issues: entryIssues,
+    };
   });
   return { source, ...ns, entries, issues };
 }

@@ -2,7 +2,15 @@
  * Deals as code: a deals file (YAML or JSON) of desired deals with stable keys, `planDeals` (what
  * would change, per key, within the daily quotas) and `applyPlan` (make it so, never losing or doubling a create).
  */
-export { DealsFileSchema, DealEntrySchema, DealDefaultsSchema, DealKeySchema, dealsFileJsonSchema, type DealsFileInput, type DealEntryInput } from './schema.js';
+export {
+  DealsFileSchema,
+  DealEntrySchema,
+  DealDefaultsSchema,
+  DealKeySchema,
+  dealsFileJsonSchema,
+  type DealsFileInput,
+  type DealEntryInput,
+} from './schema.js';
 export { loadDealsFile, parseDealsFile, DealsFileError, type DealsFile, type DealsFileEntry } from './file.js';
 export { diffDeal, dealContentHash, normalizeField, type FieldChange } from './diff.js';
 export { DEFAULT_QUOTAS, quotaStatus, scheduledDay, utcDay, type QuotaLimits, type QuotaStatus } from './quota.js';
@@ -18,5 +26,12 @@ export {
   type PlanValidator,
   type PruneMode,
 } from './plan.js';
-export { applyPlan, PlanRefusedError, type ApplyItem, type ApplyOptions, type ApplyProgress, type ApplyResult } from './apply.js';
+export {
+  applyPlan,
+  PlanRefusedError,
+  type ApplyItem,
+  type ApplyOptions,
+  type ApplyProgress,
+  type ApplyResult,
+} from './apply.js';
 export { formatPlan, formatApplyResult, describeApplyItem } from './format.js';

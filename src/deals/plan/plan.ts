@@ -80,7 +80,10 @@ export interface PlanOptions {
 }
 
 /** The validator a plan uses: the client's (pure rules plus reference lookups), or validateDeal for an offline plan. */
-export type PlanValidator = (deal: unknown, context: { mode: 'create' | 'update'; stored?: DealRead }) => Promise<DealValidationResult> | DealValidationResult;
+export type PlanValidator = (
+  deal: unknown,
+  context: { mode: 'create' | 'update'; stored?: DealRead },
+) => Promise<DealValidationResult> | DealValidationResult;
 
 /** What apply needs beyond the plan's items: the body to send and the live deal. Kept out of the plan's JSON. */
 export interface PlanWork {
@@ -104,17 +107,24 @@ export const CHANGING_ACTIONS: ReadonlySet<PlanAction> = new Set(['create', 'upd
 export const UPDATE_ACTIONS: ReadonlySet<PlanAction> = new Set(['update', 'pause', 'resume']);
 
 function isEditable(deal: DealRead): boolean {
-  return deal.isArchived !== true && deal.isEditable !== false;
+  return !deal.isArchived && deal.isEditable;
 }
 
 function labelIssues(entry: DealsFileEntry, issues: DealIssue[]): DealIssue[] {
   return issues.map((i) => {
     const field = /^[A-Za-z0-9_$]+/.exec(i.path)?.[0];
-    return field && !entry.own.has(field) && field in entry.fields ? { ...i, message: `${i.message} (from defaults)` } : i;
+    return field && !entry.own.has(field) && field in entry.fields
+      ? { ...i, message: `${i.message} (from defaults)` }
+      : i;
   });
 }
 
-async function planEntry(entry: DealsFileEntry, key: string, group: DealRead[], validate: PlanValidator): Promise<{ item: PlanItem; work?: PlanWork }> {
+async function planEntry(
+  entry: DealsFileEntry,
+  key: string,
+  group: DealRead[],
+  validate: PlanValidator,
+): Promise<{ item: PlanItem; work?: PlanWork }> {
   const live = group[0];
   const base = { key, ...(live ? { id: live.id } : {}) };
   if (entry.issues.length > 0) return { item: { ...base, action: 'refused', issues: entry.issues } };
@@ -123,35 +133,61 @@ async function planEntry(entry: DealsFileEntry, key: string, group: DealRead[], 
   if (Array.isArray(body.callerDealIds)) body.callerDealIds = userCallerDealIds(body.callerDealIds as string[]);
   const result = await validate(body, live ? { mode: 'update', stored: live } : { mode: 'create' });
   const name = typeof body.name === 'string' ? body.name : live?.name;
-  if (!result.ok || !result.value) return { item: { ...base, name, action: 'refused', issues: labelIssues(entry, result.issues) } };
+  if (!result.ok || !result.value)
+    return { item: { ...base, name, action: 'refused', issues: labelIssues(entry, result.issues) } };
   const desired: Record<string, unknown> = { ...result.value };
   desired.callerDealIds = withDealKeyMarker(desired.callerDealIds as string[], key, dealContentHash(desired));
   const warnings = result.warnings.length ? { warnings: result.warnings } : {};
   if (!live) return { item: { ...base, name, action: 'create', ...warnings }, work: { desired } };
-  const changes = diffDeal(live as unknown as Record<string, unknown>, desired);
+  const changes = diffDeal(live, desired);
   const marker = dealKeyOf(live);
-  const drift = marker?.hash !== undefined && marker.hash !== dealContentHash(live as unknown as Record<string, unknown>);
+  const drift = marker?.hash !== undefined && marker.hash !== dealContentHash(live);
   const item: PlanItem = { ...base, name, action: 'no-change', ...(drift ? { drift } : {}), ...warnings };
   if (changes.length === 0) return { item };
   if (!isEditable(live)) {
-    return { item: { ...item, action: 'refused', changes, issues: [{ path: '', message: `live deal ${live.id} is archived and cannot be changed; give this deal a new key to create a new one` }] } };
+    return {
+      item: {
+        ...item,
+        action: 'refused',
+        changes,
+        issues: [
+          {
+            path: '',
+            message: `live deal ${live.id} is archived and cannot be changed; give this deal a new key to create a new one`,
+          },
+        ],
+      },
+    };
   }
-  const only = changes.length === 1 && changes[0]!.field === 'isActive' ? changes[0]! : undefined;
+  const only = changes.length === 1 && changes[0].field === 'isActive' ? changes[0] : undefined;
   item.action = only ? (only.to === false ? 'pause' : 'resume') : 'update';
   item.changes = changes;
   return { item, work: { desired, live } };
 }
 
-function pruneItem(deal: DealRead, key: string, why: string, prune: PruneMode | undefined): { item: PlanItem; work?: PlanWork } {
+function pruneItem(
+  deal: DealRead,
+  key: string,
+  why: string,
+  prune: PruneMode | undefined,
+): { item: PlanItem; work?: PlanWork } {
   const base = { key, id: deal.id, name: deal.name };
   if (prune === 'delete') return { item: { ...base, action: 'delete', reason: why }, work: { live: deal } };
   if (prune === 'pause' && deal.isActive && isEditable(deal)) {
     // The marker's hash follows the pause, so the deal does not read as changed outside eidkit afterwards.
     const hash = dealContentHash({ ...(deal as unknown as Record<string, unknown>), isActive: false });
     const patch = { isActive: false, callerDealIds: withDealKeyMarker(deal.callerDealIds, key, hash) };
-    return { item: { ...base, action: 'pause', reason: why, changes: [{ field: 'isActive', from: true, to: false }] }, work: { live: deal, patch } };
+    return {
+      item: { ...base, action: 'pause', reason: why, changes: [{ field: 'isActive', from: true, to: false }] },
+      work: { live: deal, patch },
+    };
   }
-  const left = prune === 'pause' ? (deal.isActive ? 'archived, left as is' : 'already paused') : 'left as is (apply --prune pause|delete handles it)';
+  const left =
+    prune === 'pause'
+      ? deal.isActive
+        ? 'archived, left as is'
+        : 'already paused'
+      : 'left as is (apply --prune pause|delete handles it)';
   return { item: { ...base, action: 'orphan', reason: `${why}; ${left}` } };
 }
 
@@ -170,30 +206,44 @@ export async function buildPlan(
   const byKey = new Map<string, DealRead[]>();
   for (const deal of live) {
     const key = dealKeyOf(deal)?.key;
-    if (key !== undefined && dealKeyNamespace(key) === file.namespace) byKey.set(key, [...(byKey.get(key) ?? []), deal]);
+    if (key !== undefined && dealKeyNamespace(key) === file.namespace)
+      byKey.set(key, [...(byKey.get(key) ?? []), deal]);
   }
   for (const group of byKey.values()) group.sort((a, b) => a.id - b.id);
 
-  const planned: Array<{ item: PlanItem; work?: PlanWork }> = [];
+  const planned: { item: PlanItem; work?: PlanWork }[] = [];
   const inFile = new Set(file.entries.map((e) => fullKey(e.key)));
   for (const entry of file.entries) {
     const key = fullKey(entry.key);
     const group = byKey.get(key) ?? [];
     planned.push(await planEntry(entry, key, group, options.validate));
-    for (const extra of group.slice(1)) planned.push(pruneItem(extra, key, `duplicate of key ${key} (deal ${group[0]!.id} is kept)`, options.prune));
+    for (const extra of group.slice(1))
+      planned.push(pruneItem(extra, key, `duplicate of key ${key} (deal ${group[0].id} is kept)`, options.prune));
   }
   // An orphan is a deal a deals file applied (its marker carries the hash apply writes) whose key left the file;
   // a deal keyed by a script (`client.deals.create(deal, { key })`, no hash) is never one.
   const orphans = [...byKey]
     .filter(([key]) => !inFile.has(key))
-    .flatMap(([key, group]) => group.filter((deal) => dealKeyOf(deal)?.hash !== undefined).map((deal) => ({ key, deal })));
+    .flatMap(([key, group]) =>
+      group.filter((deal) => dealKeyOf(deal)?.hash !== undefined).map((deal) => ({ key, deal })),
+    );
   orphans.sort((a, b) => a.deal.id - b.deal.id);
   for (const { key, deal } of orphans) planned.push(pruneItem(deal, key, 'key no longer in the file', options.prune));
 
   const quota = quotaStatus(live, options.now, limits);
   let creates = 0;
   let updates = 0;
-  const summary: PlanSummary = { create: 0, update: 0, pause: 0, resume: 0, delete: 0, noChange: 0, refused: 0, orphan: 0, deferred: 0 };
+  const summary: PlanSummary = {
+    create: 0,
+    update: 0,
+    pause: 0,
+    resume: 0,
+    delete: 0,
+    noChange: 0,
+    refused: 0,
+    orphan: 0,
+    deferred: 0,
+  };
   for (const { item, work } of planned) {
     if (work) WORK.set(item, work);
     if (item.action === 'create') {
@@ -228,7 +278,11 @@ export async function buildPlan(
  * const plan = await planDeals(client, await loadDealsFile('deals.yaml'), { prune: 'pause' });
  * for (const item of plan.items) console.log(item.action, item.key, item.changes ?? item.issues ?? '');
  */
-export async function planDeals(client: DealApiClient, file: DealsFile, options: PlanOptions & { signal?: AbortSignal } = {}): Promise<Plan> {
+export async function planDeals(
+  client: DealApiClient,
+  file: DealsFile,
+  options: PlanOptions & { signal?: AbortSignal } = {},
+): Promise<Plan> {
   const live = await client.deals.list({ signal: options.signal }).toArray({ limit: Infinity });
   return buildPlan(file, live, {
     ...options,

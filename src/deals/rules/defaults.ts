@@ -6,25 +6,66 @@ import { DEAL_WRITE_FIELDS, MANDATORY_DEAL_FIELDS, type DealWrite } from './sche
 /** Write fields whose default is not null: lists (`[]`), segment expressions (`''`), isCTV and isDspSyncEnabled (`false`). */
 type NonNullDefaultField =
   | { [K in keyof DealWrite]-?: NonNullable<DealWrite[K]> extends readonly unknown[] ? K : never }[keyof DealWrite]
-  | 'audienceSegmentsTargeting' | 'semanticSegmentsTargeting' | 'domainCategorySegmentsTargeting' | 'isCTV' | 'isDspSyncEnabled';
+  | 'audienceSegmentsTargeting'
+  | 'semanticSegmentsTargeting'
+  | 'domainCategorySegmentsTargeting'
+  | 'isCTV'
+  | 'isDspSyncEnabled';
 
 /** A deal write shape with every field present: lists, expressions and flags defaulted, other optional fields null. */
 export type CompleteDealWrite = {
-  [K in keyof DealWrite]-?: K extends NonNullDefaultField ? NonNullable<DealWrite[K]> : Exclude<DealWrite[K], undefined>;
+  [K in keyof DealWrite]-?: K extends NonNullDefaultField
+    ? NonNullable<DealWrite[K]>
+    : Exclude<DealWrite[K], undefined>;
 };
 
 /** The optional write fields and their defaults. */
 export type DealWriteDefaults = Omit<CompleteDealWrite, (typeof MANDATORY_DEAL_FIELDS)[number]>;
 
-const EMPTY_STRING_FIELDS = new Set(['audienceSegmentsTargeting', 'semanticSegmentsTargeting', 'domainCategorySegmentsTargeting']);
+const EMPTY_STRING_FIELDS = new Set([
+  'audienceSegmentsTargeting',
+  'semanticSegmentsTargeting',
+  'domainCategorySegmentsTargeting',
+]);
 const FALSE_FIELDS = new Set(['isCTV', 'isDspSyncEnabled']);
 const ARRAY_FIELDS = new Set([
-  'buyerIds', 'dspIds', 'callerDealIds', 'spoTargetingIds', 'thirdPartyProviderCosts', 'templateIds', 'childrenDealIds',
-  'contentGenreNames', 'contentCategoryNames', 'contentContextIds', 'contentIds', 'contentLanguageIso6391Alpha2Codes',
-  'contentChannelNames', 'contentNetworkNames', 'videoMaxAdDurationIds', 'scoNodeBucketIds', 'domains',
-  'countryCodesPostalCodes', 'cityIds', 'countryCodes', 'creativeSizes', 'ctvOttIds', 'ctvCategoryIds', 'ctvChannelIds',
-  'ctvDistributorIds', 'ctvNetworkIds', 'dmaIds', 'impressionTypeIds', 'inventoryTypeIds', 'platformIds', 'networkIds',
-  'regionIds', 'stateIds', 'videoAdBreakTypeIds', 'videoPlacementTypeIds', 'videoPlayerSizeBucketIds', 'coordinates',
+  'buyerIds',
+  'dspIds',
+  'callerDealIds',
+  'spoTargetingIds',
+  'thirdPartyProviderCosts',
+  'templateIds',
+  'childrenDealIds',
+  'contentGenreNames',
+  'contentCategoryNames',
+  'contentContextIds',
+  'contentIds',
+  'contentLanguageIso6391Alpha2Codes',
+  'contentChannelNames',
+  'contentNetworkNames',
+  'videoMaxAdDurationIds',
+  'scoNodeBucketIds',
+  'domains',
+  'countryCodesPostalCodes',
+  'cityIds',
+  'countryCodes',
+  'creativeSizes',
+  'ctvOttIds',
+  'ctvCategoryIds',
+  'ctvChannelIds',
+  'ctvDistributorIds',
+  'ctvNetworkIds',
+  'dmaIds',
+  'impressionTypeIds',
+  'inventoryTypeIds',
+  'platformIds',
+  'networkIds',
+  'regionIds',
+  'stateIds',
+  'videoAdBreakTypeIds',
+  'videoPlacementTypeIds',
+  'videoPlayerSizeBucketIds',
+  'coordinates',
   'budgetIds',
 ]);
 

@@ -141,15 +141,9 @@ export const dealWriteFields = {
   contentNetworkNames: names.nullish(),
   videoMaxAdDurationIds: ids.nullish(),
   scoNodeBucketIds: ids.nullish(),
-  domains: z
-    .array(domain)
-    .max(100_000)
-    .nullish(),
+  domains: z.array(domain).max(100_000).nullish(),
   domainListId: id.nullish(),
-  countryCodesPostalCodes: z
-    .array(countryPostalCode)
-    .max(100_000)
-    .nullish(),
+  countryCodesPostalCodes: z.array(countryPostalCode).max(100_000).nullish(),
   // 2.2 pricing
   pricingModel: PricingModelSchema,
   price: money,
@@ -163,10 +157,7 @@ export const dealWriteFields = {
   audienceSegmentsTargeting: segmentExpression.nullish(),
   semanticSegmentsTargeting: segmentExpression.nullish(),
   cityIds: idsOrStrings.nullish(),
-  countryCodes: z
-    .array(countryCode)
-    .max(300)
-    .nullish(),
+  countryCodes: z.array(countryCode).max(300).nullish(),
   creativeSizes: z
     .array(z.string().regex(/^[1-9]\d{0,4}\*[1-9]\d{0,4}$/, 'must be "<width>*<height>", e.g. "300*250"'))
     .max(1000)
@@ -216,10 +207,18 @@ export type DealWrite = z.infer<typeof DealWriteSchema>;
 export type DealWriteInput = z.input<typeof DealWriteSchema>;
 
 /** Names of the mandatory write fields. */
-export const MANDATORY_DEAL_FIELDS = ['name', 'isActive', 'beginDate', 'endDate', 'currency', 'pricingModel', 'price'] as const;
+export const MANDATORY_DEAL_FIELDS = [
+  'name',
+  'isActive',
+  'beginDate',
+  'endDate',
+  'currency',
+  'pricingModel',
+  'price',
+] as const;
 
 /** Names of every write field. */
-export const DEAL_WRITE_FIELDS = Object.keys(dealWriteFields) as Array<keyof typeof dealWriteFields>;
+export const DEAL_WRITE_FIELDS = Object.keys(dealWriteFields) as (keyof typeof dealWriteFields)[];
 
 /** Field schemas of the read-only part of a deal, computed by the service. */
 export const dealReadOnlyFields = {
@@ -248,7 +247,7 @@ export const dealReadOnlyFields = {
 } as const;
 
 /** Names of the read-only deal fields: accepted (and ignored) in a PUT body, refused in a POST body. */
-export const DEAL_READ_ONLY_FIELDS = Object.keys(dealReadOnlyFields) as Array<keyof typeof dealReadOnlyFields>;
+export const DEAL_READ_ONLY_FIELDS = Object.keys(dealReadOnlyFields) as (keyof typeof dealReadOnlyFields)[];
 
 /** The deal read shape (docs/deal-rules.md#the-read-shape), as GET returns it; unknown fields dropped. */
 export const DealReadSchema = z.object({ ...dealWriteFields, ...dealReadOnlyFields });
@@ -382,7 +381,11 @@ export const LOOKUP_RESOURCES = [
 export type LookupResource = (typeof LOOKUP_RESOURCES)[number];
 
 /** Lookups refused to DSP callers with 403 (docs/deal-rules.md#dsp-callers). */
-export const DSP_FORBIDDEN_LOOKUPS: readonly LookupResource[] = ['identityProviders', 'thirdPartyProviders', 'domainLists'];
+export const DSP_FORBIDDEN_LOOKUPS: readonly LookupResource[] = [
+  'identityProviders',
+  'thirdPartyProviders',
+  'domainLists',
+];
 
 /** The item schema of each lookup resource. */
 export const LOOKUP_ITEM_SCHEMAS: Record<LookupResource, z.ZodType> = {

@@ -5,12 +5,7 @@ import { formatPath } from '../../core/path.js';
 import type { z } from 'zod';
 import { applyDealDefaults, type CompleteDealWrite } from './defaults.js';
 import { GUARANTEED_IMPRESSION_TYPE_IDS, IMPRESSION_TYPES, PricingModel } from './enums.js';
-import {
-  DEAL_READ_ONLY_FIELDS,
-  MANDATORY_DEAL_FIELDS,
-  dealWriteFields,
-  type DealWrite,
-} from './schemas.js';
+import { DEAL_READ_ONLY_FIELDS, MANDATORY_DEAL_FIELDS, dealWriteFields, type DealWrite } from './schemas.js';
 
 /**
  * The rules validateDeal checks beyond each field's own shape, by id: an issue that breaks one of them names it in
@@ -21,8 +16,10 @@ export const DEAL_RULES = {
   'buyers-or-dsps': 'exactly one of buyerIds and dspIds is non-empty',
   'multiple-buyer-dsp': 'a DSP in dspIds supports multiple-buyer deals (GET /dsps: isMultiBuyerDealForbidden false)',
   'known-ids': 'dspIds, buyerIds and identityProviderId name existing lookup items',
-  'targeting-required': 'at least one targeting criterion is set, e.g. countryCodes, platformIds or audienceSegmentsTargeting',
-  'one-geo-type': 'at most one of countryCodes, regionIds, cityIds, stateIds, dmaIds and countryCodesPostalCodes is set',
+  'targeting-required':
+    'at least one targeting criterion is set, e.g. countryCodes, platformIds or audienceSegmentsTargeting',
+  'one-geo-type':
+    'at most one of countryCodes, regionIds, cityIds, stateIds, dmaIds and countryCodesPostalCodes is set',
   'hyperlocal-needs-geo': 'hyperLocalTargeting and coordinates come with another geographic targeting field',
   'player-size-dimension': 'videoPlayerSizeDimension has minWidth or minHeight',
   'pricing-model-costs':
@@ -33,8 +30,10 @@ export const DEAL_RULES = {
     'In-Stream and Out-Stream',
   'end-after-begin': 'endDate is after beginDate',
   'immutable-after-creation': 'currency and pricingModel never change; isDspSyncEnabled never returns to false',
-  'guaranteed-flight': 'a guaranteed deal in flight keeps its beginDate and may only extend endDate; an ended one keeps both',
-  'budget-needs-dates': 'a budget (budgetIds, publisherId, shareAllocation, adjustedTarget) needs beginDate and endDate',
+  'guaranteed-flight':
+    'a guaranteed deal in flight keeps its beginDate and may only extend endDate; an ended one keeps both',
+  'budget-needs-dates':
+    'a budget (budgetIds, publisherId, shareAllocation, adjustedTarget) needs beginDate and endDate',
   'frequency-capping-pair': 'timeFrameId and impressions come together',
   'matches-replaced-deal': 'in a PUT body, id and dealId, when given, are those of the deal replaced',
 } as const;
@@ -128,7 +127,8 @@ function messageFor(iss: z.core.$ZodRawIssue): string {
     }
     case 'too_small': {
       if (iss.origin === 'array') return `needs at least ${iss.minimum} item${Number(iss.minimum) === 1 ? '' : 's'}`;
-      if (iss.origin === 'string') return Number(iss.minimum) <= 1 ? 'must not be empty' : `must be at least ${iss.minimum} characters`;
+      if (iss.origin === 'string')
+        return Number(iss.minimum) <= 1 ? 'must not be empty' : `must be at least ${iss.minimum} characters`;
       return iss.inclusive === false ? `must be greater than ${iss.minimum}` : `must be at least ${iss.minimum}`;
     }
     case 'too_big': {
@@ -149,7 +149,7 @@ function messageFor(iss: z.core.$ZodRawIssue): string {
   }
 }
 
-function zodIssues(field: string, issues: ReadonlyArray<z.core.$ZodIssue>): DealIssue[] {
+function zodIssues(field: string, issues: readonly z.core.$ZodIssue[]): DealIssue[] {
   const out: DealIssue[] = [];
   for (const iss of issues) {
     const base = [field, ...iss.path];
@@ -170,14 +170,49 @@ function lookup<T extends { id: number }>(table: ReferenceTable<T> | undefined, 
 
 /** Fields that count as a targeting criterion (and the API's undefined targeting-like ones). */
 const TARGETING_FIELDS = [
-  'apiCompliance', 'audienceSegmentsTargeting', 'semanticSegmentsTargeting', 'cityIds', 'countryCodes', 'creativeSizes',
-  'ctvOttIds', 'ctvCategoryIds', 'ctvChannelIds', 'ctvDistributorIds', 'ctvNetworkIds', 'dmaIds', 'impressionTypeIds',
-  'inventoryTypeIds', 'isCTV', 'platformIds', 'networkIds', 'regionIds', 'stateIds', 'videoAdBreakTypeIds',
-  'videoCompletionTargetingPercentage', 'videoPlacementTypeIds', 'videoPlayerSizeDimension', 'videoPlayerSizeBucketIds',
-  'viewabilityTargetingPercentage', 'hyperLocalTargeting', 'coordinates', 'countryCodesPostalCodes', 'domains',
-  'domainListId', 'domainCategorySegmentsTargeting', 'contentGenreNames', 'contentCategoryNames', 'contentContextIds',
-  'contentIds', 'contentLanguageIso6391Alpha2Codes', 'contentChannelNames', 'contentNetworkNames', 'videoMaxAdDurationIds',
-  'ctrTargetingPercentage', 'isRewardedVideo', 'skippable', 'spoTargetingIds',
+  'apiCompliance',
+  'audienceSegmentsTargeting',
+  'semanticSegmentsTargeting',
+  'cityIds',
+  'countryCodes',
+  'creativeSizes',
+  'ctvOttIds',
+  'ctvCategoryIds',
+  'ctvChannelIds',
+  'ctvDistributorIds',
+  'ctvNetworkIds',
+  'dmaIds',
+  'impressionTypeIds',
+  'inventoryTypeIds',
+  'isCTV',
+  'platformIds',
+  'networkIds',
+  'regionIds',
+  'stateIds',
+  'videoAdBreakTypeIds',
+  'videoCompletionTargetingPercentage',
+  'videoPlacementTypeIds',
+  'videoPlayerSizeDimension',
+  'videoPlayerSizeBucketIds',
+  'viewabilityTargetingPercentage',
+  'hyperLocalTargeting',
+  'coordinates',
+  'countryCodesPostalCodes',
+  'domains',
+  'domainListId',
+  'domainCategorySegmentsTargeting',
+  'contentGenreNames',
+  'contentCategoryNames',
+  'contentContextIds',
+  'contentIds',
+  'contentLanguageIso6391Alpha2Codes',
+  'contentChannelNames',
+  'contentNetworkNames',
+  'videoMaxAdDurationIds',
+  'ctrTargetingPercentage',
+  'isRewardedVideo',
+  'skippable',
+  'spoTargetingIds',
 ] as const;
 
 /** Geographic targeting types, only one of which may be active. */
@@ -210,7 +245,11 @@ export function validateDeal(deal: unknown, context: DealValidationContext): Dea
     return check(deal, context);
   } catch (err) {
     // A rule must never throw into the caller; report it as an issue instead.
-    return { ok: false, issues: [{ path: '', message: `the deal could not be validated: ${(err as Error)?.message ?? err}` }], warnings: [] };
+    return {
+      ok: false,
+      issues: [{ path: '', message: `the deal could not be validated: ${(err as Error)?.message ?? err}` }],
+      warnings: [],
+    };
   }
 }
 
@@ -218,7 +257,11 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
   const issues: DealIssue[] = [];
   const warnings: DealIssue[] = [];
   if (deal === null || typeof deal !== 'object' || Array.isArray(deal)) {
-    return { ok: false, issues: [{ path: '', message: `the deal must be a JSON object, got ${typeName(deal)}` }], warnings };
+    return {
+      ok: false,
+      issues: [{ path: '', message: `the deal must be a JSON object, got ${typeName(deal)}` }],
+      warnings,
+    };
   }
   const body = deal as Record<string, unknown>;
   const { mode, stored, reference } = context;
@@ -229,13 +272,27 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
   for (const [key, v] of Object.entries(body)) {
     if (key === 'partnerIds') {
       // partnerIds was removed from the API (docs/deal-rules.md#partnerids-is-gone); old deals are edited with dspIds.
-      issues.push({ path: 'partnerIds', message: 'partnerIds was removed from the API and is refused: use dspIds instead' });
+      issues.push({
+        path: 'partnerIds',
+        message: 'partnerIds was removed from the API and is refused: use dspIds instead',
+      });
       continue;
     }
     if (READ_ONLY.has(key)) {
-      if (mode === 'create') issues.push({ path: key, message: `${key} is read-only and cannot be set when creating a deal` });
-      else if (stored && (key === 'id' || key === 'dealId') && v !== undefined && stored[key] !== undefined && v !== stored[key]) {
-        issues.push({ path: key, message: `does not match the deal being replaced (${key} ${JSON.stringify(stored[key])})`, rule: 'matches-replaced-deal' });
+      if (mode === 'create')
+        issues.push({ path: key, message: `${key} is read-only and cannot be set when creating a deal` });
+      else if (
+        stored &&
+        (key === 'id' || key === 'dealId') &&
+        v !== undefined &&
+        stored[key] !== undefined &&
+        v !== stored[key]
+      ) {
+        issues.push({
+          path: key,
+          message: `does not match the deal being replaced (${key} ${JSON.stringify(stored[key])})`,
+          rule: 'matches-replaced-deal',
+        });
       }
       continue;
     }
@@ -255,7 +312,10 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
   for (const field of MANDATORY_DEAL_FIELDS) {
     if (body[field] === undefined) {
       bad.add(field);
-      issues.push({ path: field, message: `is required${field === 'beginDate' || field === 'endDate' ? ' (null means no limit)' : ''}` });
+      issues.push({
+        path: field,
+        message: `is required${field === 'beginDate' || field === 'endDate' ? ' (null means no limit)' : ''}`,
+      });
     }
   }
 
@@ -274,7 +334,11 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
   d.dspIds.forEach((dspId, i) => {
     const dsp = lookup(reference?.dsps, dspId);
     if (dsp?.isMultiBuyerDealForbidden) {
-      issues.push({ path: `dspIds[${i}]`, message: `Deal cannot target DSPs that do not support multiple-buyer targeting: ${dspId}`, rule: 'multiple-buyer-dsp' });
+      issues.push({
+        path: `dspIds[${i}]`,
+        message: `Deal cannot target DSPs that do not support multiple-buyer targeting: ${dspId}`,
+        rule: 'multiple-buyer-dsp',
+      });
     } else if (!dsp && reference?.complete && reference.dsps) {
       issues.push({ path: `dspIds[${i}]`, message: `unknown DSP ${dspId}`, rule: 'known-ids' });
     }
@@ -287,27 +351,48 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
 
   // 2.3: at least one targeting criterion.
   if (ok(...TARGETING_FIELDS) && !TARGETING_FIELDS.some((f) => isSet(f, d[f]))) {
-    issues.push({ path: '', message: 'at least one targeting criterion is required, e.g. countryCodes, platformIds or audienceSegmentsTargeting', rule: 'targeting-required' });
+    issues.push({
+      path: '',
+      message:
+        'at least one targeting criterion is required, e.g. countryCodes, platformIds or audienceSegmentsTargeting',
+      rule: 'targeting-required',
+    });
   }
   // 2.3: one geographic targeting type at a time; hyperlocal needs another one.
   const geo = GEO_FIELDS.filter((f) => isSet(f, d[f]));
   if (geo.length > 1) {
     for (const f of geo.slice(1)) {
-      issues.push({ path: f, message: `only one geographic targeting type may be used at a time: ${geo.join(' and ')} are all set`, rule: 'one-geo-type' });
+      issues.push({
+        path: f,
+        message: `only one geographic targeting type may be used at a time: ${geo.join(' and ')} are all set`,
+        rule: 'one-geo-type',
+      });
     }
   }
   if (ok(...GEO_FIELDS) && geo.length === 0) {
     if (d.hyperLocalTargeting) {
-      issues.push({ path: 'hyperLocalTargeting', message: 'needs another geographic targeting field as well, e.g. countryCodes', rule: 'hyperlocal-needs-geo' });
+      issues.push({
+        path: 'hyperLocalTargeting',
+        message: 'needs another geographic targeting field as well, e.g. countryCodes',
+        rule: 'hyperlocal-needs-geo',
+      });
     }
     if (d.coordinates.length > 0) {
-      issues.push({ path: 'coordinates', message: 'needs another geographic targeting field as well, e.g. countryCodes', rule: 'hyperlocal-needs-geo' });
+      issues.push({
+        path: 'coordinates',
+        message: 'needs another geographic targeting field as well, e.g. countryCodes',
+        rule: 'hyperlocal-needs-geo',
+      });
     }
   }
   // 2.3: a player size needs one of its two dimensions.
   const size = d.videoPlayerSizeDimension;
   if (size && (size.minWidth ?? null) === null && (size.minHeight ?? null) === null) {
-    issues.push({ path: 'videoPlayerSizeDimension', message: 'needs minWidth or minHeight', rule: 'player-size-dimension' });
+    issues.push({
+      path: 'videoPlayerSizeDimension',
+      message: 'needs minWidth or minHeight',
+      rule: 'player-size-dimension',
+    });
   }
 
   // 2.2: pricing shapes per model.
@@ -316,12 +401,25 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
     const minCost = d.minCompanyVendorCost ?? 0;
     if (d.pricingModel === PricingModel.VariableFloor) {
       if (d.price > 0 && cvr > 0) {
-        issues.push({ path: 'companyVendorCostRate', message: 'must be 0 for a variable floor deal with a floor price (price above 0); use price 0 to sell on the publisher floor with a margin rate', rule: 'pricing-model-costs' });
+        issues.push({
+          path: 'companyVendorCostRate',
+          message:
+            'must be 0 for a variable floor deal with a floor price (price above 0); use price 0 to sell on the publisher floor with a margin rate',
+          rule: 'pricing-model-costs',
+        });
       } else if (d.price === 0 && !(cvr > 0)) {
-        issues.push({ path: 'companyVendorCostRate', message: 'must be above 0 for a variable floor deal on the publisher floor (price 0)', rule: 'pricing-model-costs' });
+        issues.push({
+          path: 'companyVendorCostRate',
+          message: 'must be above 0 for a variable floor deal on the publisher floor (price 0)',
+          rule: 'pricing-model-costs',
+        });
       }
       if (minCost > 0) {
-        issues.push({ path: 'minCompanyVendorCost', message: 'applies to fixed price and custom floor deals only; variable floor deals use companyVendorCostRate', rule: 'pricing-model-costs' });
+        issues.push({
+          path: 'minCompanyVendorCost',
+          message: 'applies to fixed price and custom floor deals only; variable floor deals use companyVendorCostRate',
+          rule: 'pricing-model-costs',
+        });
       }
     } else {
       if (!(d.price > 0)) {
@@ -329,7 +427,11 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
         issues.push({ path: 'price', message: `must be above 0 for a ${label} deal`, rule: 'pricing-model-costs' });
       }
       if (cvr > 0) {
-        issues.push({ path: 'companyVendorCostRate', message: 'applies to variable floor deals only; use minCompanyVendorCost', rule: 'pricing-model-costs' });
+        issues.push({
+          path: 'companyVendorCostRate',
+          message: 'applies to variable floor deals only; use minCompanyVendorCost',
+          rule: 'pricing-model-costs',
+        });
       }
     }
   }
@@ -337,70 +439,136 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
   // 2.2 / 3: guaranteed price.
   if (ok('pricingModel') && d.pricingModel === PricingModel.GuaranteedPrice) {
     if (ok('buyerIds') && d.buyerIds.length !== 1) {
-      issues.push({ path: 'buyerIds', message: `a guaranteed-price deal needs exactly one buyer in buyerIds, got ${d.buyerIds.length}`, rule: 'guaranteed-deal' });
+      issues.push({
+        path: 'buyerIds',
+        message: `a guaranteed-price deal needs exactly one buyer in buyerIds, got ${d.buyerIds.length}`,
+        rule: 'guaranteed-deal',
+      });
     }
     if (ok('buyerIds') && d.buyerIds.length === 1) {
       const buyer = lookup(reference?.buyers, d.buyerIds[0]);
       if (buyer && !buyer.isGuaranteedDealEligible) {
-        issues.push({ path: 'buyerIds[0]', message: `buyer ${d.buyerIds[0]} is not eligible for guaranteed deals`, rule: 'guaranteed-deal' });
+        issues.push({
+          path: 'buyerIds[0]',
+          message: `buyer ${d.buyerIds[0]} is not eligible for guaranteed deals`,
+          rule: 'guaranteed-deal',
+        });
       }
     }
     if (ok('impressionTypeIds')) {
       const allowed = 'Display (0), In-Stream (2) and Out-Stream (3)';
       if (d.impressionTypeIds.length === 0) {
-        issues.push({ path: 'impressionTypeIds', message: `a guaranteed-price deal must name its impression types: only ${allowed} are allowed`, rule: 'guaranteed-deal' });
+        issues.push({
+          path: 'impressionTypeIds',
+          message: `a guaranteed-price deal must name its impression types: only ${allowed} are allowed`,
+          rule: 'guaranteed-deal',
+        });
       }
       d.impressionTypeIds.forEach((t, i) => {
         if (!GUARANTEED_IMPRESSION_TYPE_IDS.includes(t)) {
-          issues.push({ path: `impressionTypeIds[${i}]`, message: `impression type ${t} (${IMPRESSION_TYPES[t as keyof typeof IMPRESSION_TYPES]}) is not allowed in a guaranteed-price deal: only ${allowed} are`, rule: 'guaranteed-deal' });
+          issues.push({
+            path: `impressionTypeIds[${i}]`,
+            message: `impression type ${t} (${IMPRESSION_TYPES[t as keyof typeof IMPRESSION_TYPES]}) is not allowed in a guaranteed-price deal: only ${allowed} are`,
+            rule: 'guaranteed-deal',
+          });
         }
       });
     }
-    if (ok('beginDate') && d.beginDate === null) issues.push({ path: 'beginDate', message: 'a guaranteed-price deal needs a beginDate', rule: 'guaranteed-deal' });
-    if (ok('endDate') && d.endDate === null) issues.push({ path: 'endDate', message: 'a guaranteed-price deal needs an endDate', rule: 'guaranteed-deal' });
+    if (ok('beginDate') && d.beginDate === null)
+      issues.push({ path: 'beginDate', message: 'a guaranteed-price deal needs a beginDate', rule: 'guaranteed-deal' });
+    if (ok('endDate') && d.endDate === null)
+      issues.push({ path: 'endDate', message: 'a guaranteed-price deal needs an endDate', rule: 'guaranteed-deal' });
   }
 
   // 2.1: end after begin.
-  if (ok('beginDate', 'endDate') && d.beginDate && d.endDate && parseDealDate(d.endDate) <= parseDealDate(d.beginDate)) {
+  if (
+    ok('beginDate', 'endDate') &&
+    d.beginDate &&
+    d.endDate &&
+    parseDealDate(d.endDate) <= parseDealDate(d.beginDate)
+  ) {
     issues.push({ path: 'endDate', message: 'must be after beginDate', rule: 'end-after-begin' });
   }
 
   if (mode === 'update' && stored) {
     // 3: currency and pricingModel are immutable.
     if (ok('currency') && stored.currency !== undefined && d.currency !== stored.currency) {
-      issues.push({ path: 'currency', message: `cannot change after creation (the deal is in ${stored.currency})`, rule: 'immutable-after-creation' });
+      issues.push({
+        path: 'currency',
+        message: `cannot change after creation (the deal is in ${stored.currency})`,
+        rule: 'immutable-after-creation',
+      });
     }
     if (ok('pricingModel') && stored.pricingModel !== undefined && d.pricingModel !== stored.pricingModel) {
-      issues.push({ path: 'pricingModel', message: `cannot change after creation (the deal has pricingModel ${stored.pricingModel})`, rule: 'immutable-after-creation' });
+      issues.push({
+        path: 'pricingModel',
+        message: `cannot change after creation (the deal has pricingModel ${stored.pricingModel})`,
+        rule: 'immutable-after-creation',
+      });
     }
     // 3: isDspSyncEnabled never returns to false; an omitted value keeps true, as it cannot reset.
     if (stored.isDspSyncEnabled === true && ok('isDspSyncEnabled')) {
       if (body.isDspSyncEnabled === false) {
-        issues.push({ path: 'isDspSyncEnabled', message: 'cannot be set back to false once enabled', rule: 'immutable-after-creation' });
+        issues.push({
+          path: 'isDspSyncEnabled',
+          message: 'cannot be set back to false once enabled',
+          rule: 'immutable-after-creation',
+        });
       }
       d.isDspSyncEnabled = true;
     }
     // 3: guaranteed deal flight phases.
-    if (stored.pricingModel === PricingModel.GuaranteedPrice && stored.beginDate && stored.endDate && ok('beginDate', 'endDate')) {
+    if (
+      stored.pricingModel === PricingModel.GuaranteedPrice &&
+      stored.beginDate &&
+      stored.endDate &&
+      ok('beginDate', 'endDate')
+    ) {
       const begin = parseDealDate(stored.beginDate);
       const end = parseDealDate(stored.endDate);
       const newBegin = d.beginDate === null ? NaN : parseDealDate(d.beginDate);
       const newEnd = d.endDate === null ? NaN : parseDealDate(d.endDate);
       if (now >= begin && now <= end) {
-        if (newBegin !== begin) issues.push({ path: 'beginDate', message: `cannot change while the guaranteed deal is in flight (it began ${stored.beginDate})`, rule: 'guaranteed-flight' });
-        if (!(newEnd >= end)) issues.push({ path: 'endDate', message: `can only be extended while the guaranteed deal is in flight (it ends ${stored.endDate})`, rule: 'guaranteed-flight' });
+        if (newBegin !== begin)
+          issues.push({
+            path: 'beginDate',
+            message: `cannot change while the guaranteed deal is in flight (it began ${stored.beginDate})`,
+            rule: 'guaranteed-flight',
+          });
+        if (!(newEnd >= end))
+          issues.push({
+            path: 'endDate',
+            message: `can only be extended while the guaranteed deal is in flight (it ends ${stored.endDate})`,
+            rule: 'guaranteed-flight',
+          });
       } else if (now > end) {
-        if (newBegin !== begin) issues.push({ path: 'beginDate', message: `cannot change after the guaranteed deal has ended (${stored.endDate})`, rule: 'guaranteed-flight' });
-        if (newEnd !== end) issues.push({ path: 'endDate', message: `cannot change after the guaranteed deal has ended (${stored.endDate})`, rule: 'guaranteed-flight' });
+        if (newBegin !== begin)
+          issues.push({
+            path: 'beginDate',
+            message: `cannot change after the guaranteed deal has ended (${stored.endDate})`,
+            rule: 'guaranteed-flight',
+          });
+        if (newEnd !== end)
+          issues.push({
+            path: 'endDate',
+            message: `cannot change after the guaranteed deal has ended (${stored.endDate})`,
+            rule: 'guaranteed-flight',
+          });
       }
     }
   }
 
   // 2.5: budgets (delivery capping by budgetIds / allocations) need both dates.
-  const budget = d.budgetIds.length > 0 || d.publisherId !== null || d.shareAllocation !== null || d.adjustedTarget !== null;
+  const budget =
+    d.budgetIds.length > 0 || d.publisherId !== null || d.shareAllocation !== null || d.adjustedTarget !== null;
   if (budget && ok('beginDate', 'endDate')) {
     for (const f of ['beginDate', 'endDate'] as const) {
-      if (d[f] === null) issues.push({ path: f, message: 'is required when a budget (budgetIds) is configured', rule: 'budget-needs-dates' });
+      if (d[f] === null)
+        issues.push({
+          path: f,
+          message: 'is required when a budget (budgetIds) is configured',
+          rule: 'budget-needs-dates',
+        });
     }
   }
 
@@ -409,11 +577,19 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
     const tf = d.timeFrameId;
     const imp = d.impressions;
     if ((tf === null) !== (imp === null)) {
-      issues.push({ path: tf === null ? 'timeFrameId' : 'impressions', message: 'frequency capping needs both timeFrameId and impressions', rule: 'frequency-capping-pair' });
+      issues.push({
+        path: tf === null ? 'timeFrameId' : 'impressions',
+        message: 'frequency capping needs both timeFrameId and impressions',
+        rule: 'frequency-capping-pair',
+      });
     }
     const idp = d.identityProviderId === null ? undefined : lookup(reference?.identityProviders, d.identityProviderId);
     if (d.identityProviderId !== null && !idp && reference?.complete && reference.identityProviders) {
-      issues.push({ path: 'identityProviderId', message: `unknown identity provider ${d.identityProviderId}`, rule: 'known-ids' });
+      issues.push({
+        path: 'identityProviderId',
+        message: `unknown identity provider ${d.identityProviderId}`,
+        rule: 'known-ids',
+      });
     } else if (tf !== null && imp !== null) {
       const why =
         d.identityProviderId === null

@@ -64,8 +64,12 @@ export const GET_DOCUMENT: OperationDef = {
   responses: { 200: { description: 'the document', body: 'json' } },
 };
 
-const field = (description: string, extra: JsonSchema = {}): JsonSchema =>
-  ({ type: 'string', minLength: 1, description, ...extra });
+const field = (description: string, extra: JsonSchema = {}): JsonSchema => ({
+  type: 'string',
+  minLength: 1,
+  description,
+  ...extra,
+});
 
 /** The token request: one branch per grant type, each with its required fields. */
 export function tokenRequestSchema(audience: string): JsonSchema {

@@ -32,15 +32,18 @@ export function registerTokenRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
       form = Object.fromEntries(new URLSearchParams(text));
     }
     const grant = form.grant_type;
-    if (!grant) return c.json({ error: 'invalid_request', error_description: 'Missing required parameter: grant_type' }, 400);
+    if (!grant)
+      return c.json({ error: 'invalid_request', error_description: 'Missing required parameter: grant_type' }, 400);
     if (grant !== PASSWORD_REALM_GRANT && grant !== 'client_credentials') {
       return c.json({ error: 'unsupported_grant_type', error_description: `Unsupported grant type: ${grant}` }, 400);
     }
-    const required = grant === PASSWORD_REALM_GRANT
-      ? ['client_id', 'client_secret', 'username', 'password', 'realm', 'audience']
-      : ['client_id', 'client_secret', 'audience'];
+    const required =
+      grant === PASSWORD_REALM_GRANT
+        ? ['client_id', 'client_secret', 'username', 'password', 'realm', 'audience']
+        : ['client_id', 'client_secret', 'audience'];
     const missing = required.find((k) => !form[k]);
-    if (missing) return c.json({ error: 'invalid_request', error_description: `Missing required parameter: ${missing}` }, 400);
+    if (missing)
+      return c.json({ error: 'invalid_request', error_description: `Missing required parameter: ${missing}` }, 400);
 
     // What holds no secret is checked first, so its answer says nothing about one.
     if (form.audience !== ctx.audience) {

@@ -24,4 +24,7 @@ export interface AppContext {
  * The hono environment of the API: the caller's socket address (absent in-process), and the user the user token
  * names, set before any deal or lookup handler runs.
  */
-export type ApiEnv = { Bindings: { remoteAddress?: string }; Variables: { user: SimulatorUser } };
+export interface ApiEnv {
+  Bindings: { remoteAddress?: string };
+  Variables: { user: SimulatorUser };
+}

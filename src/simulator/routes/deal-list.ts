@@ -15,7 +15,20 @@ import { anyCase, BOOLEAN_QUERY, ID_LIST, query, route, type JsonSchema, type Op
 export const MAX_PAGE_SIZE = 100;
 
 /** Sort keys GET /deals accepts (the API leaves them open). */
-export const SORT_KEYS = ['id', 'dealId', 'name', 'createdAt', 'updatedAt', 'beginDate', 'endDate', 'expirationDate', 'price', 'isActive', 'pricingModel', 'typeId'] as const;
+export const SORT_KEYS = [
+  'id',
+  'dealId',
+  'name',
+  'createdAt',
+  'updatedAt',
+  'beginDate',
+  'endDate',
+  'expirationDate',
+  'price',
+  'isActive',
+  'pricingModel',
+  'typeId',
+] as const;
 
 /** A date-time parameter: the `date-time` input schema of the deal rules (a date alone is midnight UTC). */
 const DATE_PARAM: JsonSchema = { $ref: '#/components/schemas/DateTime' };
@@ -79,7 +92,14 @@ export function registerDealListRoutes(api: Hono<ApiEnv>, ctx: AppContext): void
   route(api, COUNT_DEALS, (c) => {
     const company = c.get('user').companyId;
     const t = now();
-    const out = { total: 0, active: 0, paused: 0, archived: 0, expiringSoon: 0, byType: { PrivateAuction: 0, DirectDeal: 0, GuaranteedDeal: 0 } };
+    const out = {
+      total: 0,
+      active: 0,
+      paused: 0,
+      archived: 0,
+      expiringSoon: 0,
+      byType: { PrivateAuction: 0, DirectDeal: 0, GuaranteedDeal: 0 },
+    };
     const names = { 1: 'PrivateAuction', 2: 'DirectDeal', 3: 'GuaranteedDeal' } as const;
     for (const d of store.deals.values()) {
       if (d.companyId !== company) continue;
@@ -117,14 +137,21 @@ export function registerDealListRoutes(api: Hono<ApiEnv>, ctx: AppContext): void
     const sortBy = q.sortBy ? SORT_KEYS.find((k) => k.toLowerCase() === q.sortBy.toLowerCase()) : 'id';
     if (!sortBy) errors.push({ ok: false, field: 'sortBy', message: `must be one of ${SORT_KEYS.join(', ')}` });
     if (errors.length > 0) {
-      return c.json({ message: `Invalid query: ${errors[0].field}: ${errors[0].message}`, errors: errors.map(({ field, message }) => ({ field, message })) }, 400);
+      return c.json(
+        {
+          message: `Invalid query: ${errors[0].field}: ${errors[0].message}`,
+          errors: errors.map(({ field, message }) => ({ field, message })),
+        },
+        400,
+      );
     }
     const v = <T>(p: Parsed<T>) => (p as { value: T }).value;
     const limit = Math.min(v(checks.limit) ?? MAX_PAGE_SIZE, MAX_PAGE_SIZE);
     const offset = v(checks.offset) ?? 0;
     const t = now();
     const company = c.get('user').companyId;
-    const intersects = (have: readonly number[], want: number[] | undefined) => !want || have.some((x) => want.includes(x));
+    const intersects = (have: readonly number[], want: number[] | undefined) =>
+      !want || have.some((x) => want.includes(x));
     const since = v(checks.since);
     const archived = v(checks.isArchived);
     const soon = v(checks.isSoonExpired);
@@ -142,7 +169,7 @@ export function registerDealListRoutes(api: Hono<ApiEnv>, ctx: AppContext): void
     };
     const key = sortBy!;
     const needFacts = archived !== undefined || parent !== undefined || soon !== undefined;
-    const rows: Array<{ d: StoredDeal; k: unknown }> = [];
+    const rows: { d: StoredDeal; k: unknown }[] = [];
     for (const d of store.deals.values()) {
       if (d.companyId !== company) continue;
       if (since !== undefined && !(Date.parse(d.updatedAt) > since || Date.parse(d.createdAt) > since)) continue;

@@ -34,15 +34,18 @@ const REFUSED: ResponseDef = {
 };
 const JSON_BODY = 'The body is read as JSON whatever its Content-Type (text/plain included).';
 const quotaSpent = (what: string): ResponseDef => ({
-  description:
-    `the daily quota of ${what} is spent (Retry-After: seconds to the next UTC midnight), or an injected RATE_LIMITED`,
+  description: `the daily quota of ${what} is spent (Retry-After: seconds to the next UTC midnight), or an injected RATE_LIMITED`,
   body: { ref: 'Error' },
   headers: ['Retry-After'],
 });
 
 /** GET /deals/{id}. */
 export const GET_DEAL: OperationDef = {
-  operationId: 'getDeal', method: 'get', path: '/deals/{id}', tag: 'deals', auth: 'user',
+  operationId: 'getDeal',
+  method: 'get',
+  path: '/deals/{id}',
+  tag: 'deals',
+  auth: 'user',
   summary: 'Read one deal',
   description: 'One deal of the caller’s company, in the read shape.',
   parameters: [ID],
@@ -51,15 +54,24 @@ export const GET_DEAL: OperationDef = {
 
 /** POST /deals. */
 export const CREATE_DEAL: OperationDef = {
-  operationId: 'createDeal', method: 'post', path: '/deals', tag: 'deals', auth: 'user',
+  operationId: 'createDeal',
+  method: 'post',
+  path: '/deals',
+  tag: 'deals',
+  auth: 'user',
   summary: 'Create a deal, or a copy of one',
   description:
     'Creates a deal (15 per company per UTC day). With X-CopyOfDealId, the body’s fields override the copied ' +
     'deal’s.',
-  parameters: [{
-    name: 'X-CopyOfDealId', in: 'header', required: false, schema: { type: 'integer', minimum: 1 },
-    description: 'create as a copy of this deal (named "<name> (copy)"); the body may then hold any subset of fields',
-  }],
+  parameters: [
+    {
+      name: 'X-CopyOfDealId',
+      in: 'header',
+      required: false,
+      schema: { type: 'integer', minimum: 1 },
+      description: 'create as a copy of this deal (named "<name> (copy)"); the body may then hold any subset of fields',
+    },
+  ],
   body: {
     required: true,
     description: `A complete deal; with X-CopyOfDealId, any subset of its fields (DealCopyOverrides). ${JSON_BODY}`,
@@ -76,7 +88,11 @@ export const CREATE_DEAL: OperationDef = {
 
 /** PUT /deals/{id}. */
 export const REPLACE_DEAL: OperationDef = {
-  operationId: 'replaceDeal', method: 'put', path: '/deals/{id}', tag: 'deals', auth: 'user',
+  operationId: 'replaceDeal',
+  method: 'put',
+  path: '/deals/{id}',
+  tag: 'deals',
+  auth: 'user',
   summary: 'Replace a deal: omitted fields reset to their defaults',
   description:
     'Full replacement (500 per company per UTC day). Read-only fields may be sent back and are ignored; id and ' +
@@ -94,7 +110,11 @@ export const REPLACE_DEAL: OperationDef = {
 
 /** DELETE /deals/{id}. */
 export const DELETE_DEAL: OperationDef = {
-  operationId: 'deleteDeal', method: 'delete', path: '/deals/{id}', tag: 'deals', auth: 'user',
+  operationId: 'deleteDeal',
+  method: 'delete',
+  path: '/deals/{id}',
+  tag: 'deals',
+  auth: 'user',
   summary: 'Delete a deal',
   description: 'Deletes one deal of the caller’s company.',
   parameters: [ID],
@@ -103,7 +123,11 @@ export const DELETE_DEAL: OperationDef = {
 
 /** POST /deals/{id}/domainlists. */
 export const ATTACH_DOMAIN_LIST: OperationDef = {
-  operationId: 'attachDomainList', method: 'post', path: '/deals/{id}/domainlists', tag: 'domain lists', auth: 'user',
+  operationId: 'attachDomainList',
+  method: 'post',
+  path: '/deals/{id}/domainlists',
+  tag: 'domain lists',
+  auth: 'user',
   summary: 'Attach a domain list to a deal',
   description: 'Sets the deal’s domainListId; refused to DSP callers.',
   parameters: [ID],
@@ -113,7 +137,11 @@ export const ATTACH_DOMAIN_LIST: OperationDef = {
 
 /** DELETE /deals/{id}/domainlists. */
 export const DETACH_DOMAIN_LIST: OperationDef = {
-  operationId: 'detachDomainList', method: 'delete', path: '/deals/{id}/domainlists', tag: 'domain lists', auth: 'user',
+  operationId: 'detachDomainList',
+  method: 'delete',
+  path: '/deals/{id}/domainlists',
+  tag: 'domain lists',
+  auth: 'user',
   summary: 'Detach the deal’s domain list',
   description:
     'Clears the deal’s domainListId; refused to DSP callers. An optional body names the list expected attached.',
@@ -169,17 +197,24 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     if (copyOf !== undefined) {
       const source = /^\d+$/.test(copyOf.trim()) ? store.deals.get(Number(copyOf.trim())) : undefined;
       if (source?.companyId !== user.companyId) return fieldError(c, 'X-CopyOfDealId', `deal ${copyOf} not found`, 404);
-      if (input === null || typeof input !== 'object' || Array.isArray(input)) return validationError(c, [{ path: '', message: 'the deal must be a JSON object' }]);
+      if (input === null || typeof input !== 'object' || Array.isArray(input))
+        return validationError(c, [{ path: '', message: 'the deal must be a JSON object' }]);
       const given = input as Record<string, unknown>;
       input = { ...source.write, name: `${source.write.name} (copy)`, ...given };
     }
-    if (user.kind === 'dsp' && input && typeof input === 'object' && (input as Record<string, unknown>).domainListId != null) {
+    if (
+      user.kind === 'dsp' &&
+      input &&
+      typeof input === 'object' &&
+      (input as Record<string, unknown>).domainListId != null
+    ) {
       return forbiddenForDsp(c, 'domain lists');
     }
     const r = validateDeal(input, { mode: 'create', now: now(), reference: dealRef });
     if (!r.ok) return validationError(c, r.issues);
     const q = quota(user.companyId);
-    if (q.creations >= ctx.quotas.creationsPerDay) return quotaExceeded(c, 'CREATION_QUOTA_EXCEEDED', ctx.quotas.creationsPerDay);
+    if (q.creations >= ctx.quotas.creationsPerDay)
+      return quotaExceeded(c, 'CREATION_QUOTA_EXCEEDED', ctx.quotas.creationsPerDay);
     const stamp = new Date(now()).toISOString();
     const id = store.nextId;
     const deal: StoredDeal = {
@@ -219,7 +254,12 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     const body = await readJson(c);
     if (!body.ok) return body.response;
     const stored = { ...existing.write, id: existing.id, dealId: existing.dealId };
-    if (user.kind === 'dsp' && body.value && typeof body.value === 'object' && ((body.value as Record<string, unknown>).domainListId ?? null) !== existing.write.domainListId) {
+    if (
+      user.kind === 'dsp' &&
+      body.value &&
+      typeof body.value === 'object' &&
+      ((body.value as Record<string, unknown>).domainListId ?? null) !== existing.write.domainListId
+    ) {
       return forbiddenForDsp(c, 'domain lists');
     }
     if (!read(existing).isEditable) {
@@ -228,7 +268,8 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     }
     const r = validateDeal(body.value, { mode: 'update', stored, now: now(), reference: dealRef });
     if (!r.ok) return validationError(c, r.issues);
-    if (quota(user.companyId).updates >= ctx.quotas.updatesPerDay) return quotaExceeded(c, 'UPDATE_QUOTA_EXCEEDED', ctx.quotas.updatesPerDay);
+    if (quota(user.companyId).updates >= ctx.quotas.updatesPerDay)
+      return quotaExceeded(c, 'UPDATE_QUOTA_EXCEEDED', ctx.quotas.updatesPerDay);
     const next = replaceWrite(existing, r.value!);
     let undoQuota = () => {};
     store.commit(
@@ -253,13 +294,20 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
   }
 
   function warn(c: Context, warnings: DealIssue[]) {
-    if (warnings.length > 0) c.header('Warning', warnings.map((w) => `299 eidkit-simulator "${w.path}: ${w.message.replace(/"/g, "'")}"`).join(', '));
+    if (warnings.length > 0)
+      c.header(
+        'Warning',
+        warnings.map((w) => `299 eidkit-simulator "${w.path}: ${w.message.replace(/"/g, "'")}"`).join(', '),
+      );
   }
 
   route(api, DELETE_DEAL, (c) => {
     const d = ownDeal(c);
     if (!d) return notFound(c, c.req.param('id'));
-    store.commit(() => store.deals.delete(d.id), () => store.deals.set(d.id, d));
+    store.commit(
+      () => store.deals.delete(d.id),
+      () => store.deals.set(d.id, d),
+    );
     return c.body(null, 204);
   });
 
@@ -270,16 +318,27 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     const body = await readJson(c);
     if (!body.ok) return body.response;
     const b = body.value as Record<string, unknown> | null;
-    if (b === null || typeof b !== 'object' || Array.isArray(b)) return fieldError(c, '', 'must be a JSON object with domainListId');
+    if (b === null || typeof b !== 'object' || Array.isArray(b))
+      return fieldError(c, '', 'must be a JSON object with domainListId');
     const unknownKey = Object.keys(b).find((k) => k !== 'domainListId');
     if (unknownKey) return fieldError(c, unknownKey, `unknown field "${unknownKey}"`);
     const listId = b.domainListId;
-    if (typeof listId !== 'number' || !Number.isInteger(listId) || listId <= 0) return fieldError(c, 'domainListId', 'must be a positive integer');
+    if (typeof listId !== 'number' || !Number.isInteger(listId) || listId <= 0)
+      return fieldError(c, 'domainListId', 'must be a positive integer');
     if (!reference.domainLists.some((l) => l.id === listId)) {
       return fieldError(c, 'domainListId', `unknown domain list ${listId}`, 400, 'known-domain-list');
     }
     const next = replaceWrite(d, { ...d.write, domainListId: listId });
-    store.commit(() => { store.nextHistoryId++; store.deals.set(d.id, next); }, () => { store.nextHistoryId--; store.deals.set(d.id, d); });
+    store.commit(
+      () => {
+        store.nextHistoryId++;
+        store.deals.set(d.id, next);
+      },
+      () => {
+        store.nextHistoryId--;
+        store.deals.set(d.id, d);
+      },
+    );
     return c.body(null, 204);
   });
 
@@ -291,8 +350,13 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     const text = await c.req.text();
     if (text.trim() !== '') {
       let b: unknown;
-      try { b = JSON.parse(text); } catch (err) {
-        return c.json({ message: 'The request body is not valid JSON', errors: [{ field: '', message: (err as Error).message }] }, 400);
+      try {
+        b = JSON.parse(text);
+      } catch (err) {
+        return c.json(
+          { message: 'The request body is not valid JSON', errors: [{ field: '', message: (err as Error).message }] },
+          400,
+        );
       }
       const listId = (b as Record<string, unknown> | null)?.domainListId;
       if (listId !== undefined && listId !== d.write.domainListId) {
@@ -302,7 +366,16 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     }
     if (d.write.domainListId !== null) {
       const next = replaceWrite(d, { ...d.write, domainListId: null });
-      store.commit(() => { store.nextHistoryId++; store.deals.set(d.id, next); }, () => { store.nextHistoryId--; store.deals.set(d.id, d); });
+      store.commit(
+        () => {
+          store.nextHistoryId++;
+          store.deals.set(d.id, next);
+        },
+        () => {
+          store.nextHistoryId--;
+          store.deals.set(d.id, d);
+        },
+      );
     }
     return c.body(null, 204);
   });

@@ -39,7 +39,10 @@ export async function readJson(c: Context): Promise<{ ok: true; value: unknown }
   } catch (err) {
     return {
       ok: false,
-      response: c.json({ message: 'The request body is not valid JSON', errors: [{ field: '', message: (err as Error).message }] }, 400),
+      response: c.json(
+        { message: 'The request body is not valid JSON', errors: [{ field: '', message: (err as Error).message }] },
+        400,
+      ),
     };
   }
 }
@@ -50,7 +53,8 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; field: string; mes
 /** An integer parameter of at least `min`. */
 export function parseIntParam(raw: string | undefined, field: string, min: number): Parsed<number | undefined> {
   if (raw === undefined || raw === '') return { ok: true, value: undefined };
-  if (!/^\d+$/.test(raw) || Number(raw) < min) return { ok: false, field, message: `must be an integer of at least ${min}` };
+  if (!/^\d+$/.test(raw) || Number(raw) < min)
+    return { ok: false, field, message: `must be an integer of at least ${min}` };
   return { ok: true, value: Number(raw) };
 }
 
@@ -58,7 +62,8 @@ export function parseIntParam(raw: string | undefined, field: string, min: numbe
 export function parseIdList(raw: string | undefined, field: string): Parsed<number[] | undefined> {
   if (raw === undefined || raw.trim() === '') return { ok: true, value: undefined };
   const parts = raw.split(',').map((s) => s.trim());
-  if (!parts.every((p) => /^\d+$/.test(p))) return { ok: false, field, message: 'must be comma-separated integers, e.g. 1,2,3' };
+  if (!parts.every((p) => /^\d+$/.test(p)))
+    return { ok: false, field, message: 'must be comma-separated integers, e.g. 1,2,3' };
   return { ok: true, value: parts.map(Number) };
 }
 
@@ -74,6 +79,7 @@ export function parseBool(raw: string | undefined, field: string): Parsed<boolea
 export function parseDateParam(raw: string | undefined, field: string): Parsed<number | undefined> {
   if (raw === undefined || raw === '') return { ok: true, value: undefined };
   const ms = parseDealDate(raw);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(ms)) return { ok: false, field, message: 'must be an ISO 8601 date-time (read as UTC)' };
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(ms))
+    return { ok: false, field, message: 'must be an ISO 8601 date-time (read as UTC)' };
   return { ok: true, value: ms };
 }

@@ -111,8 +111,17 @@ export const UNAUTHORIZED: ResponseDef = {
 
 /** Error codes of the `{ message, code }` bodies. */
 export const ERROR_CODES = [
-  'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'FORBIDDEN_FOR_DSP', 'MISSING_TOKEN', 'INVALID_TOKEN', 'TOKEN_EXPIRED',
-  'CREATION_QUOTA_EXCEEDED', 'UPDATE_QUOTA_EXCEEDED', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'INTERNAL',
+  'NOT_FOUND',
+  'PAYLOAD_TOO_LARGE',
+  'FORBIDDEN_FOR_DSP',
+  'MISSING_TOKEN',
+  'INVALID_TOKEN',
+  'TOKEN_EXPIRED',
+  'CREATION_QUOTA_EXCEEDED',
+  'UPDATE_QUOTA_EXCEEDED',
+  'RATE_LIMITED',
+  'SERVICE_UNAVAILABLE',
+  'INTERNAL',
 ] as const;
 
 /** Cross-field refusals of the routes themselves (beside DEAL_RULES): they depend on the stored deal. */

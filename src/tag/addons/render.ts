@@ -93,7 +93,11 @@ function renderAd(doc: Document, ad: AnswerAd, fallbackTagId: string | undefined
   inner.open();
   // document.write runs the creative's scripts in order, as ad servers expect.
   // eslint-disable-next-line @typescript-eslint/no-deprecated
-  inner.write(/<html[\s>]/i.test(ad.html) ? ad.html : `<!doctype html><html><head><style>body{margin:0}</style></head><body>${ad.html}</body></html>`);
+  inner.write(
+    /<html[\s>]/i.test(ad.html)
+      ? ad.html
+      : `<!doctype html><html><head><style>body{margin:0}</style></head><body>${ad.html}</body></html>`,
+  );
   inner.close();
   return { tagId, ok: true };
 }
@@ -136,4 +140,4 @@ export function installRender(win: Window & { sas?: Record<string, unknown> }): 
   }
 }
 
-installRender(window as Window & { sas?: Record<string, unknown> });
+installRender(window);

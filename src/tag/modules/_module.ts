@@ -47,7 +47,10 @@ export interface ModuleDefinition {
 type Win = Record<string, any>;
 
 // GPP section ids 7–27 are the US sections, each with a `SaleOptOut` field (1 = opted out); 6 is uspv1 ('Y').
-const US_SECTIONS = 'usnat usca usva usco usut usct usfl usmt usor ustx usde usia usne usnh usnj ustn usmn usmd usin usky usri'.split(' ');
+const US_SECTIONS =
+  'usnat usca usva usco usut usct usfl usmt usor ustx usde usia usne usnh usnj ustn usmn usmd usin usky usri'.split(
+    ' ',
+  );
 
 /**
  * Whether an applicable GPP US section says the user opted out of sale (asked with `__gpp('getField')` through
@@ -56,12 +59,15 @@ const US_SECTIONS = 'usnat usca usva usco usut usct usfl usmt usor ustx usde usi
  * bound then drops the module's contribution: both fail closed.
  */
 export function gppSaleOptOut(c: ConsentState, call?: CmpCall): Promise<boolean> {
-  const fields = (c.gppSid || []).map((sid) => (sid === 6 ? 'uspv1.OptOutSale' : US_SECTIONS[sid - 7] ? US_SECTIONS[sid - 7] + '.SaleOptOut' : '')).filter(Boolean);
+  const fields = (c.gppSid || [])
+    .map((sid) => (sid === 6 ? 'uspv1.OptOutSale' : US_SECTIONS[sid - 7] ? US_SECTIONS[sid - 7] + '.SaleOptOut' : ''))
+    .filter(Boolean);
   if (!call || !fields.length) return Promise.resolve(false);
   const ask = (field: string) =>
     new Promise<boolean>((resolve) => {
       try {
-        if (!call('__gpp', 'getField', 1, (v: unknown, ok: boolean) => resolve(ok !== false && (v === 1 || v === 'Y')), field)) resolve(false);
+        if (!call('__gpp', 'getField', 1, (v: unknown, ok: boolean) => resolve(ok && (v === 1 || v === 'Y')), field))
+          resolve(false);
       } catch {
         resolve(true);
       }
@@ -77,7 +83,7 @@ const consentOf = (h: TagHost): Promise<ConsentState> =>
 export const flagName = (name: string): string => 'sas_disable_' + name;
 
 /** Why a module is off (operator switch, window flag, `modules.<name>: false`), or undefined when it may run. */
-export function whyOff(name: string, host: TagHost, w: Win = window as unknown as Win): string | undefined {
+export function whyOff(name: string, host: TagHost, w: Win = window): string | undefined {
   const ops = w.__sasop?.modules;
   if (!Array.isArray(ops) || !ops.includes(name)) return 'not enabled by the operator';
   if (w[flagName(name)]) return 'window.' + flagName(name);
@@ -95,7 +101,10 @@ export interface ModuleStatus {
 
 /** Records a module's status on `window.__sasms` (read-only information: nothing in the tag reads it back). */
 const report = (name: string, state: string, eids?: Eid[]) =>
-  (((window as unknown as Win).__sasms ||= {})[name] = { state, sources: eids && eids.map((e) => e.source) } as ModuleStatus);
+  (((window as unknown as Win).__sasms ||= {})[name] = {
+    state,
+    sources: eids && eids.map((e) => e.source),
+  } as ModuleStatus);
 
 /** Turns a module definition into a tag extension that starts, stops and gates the module by consent. */
 export function defineModule(def: ModuleDefinition): TagExtension {
@@ -124,9 +133,19 @@ export function defineModule(def: ModuleDefinition): TagExtension {
       const h = host;
       // Still allowed when a fresh read of consent keeps this very run going (sync stops it when withdrawn).
       const allowed = (): Promise<boolean> =>
-        whyOff(def.name, h) ? Promise.resolve(false) : consentOf(h).then((now) => !!mine && h.guard(() => sync(now)) === mine, () => false);
+        whyOff(def.name, h)
+          ? Promise.resolve(false)
+          : consentOf(h).then(
+              (now) => !!mine && h.guard(() => sync(now)) === mine,
+              () => false,
+            );
       let mine: ModuleRun | undefined;
-      run = mine = def.start({ host, consent: c, allowed, settings: settings && typeof settings === 'object' ? (settings as Record<string, unknown>) : {} });
+      run = mine = def.start({
+        host,
+        consent: c,
+        allowed,
+        settings: settings && typeof settings === 'object' ? (settings as Record<string, unknown>) : {},
+      });
       if (run) host.log(tag, 'started');
     }
     return run;
@@ -165,7 +184,11 @@ export function defineModule(def: ModuleDefinition): TagExtension {
       let eids = (await r.eids(call, c)) || [];
       if (eids.length && def.mm !== false) {
         const configured = h.options().inserter;
-        eids = stampProvenance(eids, () => (typeof configured === 'string' && configured ? configured : (inserter ||= registrableDomain())), def.mm);
+        eids = stampProvenance(
+          eids,
+          () => (typeof configured === 'string' && configured ? configured : (inserter ||= registrableDomain())),
+          def.mm,
+        );
       }
       report(def.name, eids.length ? 'found' : 'no id', eids);
       if (eids.length) h.log(tag, 'eids', eids);
@@ -178,7 +201,7 @@ export function defineModule(def: ModuleDefinition): TagExtension {
  * Registers an extension with the tag core through `window.__sasx` (the core drains it on load and runs later
  * pushes at once). A second copy of the same module script on the page registers nothing.
  */
-export function registerExtension(ext: TagExtension, w: Win = window as unknown as Win): void {
+export function registerExtension(ext: TagExtension, w: Win = window): void {
   const seen = (w.__sasm ||= {}) as Record<string, 1>;
   if (seen[ext.name]) return;
   seen[ext.name] = 1;

@@ -31,7 +31,11 @@ export function registrableDomain(d: Document = document): string {
  * The module's eids with `inserter` (the configured one, else the page's registrable domain) and `mm` (from the
  * module's `mm(eid)`), each only where the provider left it unset. Never changes the given objects.
  */
-export function stampProvenance(eids: readonly Eid[], inserter: () => string, mm?: (eid: Eid) => number | undefined): Eid[] {
+export function stampProvenance(
+  eids: readonly Eid[],
+  inserter: () => string,
+  mm?: (eid: Eid) => number | undefined,
+): Eid[] {
   return eids.map((e) => {
     const m = e.mm ?? mm?.(e);
     return { ...e, inserter: e.inserter || inserter(), ...(m === undefined ? {} : { mm: m }) };

@@ -35,7 +35,8 @@ export function sha256HexSync(text: string): string {
     for (let i = 0; i < 64; i++) {
       if (i < 16) w[i] = view.getUint32(off + i * 4);
       else {
-        const a = w[i - 15], b = w[i - 2];
+        const a = w[i - 15],
+          b = w[i - 2];
         const s0 = ((a >>> 7) | (a << 25)) ^ ((a >>> 18) | (a << 14)) ^ (a >>> 3);
         const s1 = ((b >>> 17) | (b << 15)) ^ ((b >>> 19) | (b << 13)) ^ (b >>> 10);
         w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
@@ -47,7 +48,14 @@ export function sha256HexSync(text: string): string {
       const t1 = (hh + S1 + ((e & f) ^ (~e & g)) + K[i] + w[i]) | 0;
       const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
       const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
-      hh = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+      hh = g;
+      g = f;
+      f = e;
+      e = (d + t1) | 0;
+      d = c;
+      c = b;
+      b = a;
+      a = (t1 + t2) | 0;
     }
     const next = [a, b, c, d, e, f, g, hh];
     for (let i = 0; i < 8; i++) h[i] = (h[i] + next[i]) | 0;

@@ -8,7 +8,13 @@
 import type { Eid } from '../../core/index.js';
 import type { ConsentState } from '../extension.js';
 import { consentParams } from '../consent-rules.js';
-import { defineModule, registerExtension, type ModuleDefinition, type ModuleContext, type ModuleRun } from './_module.js';
+import {
+  defineModule,
+  registerExtension,
+  type ModuleDefinition,
+  type ModuleContext,
+  type ModuleRun,
+} from './_module.js';
 import { loadItem, removeItem, saveItem } from './_storage.js';
 
 /** The service's partner number at the provider: fixed by agreement, it never changes. */
@@ -36,13 +42,21 @@ export interface CachedId {
 }
 
 /** The provider's answer reduced to what we keep, or undefined when it holds no id. */
-export function parseResponse(body: any): Omit<CachedId, 'pd' | 'gdpr' | 'refreshAt'> & { maxAgeSec?: number } | undefined {
-  if (!body || typeof body.universal_uid !== 'string' || !body.universal_uid || body.universal_uid === '0') return undefined;
+export function parseResponse(
+  body: any,
+): (Omit<CachedId, 'pd' | 'gdpr' | 'refreshAt'> & { maxAgeSec?: number }) | undefined {
+  if (!body || typeof body.universal_uid !== 'string' || !body.universal_uid || body.universal_uid === '0')
+    return undefined;
   const ext: Record<string, unknown> = {};
   const src = body.ext && typeof body.ext === 'object' ? body.ext : {};
   if (Number.isInteger(src.linkType)) ext.linkType = src.linkType;
   // The control group comes either in ext or as `ab_testing.result` ('control' / 'normal').
-  const ab = typeof src.abTestingControlGroup === 'boolean' ? src.abTestingControlGroup : body.ab_testing?.result ? body.ab_testing.result === 'control' : undefined;
+  const ab =
+    typeof src.abTestingControlGroup === 'boolean'
+      ? src.abTestingControlGroup
+      : body.ab_testing?.result
+        ? body.ab_testing.result === 'control'
+        : undefined;
   if (ab !== undefined) ext.abTestingControlGroup = ab;
   const maxAge = Number(body.cache_control?.max_age_sec);
   return {
@@ -69,7 +83,8 @@ export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
   }
   if (settings.partner !== undefined && settings.partner !== PARTNER) host.warn('idLinking: partner is always 102');
   const base = typeof settings.url === 'string' && settings.url ? settings.url.replace(/\/+$/, '') : DEFAULT_URL;
-  const refreshMs = (Number(settings.refreshInSeconds) > 0 ? Number(settings.refreshInSeconds) : REFRESH_SECONDS) * 1000;
+  const refreshMs =
+    (Number(settings.refreshInSeconds) > 0 ? Number(settings.refreshInSeconds) : REFRESH_SECONDS) * 1000;
   const ttlMs = (Number(settings.expiryDays) > 0 ? Number(settings.expiryDays) : EXPIRY_DAYS) * 864e5;
 
   const read = (): CachedId | undefined => {
@@ -166,7 +181,12 @@ export const idLinkingMm = (eid: Eid): number | undefined => {
 };
 
 /** The module's definition (exported for tests, which make fresh instances of it). */
-export const idLinkingModule: ModuleDefinition = { name: 'idLinking', gvl: 131, start: startIdLinking, mm: idLinkingMm };
+export const idLinkingModule: ModuleDefinition = {
+  name: 'idLinking',
+  gvl: 131,
+  start: startIdLinking,
+  mm: idLinkingMm,
+};
 
 /** The identifier-linking extension (TCF vendor 131, ID5). */
 export const idLinking = defineModule(idLinkingModule);

@@ -8,7 +8,13 @@
  */
 import type { Eid } from '../../core/index.js';
 import { decodeBase64Loose } from '../../core/codec.js';
-import { defineModule, registerExtension, type ModuleDefinition, type ModuleContext, type ModuleRun } from './_module.js';
+import {
+  defineModule,
+  registerExtension,
+  type ModuleDefinition,
+  type ModuleContext,
+  type ModuleRun,
+} from './_module.js';
 import { normaliseEmail } from './_email.js';
 import { sha256Hex } from './_sha256.js';
 import { loadItem, readCookie, readLocal, removeItem, saveItem, type StorageType } from './_storage.js';
@@ -31,7 +37,13 @@ export interface IdentityLinkSettings {
 
 /** Applies the defaults (docs/wire-format.md#automatic-transfer-settings), checks each key; the settings or why not. */
 export function readSettings(s: Record<string, unknown>): IdentityLinkSettings | string {
-  const { placementId, cssSelectors, detectionType = 'scrapeAndUrl', storageType = 'localStorage', urlParameter = 'email' } = s;
+  const {
+    placementId,
+    cssSelectors,
+    detectionType = 'scrapeAndUrl',
+    storageType = 'localStorage',
+    urlParameter = 'email',
+  } = s;
   if (typeof placementId !== 'number' || !Number.isFinite(placementId)) return 'placementId (number) is mandatory';
   if (!['scrapeAndUrl', 'scrape', 'url'].includes(detectionType as string)) return 'bad detectionType';
   if (storageType !== 'localStorage' && storageType !== 'cookie') return 'bad storageType';
@@ -39,12 +51,19 @@ export function readSettings(s: Record<string, unknown>): IdentityLinkSettings |
   const selectors = cssSelectors ?? ['input[type=text]', 'input[type=email]'];
   try {
     // Only a non-empty array of non-empty strings; querySelector then throws on an invalid selector.
-    if (!Array.isArray(selectors) || !selectors.length || !selectors.every((x) => x && typeof x === 'string')) throw Error();
+    if (!Array.isArray(selectors) || !selectors.length || !selectors.every((x) => x && typeof x === 'string'))
+      throw Error();
     document.querySelector(selectors.join());
   } catch {
     return 'bad cssSelectors';
   }
-  return { placementId, cssSelectors: selectors as string[], detectionType: detectionType as IdentityLinkSettings['detectionType'], storageType, urlParameter };
+  return {
+    placementId,
+    cssSelectors: selectors as string[],
+    detectionType: detectionType as IdentityLinkSettings['detectionType'],
+    storageType,
+    urlParameter,
+  };
 }
 
 /** Decodes the provider's stored envelope: Base64 (standard or URL-safe) of JSON `{ timestamp, version, envelope }`. */
@@ -132,7 +151,10 @@ export function startIdentityLink(ctx: ModuleContext): ModuleRun | undefined {
     // Forms added after load may arrive pre-filled.
     if (typeof MutationObserver === 'function') {
       observer = new MutationObserver((records) =>
-        host.guard(() => records.forEach((r) => r.addedNodes.forEach((n) => n.nodeType === 1 && scan(n as Element))), 'identityLink'),
+        host.guard(
+          () => records.forEach((r) => r.addedNodes.forEach((n) => n.nodeType === 1 && scan(n as Element))),
+          'identityLink',
+        ),
       );
       observer.observe(document.documentElement, { childList: true, subtree: true });
     }
@@ -143,7 +165,8 @@ export function startIdentityLink(ctx: ModuleContext): ModuleRun | undefined {
       if (pending) await pending;
       const out: Eid[] = [];
       if (hash) out.push({ source: 'hemsha256', uids: [{ id: hash, atype: 3 }] });
-      const envelope = (await envelopeFromScript(w)) || decodeEnvelope(readCookie(ENVELOPE_KEY) || readLocal(ENVELOPE_KEY));
+      const envelope =
+        (await envelopeFromScript(w)) || decodeEnvelope(readCookie(ENVELOPE_KEY) || readLocal(ENVELOPE_KEY));
       if (envelope) out.push({ source: 'liveramp.com', uids: [{ id: envelope, atype: 3 }] });
       return out;
     },
@@ -159,7 +182,12 @@ export function startIdentityLink(ctx: ModuleContext): ModuleRun | undefined {
 }
 
 /** The module's definition (exported for tests, which make fresh instances of it). */
-export const identityLinkModule: ModuleDefinition = { name: 'identityLink', gvl: 97, start: startIdentityLink, mm: () => 3 };
+export const identityLinkModule: ModuleDefinition = {
+  name: 'identityLink',
+  gvl: 97,
+  start: startIdentityLink,
+  mm: () => 3,
+};
 
 /**
  * The identity-link extension (TCF vendor 97, LiveRamp). Its ids come from an email the user typed or logged in

@@ -6,7 +6,13 @@
  * Page flag: `window.sas_disable_prebid = true`.
  */
 import type { Eid } from '../../core/index.js';
-import { defineModule, registerExtension, type ModuleDefinition, type ModuleContext, type ModuleRun } from './_module.js';
+import {
+  defineModule,
+  registerExtension,
+  type ModuleDefinition,
+  type ModuleContext,
+  type ModuleRun,
+} from './_module.js';
 
 /** Starts the bridge under `ctx`. Exported for tests. */
 export function startPrebid(ctx: ModuleContext): ModuleRun | undefined {

@@ -10,7 +10,15 @@ const call = parseAdCall({
     pageId: 2,
     units: [
       { bidId: 'b1', adUnitCode: 'top', formatId: 3, banner: [[300, 250]] },
-      { bidId: 'b2', adUnitCode: 'side', formatId: 4, banner: [[160, 600], [300, 600]] },
+      {
+        bidId: 'b2',
+        adUnitCode: 'side',
+        formatId: 4,
+        banner: [
+          [160, 600],
+          [300, 600],
+        ],
+      },
       { bidId: 'b3', adUnitCode: 'player', formatId: 5, video: { context: 'instream' } },
     ],
   }),
@@ -21,7 +29,14 @@ describe('prebidBidResponse', () => {
     const body = prebidBidResponse(
       call,
       [
-        { format: call.formats[0], cpm: 2.5, ad: '<div>Deal creative</div>', creativeId: 'c-1', dealId: 'DEAL-1', advertiserDomains: ['adv.example'] },
+        {
+          format: call.formats[0],
+          cpm: 2.5,
+          ad: '<div>Deal creative</div>',
+          creativeId: 'c-1',
+          dealId: 'DEAL-1',
+          advertiserDomains: ['adv.example'],
+        },
         { format: 'b2', cpm: 1, width: 300, height: 600, ad: '<i>x</i>', creativeId: 7, netRevenue: false },
         { format: 'b3', cpm: 4, vastXml: '<VAST version="4.0"/>', creativeId: 'v-1', ttl: 60 },
       ],
@@ -30,9 +45,44 @@ describe('prebidBidResponse', () => {
     expect(body.syncs).toEqual([{ type: 'image', url: 'https://ads.example/px' }]);
     const bids = createSpec().interpretResponse({ body: JSON.parse(JSON.stringify(body)) });
     expect(bids).toEqual([
-      { requestId: 'b1', cpm: 2.5, currency: 'EUR', width: 300, height: 250, ad: '<div>Deal creative</div>', ttl: 300, creativeId: 'c-1', netRevenue: true, dealId: 'DEAL-1', mediaType: 'banner', meta: { advertiserDomains: ['adv.example'] } },
-      { requestId: 'b2', cpm: 1, currency: 'EUR', width: 300, height: 600, ad: '<i>x</i>', ttl: 300, creativeId: '7', netRevenue: false, mediaType: 'banner', meta: { advertiserDomains: [] } },
-      { requestId: 'b3', cpm: 4, currency: 'EUR', vastXml: '<VAST version="4.0"/>', ttl: 60, creativeId: 'v-1', netRevenue: true, mediaType: 'video', meta: { advertiserDomains: [] } },
+      {
+        requestId: 'b1',
+        cpm: 2.5,
+        currency: 'EUR',
+        width: 300,
+        height: 250,
+        ad: '<div>Deal creative</div>',
+        ttl: 300,
+        creativeId: 'c-1',
+        netRevenue: true,
+        dealId: 'DEAL-1',
+        mediaType: 'banner',
+        meta: { advertiserDomains: ['adv.example'] },
+      },
+      {
+        requestId: 'b2',
+        cpm: 1,
+        currency: 'EUR',
+        width: 300,
+        height: 600,
+        ad: '<i>x</i>',
+        ttl: 300,
+        creativeId: '7',
+        netRevenue: false,
+        mediaType: 'banner',
+        meta: { advertiserDomains: [] },
+      },
+      {
+        requestId: 'b3',
+        cpm: 4,
+        currency: 'EUR',
+        vastXml: '<VAST version="4.0"/>',
+        ttl: 60,
+        creativeId: 'v-1',
+        netRevenue: true,
+        mediaType: 'video',
+        meta: { advertiserDomains: [] },
+      },
     ]);
   });
 
@@ -50,11 +100,15 @@ describe('prebidBidResponse', () => {
     ['no size for a placement with two', { format: 'b2' }, 'bids[0].width'],
   ])('refuses %s with a TypeError naming the field', (_name, over, path) => {
     const bid = { format: call.formats[0], cpm: 1, ad: '<b/>', creativeId: 'c', ...over };
-    expect(() => prebidBidResponse(call, [bid as Parameters<typeof prebidBidResponse>[1][number]])).toThrow(new RegExp(`^prebidBidResponse: ${path.replace(/[[\]]/g, '\\$&')} `));
+    expect(() => prebidBidResponse(call, [bid as Parameters<typeof prebidBidResponse>[1][number]])).toThrow(
+      new RegExp(`^prebidBidResponse: ${path.replace(/[[\]]/g, '\\$&')} `),
+    );
   });
 
   test('refuses a call that did not come from the adapter (its formats have no impId)', () => {
     const get = parseAdCall({ url: '/ac?nwid=1&fmtid=3' });
-    expect(() => prebidBidResponse(get, [{ format: get.formats[0], cpm: 1, ad: '<b/>', width: 1, height: 1, creativeId: 'c' }])).toThrow(/has no impId/);
+    expect(() =>
+      prebidBidResponse(get, [{ format: get.formats[0], cpm: 1, ad: '<b/>', width: 1, height: 1, creativeId: 'c' }]),
+    ).toThrow(/has no impId/);
   });
 });

@@ -1,6 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { MemoryFrequencyCapStore, cappingUserOf, createFrequencyCapper, resolveAlternativeIds } from '../../../src/adserver/index.js';
+import {
+  MemoryFrequencyCapStore,
+  cappingUserOf,
+  createFrequencyCapper,
+  resolveAlternativeIds,
+} from '../../../src/adserver/index.js';
 import type { FrequencyCap } from '../../../src/adserver/index.js';
 import { ID5, UID2, callWith } from '../fixtures.js';
 
@@ -9,7 +14,10 @@ const DAY = 86_400_000;
 
 describe('capping user precedence', () => {
   test('uid wins over pid and the alternative id', () => {
-    expect(cappingUserOf(callWith({ uid: 'u1', pid: 'p1', eids: [ID5] }), alt)).toEqual({ kind: 'uid', key: 'uid:1234:u1' });
+    expect(cappingUserOf(callWith({ uid: 'u1', pid: 'p1', eids: [ID5] }), alt)).toEqual({
+      kind: 'uid',
+      key: 'uid:1234:u1',
+    });
   });
 
   test('pid is used when there is no uid, even with the alternative provider present', () => {
@@ -34,9 +42,13 @@ describe('capping user precedence', () => {
   });
 
   test('one provider per network: a second spelling of the same network id is refused, not a silent second provider', () => {
-    expect(() => resolveAlternativeIds({ 1234: 'id5-sync.com', '01234': 'uidapi.com' })).toThrow('alternativeIds: "01234" is not a network id');
+    expect(() => resolveAlternativeIds({ 1234: 'id5-sync.com', '01234': 'uidapi.com' })).toThrow(
+      'alternativeIds: "01234" is not a network id',
+    );
     expect(() => resolveAlternativeIds({ ' 1234': 'id5-sync.com' })).toThrow(/not a network id/);
-    expect(() => createFrequencyCapper({ alternativeIds: { abc: 'id5-sync.com' } as unknown as Record<number, string> })).toThrow(/not a network id/);
+    expect(() =>
+      createFrequencyCapper({ alternativeIds: { abc: 'id5-sync.com' } as unknown as Record<number, string> }),
+    ).toThrow(/not a network id/);
     expect([...resolveAlternativeIds({ 1234: 'id5-sync.com', 99: 2 }).entries()].map(([n, p]) => [n, p.id])).toEqual([
       [99, 2],
       [1234, 2],
@@ -53,7 +65,11 @@ describe('frequency capper', () => {
     return { capper, advance: (ms: number) => (t += ms) };
   }
 
-  async function serveUntilCapped(capper: ReturnType<typeof setup>['capper'], call: ReturnType<typeof callWith>, c = cap) {
+  async function serveUntilCapped(
+    capper: ReturnType<typeof setup>['capper'],
+    call: ReturnType<typeof callWith>,
+    c = cap,
+  ) {
     let served = 0;
     for (let i = 0; i < 5; i++) {
       if (!(await capper.check(call, c)).allowed) break;
@@ -66,7 +82,11 @@ describe('frequency capper', () => {
   test('caps impressions per pid per item, and other items and users are counted apart', async () => {
     const { capper } = setup();
     expect(await serveUntilCapped(capper, callWith({ pid: 'p1' }))).toBe(2);
-    expect(await capper.check(callWith({ pid: 'p1' }), cap)).toMatchObject({ allowed: false, count: 2, user: { kind: 'pid' } });
+    expect(await capper.check(callWith({ pid: 'p1' }), cap)).toMatchObject({
+      allowed: false,
+      count: 2,
+      user: { kind: 'pid' },
+    });
     expect((await capper.check(callWith({ pid: 'p1' }), { ...cap, item: 'deal:43' })).allowed).toBe(true);
     expect((await capper.check(callWith({ pid: 'p2' }), cap)).allowed).toBe(true);
   });
@@ -87,7 +107,10 @@ describe('frequency capper', () => {
 
   test('without any id the call is served uncapped by default, or blocked when configured', async () => {
     expect(await serveUntilCapped(setup().capper, callWith({ eids: [UID2] }))).toBe(5);
-    expect(await setup('block').capper.check(callWith({}), cap)).toMatchObject({ allowed: false, user: { kind: 'none' } });
+    expect(await setup('block').capper.check(callWith({}), cap)).toMatchObject({
+      allowed: false,
+      user: { kind: 'none' },
+    });
   });
 
   test('the window slides: impressions older than windowMs no longer count', async () => {
@@ -157,10 +180,13 @@ describe('memory store bounds (property)', () => {
           const key = `user-${k}|deal`;
           store.record(key, at, 1_000);
           // The model: every impression within 1 s of the newest, sorted, the last 4; the 8 most recently used keys.
-          const times = [...(model.get(key) ?? []), at].sort((a, b) => a - b).filter((t) => t > at - 1_000).slice(-4);
+          const times = [...(model.get(key) ?? []), at]
+            .sort((a, b) => a - b)
+            .filter((t) => t > at - 1_000)
+            .slice(-4);
           model.delete(key);
           model.set(key, times);
-          if (model.size > 8) model.delete(model.keys().next().value as string);
+          if (model.size > 8) model.delete(model.keys().next().value!);
           expect(store.size).toBeLessThanOrEqual(8);
         }
         for (const [key, times] of model) {
@@ -174,7 +200,7 @@ describe('memory store bounds (property)', () => {
   });
 });
 
-describe('without the store\'s answer', () => {
+describe("without the store's answer", () => {
   // A store that is down: every call fails at once, like a Redis client without an offline queue.
   const downStore = () => {
     const inner = new MemoryFrequencyCapStore();
@@ -244,7 +270,7 @@ describe('deadlines', () => {
     };
     const capper = createFrequencyCapper({ store: store as any, timeoutMs: 30 });
     const cap = { item: 'deal:t', max: 1_000, per: 'day' as const };
-    const results: Array<Promise<{ pid: string; ms: number; error?: string }>> = [];
+    const results: Promise<{ pid: string; ms: number; error?: string }>[] = [];
     for (let wave = 0; wave < 30; wave++) {
       for (let i = 0; i < 100; i++) {
         const pid = `${i % 10 ? 'a' : 'z'}${i}`;

@@ -3,7 +3,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { createCluster } from 'redis';
-import { MemoryFrequencyCapStore, createFrequencyCapper, createRedisFrequencyCapStore, defineFrequencyCap } from '../../../src/adserver/index.js';
+import {
+  MemoryFrequencyCapStore,
+  createFrequencyCapper,
+  createRedisFrequencyCapStore,
+  defineFrequencyCap,
+} from '../../../src/adserver/index.js';
 import { DEFAULT_CAP_TIMEOUT_MS } from '../../../src/adserver/index.js';
 import { clusterKeySlot } from '../../../src/adserver/common/redis-client.js';
 import type { FrequencyCapStore } from '../../../src/adserver/index.js';
@@ -26,7 +31,7 @@ afterAll(async () => {
 });
 
 let n = 0;
-const stores: Array<[string, () => FrequencyCapStore]> = [
+const stores: [string, () => FrequencyCapStore][] = [
   ['memory', () => new MemoryFrequencyCapStore()],
   ['redis', () => createRedisFrequencyCapStore(client, { prefix: `t${++n}:` })],
 ];
@@ -77,13 +82,25 @@ describe.each(stores)('cap windows at their boundaries (%s store)', (_, makeStor
   });
 
   test('several windows: 2 a day and 3 a week, all enforced; a lifetime window never resets', async () => {
-    const cap = defineFrequencyCap({ item: 'deal:multi', windows: [{ max: 2, per: 'day' }, { max: 3, per: 'week' }] });
+    const cap = defineFrequencyCap({
+      item: 'deal:multi',
+      windows: [
+        { max: 2, per: 'day' },
+        { max: 3, per: 'week' },
+      ],
+    });
     const life = defineFrequencyCap({ item: 'deal:life', max: 2, per: 'lifetime' });
     const s = setup('2025-06-02T10:00:00Z'); // Monday
     expect(await takeN(s.take, cap, 3)).toEqual([true, true, false]);
     s.at('2025-06-03T10:00:00Z');
     const d = await s.capper.take(s.user, cap);
-    expect(d).toMatchObject({ allowed: true, windows: [{ window: '2/day', count: 0 }, { window: '3/week', count: 2 }] });
+    expect(d).toMatchObject({
+      allowed: true,
+      windows: [
+        { window: '2/day', count: 0 },
+        { window: '3/week', count: 2 },
+      ],
+    });
     expect(await s.take(cap)).toBe(false); // the week is full
     s.at('2025-06-09T00:00:00Z');
     expect(await s.take(cap)).toBe(true);
@@ -112,21 +129,43 @@ describe('the Redis store', () => {
   test('one take is one EVALSHA round trip, whatever the number of windows and caps', async () => {
     const store = createRedisFrequencyCapStore(client, { prefix: 'rt:' });
     const capper = createFrequencyCapper({ store, timeoutMs: 10_000 });
-    const caps = [defineFrequencyCap({ item: 'deal:1', windows: [{ max: 3, per: 'day' }, { max: 9, per: 'week' }] }), defineFrequencyCap({ item: 'campaign:1', max: 5, windowMs: HOUR })];
+    const caps = [
+      defineFrequencyCap({
+        item: 'deal:1',
+        windows: [
+          { max: 3, per: 'day' },
+          { max: 9, per: 'week' },
+        ],
+      }),
+      defineFrequencyCap({ item: 'campaign:1', max: 5, windowMs: HOUR }),
+    ];
     await capper.take(callWith({ pid: 'warm' }), caps); // loads the script (EVAL after NOSCRIPT)
     await client.configResetStat();
     for (let i = 0; i < 10; i++) await capper.take(callWith({ pid: `u${i}` }), caps);
     const stats = await client.info('commandstats');
-    const calls = Object.fromEntries([...stats.matchAll(/cmdstat_(\w+):calls=(\d+)/g)].map((m) => [m[1], Number(m[2])]));
+    const calls = Object.fromEntries(
+      [...stats.matchAll(/cmdstat_(\w+):calls=(\d+)/g)].map((m) => [m[1], Number(m[2])]),
+    );
     expect(calls.evalsha).toBe(10);
     // Each take ran these inside the script (not as round trips); the client sent nothing else but this INFO.
-    expect(Object.keys(calls).filter((c) => !['evalsha', 'info', 'zremrangebyscore', 'zcount', 'zadd', 'zcard', 'pttl', 'pexpire', 'config'].includes(c))).toEqual([]);
+    expect(
+      Object.keys(calls).filter(
+        (c) =>
+          !['evalsha', 'info', 'zremrangebyscore', 'zcount', 'zadd', 'zcard', 'pttl', 'pexpire', 'config'].includes(c),
+      ),
+    ).toEqual([]);
   });
 
   test('keys carry the user in a hash tag, expire with the longest window, and hold at most the served impressions', async () => {
     const store = createRedisFrequencyCapStore(client, { prefix: 'kx:' });
     const capper = createFrequencyCapper({ store, timeoutMs: 10_000 });
-    const cap = defineFrequencyCap({ item: 'deal:{7}', windows: [{ max: 2, per: 'day' }, { max: 4, windowMs: 3 * DAY }] });
+    const cap = defineFrequencyCap({
+      item: 'deal:{7}',
+      windows: [
+        { max: 2, per: 'day' },
+        { max: 4, windowMs: 3 * DAY },
+      ],
+    });
     for (let i = 0; i < 10; i++) await capper.take(callWith({ uid: 'a}b' }), cap);
     const key = store.keyOf('uid:1234:a}b', 'deal:{7}');
     expect(key).toBe('kx:{uid:1234:a%7Db}deal:%7B7%7D');
@@ -144,10 +183,19 @@ describe('the Redis store', () => {
       await cluster.connect();
       const store = createRedisFrequencyCapStore(cluster);
       const capper = createFrequencyCapper({ store, timeoutMs: 10_000 });
-      const caps = [defineFrequencyCap({ item: 'deal:1', max: 2, per: 'day' }), defineFrequencyCap({ item: 'campaign:9', max: 1, per: 'day' })];
+      const caps = [
+        defineFrequencyCap({ item: 'deal:1', max: 2, per: 'day' }),
+        defineFrequencyCap({ item: 'campaign:9', max: 1, per: 'day' }),
+      ];
       const user = callWith({ pid: 'p-cluster' });
       expect((await capper.take(user, caps)).allowed).toBe(true);
-      expect(await capper.take(user, caps)).toMatchObject({ allowed: false, windows: [{ item: 'deal:1', count: 1 }, { item: 'campaign:9', count: 1 }] });
+      expect(await capper.take(user, caps)).toMatchObject({
+        allowed: false,
+        windows: [
+          { item: 'deal:1', count: 1 },
+          { item: 'campaign:9', count: 1 },
+        ],
+      });
       expect(capper.metrics().errors).toBe(0); // a CROSSSLOT error would have been counted and served by the policy
       const slots = await Promise.all(caps.map((c) => cluster.clusterKeySlot(store.keyOf('pid:p-cluster', c.item))));
       expect(slots[0]).toBe(slots[1]);
@@ -164,11 +212,18 @@ describe('the Redis store', () => {
     try {
       const cap = defineFrequencyCap({ item: 'deal:slow', max: 1, per: 'day' });
       const serve = createFrequencyCapper({ store: createRedisFrequencyCapStore(c), timeoutMs: 20 });
-      const block = createFrequencyCapper({ store: createRedisFrequencyCapStore(c), timeoutMs: 20, onStoreError: 'block' });
+      const block = createFrequencyCapper({
+        store: createRedisFrequencyCapStore(c),
+        timeoutMs: 20,
+        onStoreError: 'block',
+      });
       await serve.take(callWith({ pid: 'warm' }), cap);
       await admin.sendCommand(['CLIENT', 'PAUSE', '1500', 'ALL']); // the server stops answering clients for 1.5 s
       const t0 = performance.now();
-      const [a, b] = await Promise.all([serve.take(callWith({ pid: 'x' }), cap), block.take(callWith({ pid: 'x' }), cap)]);
+      const [a, b] = await Promise.all([
+        serve.take(callWith({ pid: 'x' }), cap),
+        block.take(callWith({ pid: 'x' }), cap),
+      ]);
       const elapsed = performance.now() - t0;
       expect(a).toMatchObject({ allowed: true, storeError: 'timeout' });
       expect(b).toMatchObject({ allowed: false, storeError: 'timeout' });
@@ -190,7 +245,13 @@ describe('coalesced takes', () => {
   test('concurrent takes go out as one script call, and each is decided and counted as if alone', async () => {
     const store = createRedisFrequencyCapStore(client, { prefix: 'co:' });
     const capper = createFrequencyCapper({ store, timeoutMs: 10_000 });
-    const cap = defineFrequencyCap({ item: 'deal:co', windows: [{ max: 3, per: 'day' }, { max: 4, per: 'week' }] });
+    const cap = defineFrequencyCap({
+      item: 'deal:co',
+      windows: [
+        { max: 3, per: 'day' },
+        { max: 4, per: 'week' },
+      ],
+    });
     await capper.take(callWith({ pid: 'warm' }), cap); // loads the script (EVAL after NOSCRIPT)
     await client.configResetStat();
     const users = ['a', 'b', 'c', 'a', 'b', 'c', 'a', 'b', 'c', 'a', 'b', 'c', 'a', 'a'];
@@ -201,7 +262,12 @@ describe('coalesced takes', () => {
       decisions.filter((_, i) => users[i] === pid).map((d) => [d.allowed, d.windows.map((w) => w.count)]);
     const refused = [false, [3, 3]];
     expect(of('a')).toEqual([[true, [0, 0]], [true, [1, 1]], [true, [2, 2]], refused, refused, refused]);
-    expect(of('b')).toEqual([[true, [0, 0]], [true, [1, 1]], [true, [2, 2]], [false, [3, 3]]]);
+    expect(of('b')).toEqual([
+      [true, [0, 0]],
+      [true, [1, 1]],
+      [true, [2, 2]],
+      [false, [3, 3]],
+    ]);
     expect(await client.zCard('co:{pid:a}deal:co')).toBe(3);
   });
 
@@ -290,7 +356,14 @@ describe('while the store does not answer', () => {
       expect(capper.metrics()).toMatchObject(counted);
 
       await down.start();
-      for (let i = 0; !(await c.ping().then(() => true, () => false)); i++) {
+      for (
+        let i = 0;
+        !(await c.ping().then(
+          () => true,
+          () => false,
+        ));
+        i++
+      ) {
         if (i > 200) throw new Error('the client did not reconnect');
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -320,7 +393,10 @@ describe('while the store does not answer', () => {
       const elapsed = performance.now() - t0;
       expect(elapsed).toBeGreaterThanOrEqual(DEFAULT_CAP_TIMEOUT_MS - 1);
       expect(elapsed).toBeLessThan(1_000); // the timeout, not the 1.5 s pause (generous for a loaded machine)
-      const [served, refused] = [[true, 'timeout'], [false, 'timeout']];
+      const [served, refused] = [
+        [true, 'timeout'],
+        [false, 'timeout'],
+      ];
       expect(d.map((x) => [x.allowed, x.storeError])).toEqual([served, served, refused, refused]);
       // When Redis answers, the late takes are counted where Redis allowed them: nothing more to write.
       await capper.flush();

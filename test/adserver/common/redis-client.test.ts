@@ -2,7 +2,12 @@
 // against a real redis-server, the Lua script loaded on a fresh server (NOSCRIPT), anything else refused.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Redis } from 'ioredis';
-import { createFrequencyCapper, createRedisFrequencyCapStore, createRedisReport, defineFrequencyCap } from '../../../src/adserver/index.js';
+import {
+  createFrequencyCapper,
+  createRedisFrequencyCapStore,
+  createRedisReport,
+  defineFrequencyCap,
+} from '../../../src/adserver/index.js';
 // @ts-expect-error plain ESM helper shared with the bench
 import { startRedis } from '../../support/redis-server.mjs';
 import { ID5, UID2, callWith } from '../fixtures.js';
@@ -26,7 +31,12 @@ describe('an ioredis client', () => {
     const call = callWith({ pid: 'io-user' });
     const decisions = [];
     for (let i = 0; i < 4; i++) decisions.push(await capper.take(call, cap));
-    expect(decisions.map((d) => [d.allowed, d.count])).toEqual([[true, 0], [true, 1], [true, 2], [false, 3]]);
+    expect(decisions.map((d) => [d.allowed, d.count])).toEqual([
+      [true, 0],
+      [true, 1],
+      [true, 2],
+      [false, 3],
+    ]);
     expect(capper.metrics()).toMatchObject({ errors: 0, timeouts: 0 });
     expect(await io.zcard('eidkit:fc:{pid:io-user}deal:7')).toBe(3);
   });
@@ -36,13 +46,21 @@ describe('an ioredis client', () => {
     const at = new Date();
     for (let i = 0; i < 10; i++) report.add(callWith({ pid: 'p', eids: i % 2 ? [ID5] : [UID2] }), at);
     await report.flush();
-    expect((await report.toJSON()).rows[0]).toMatchObject({ calls: 10, extendedIds: [{ providerId: 2, calls: 5 }, { providerId: 4, calls: 5 }] });
+    expect((await report.toJSON()).rows[0]).toMatchObject({
+      calls: 10,
+      extendedIds: [
+        { providerId: 2, calls: 5 },
+        { providerId: 4, calls: 5 },
+      ],
+    });
     expect(report.metrics().flushErrors).toBe(0);
     await report.close();
   });
 
   test('anything that is neither node-redis nor ioredis is refused with a TypeError naming the function', () => {
-    expect(() => createRedisReport({ hincrby: () => 0 } as never)).toThrow(/createRedisReport: client must be a node-redis or ioredis client/);
+    expect(() => createRedisReport({ hincrby: () => 0 } as never)).toThrow(
+      /createRedisReport: client must be a node-redis or ioredis client/,
+    );
     expect(() => createRedisFrequencyCapStore(null as never)).toThrow(/createRedisFrequencyCapStore: client must be/);
   });
 });

@@ -110,22 +110,26 @@ function iabMessage(m: TCModel, vendorId: number, rules: TcfRules): string | und
 }
 
 describe('the bounded readers decide as the IAB libraries do', () => {
-  test(`random TC strings from @iabtcf/core (${RUNS} runs): the same verdict for every vendor`, () => {
-    const decoders = RULES.map((r) => createConsentDecoder(r));
-    fc.assert(
-      fc.property(tcModelArb, fc.nat(RULES.length - 1), (spec, i) => {
-        const tc = encodeTc(spec);
-        const m = TCString.decode(tc);
-        const rules = RULES[i];
-        const decoded = decoders[i].decode({ gdpr: 1, gdprConsent: tc });
-        const ours = PROBES.map((v) => decoders[i].refusal(decoded, v)?.message);
-        const theirs = PROBES.map((v) => iabMessage(m, v, rules));
-        // One comparison per string (an expect per vendor would cost more than the decoding).
-        if (ours.some((o, j) => o !== theirs[j])) expect({ tc, rules, ours }).toEqual({ tc, rules, ours: theirs });
-      }),
-      { numRuns: RUNS },
-    );
-  }, TIMEOUT);
+  test(
+    `random TC strings from @iabtcf/core (${RUNS} runs): the same verdict for every vendor`,
+    () => {
+      const decoders = RULES.map((r) => createConsentDecoder(r));
+      fc.assert(
+        fc.property(tcModelArb, fc.nat(RULES.length - 1), (spec, i) => {
+          const tc = encodeTc(spec);
+          const m = TCString.decode(tc);
+          const rules = RULES[i];
+          const decoded = decoders[i].decode({ gdpr: 1, gdprConsent: tc });
+          const ours = PROBES.map((v) => decoders[i].refusal(decoded, v)?.message);
+          const theirs = PROBES.map((v) => iabMessage(m, v, rules));
+          // One comparison per string (an expect per vendor would cost more than the decoding).
+          if (ours.some((o, j) => o !== theirs[j])) expect({ tc, rules, ours }).toEqual({ tc, rules, ours: theirs });
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT,
+  );
 
   const usSections = fc.record(
     {
@@ -145,66 +149,74 @@ describe('the bounded readers decide as the IAB libraries do', () => {
   });
   const SECTION_IDS: Record<string, number> = { uspv1: 6, usnat: 7, usca: 8, usva: 9, usco: 10, ustx: 16 };
 
-  test(`random GPP strings from @iabgpp/cmpapi (${GPP_RUNS} runs): the same US opt-outs and EU verdicts`, () => {
-    const d = createConsentDecoder();
-    fc.assert(
-      fc.property(gppArb, ({ us, tcf, sid }) => {
-        const w = new GppModel();
-        for (const [section, fields] of Object.entries(us)) {
-          for (const [k, v] of Object.entries(fields)) w.setFieldValue(section, k, v);
-        }
-        if (tcf) w.decodeSection('tcfeuv2', encodeTc(tcf));
-        if (!w.getSectionIds().length) return;
-        const gpp = w.encode();
-        // The IAB side: the library's model read directly.
-        const m = new GppModel(gpp);
-        const expected: Array<{ section: string; field: string }> = [];
-        for (const [section, fields] of Object.entries(us)) {
-          const id = SECTION_IDS[section];
-          if (!m.getSectionIds().includes(id) || (sid && !sid.includes(id))) continue;
-          for (const field of Object.keys(fields)) {
-            const v = m.getFieldValue(section, field);
-            if (v === 1 || v === 'Y') expected.push({ section, field });
+  test(
+    `random GPP strings from @iabgpp/cmpapi (${GPP_RUNS} runs): the same US opt-outs and EU verdicts`,
+    () => {
+      const d = createConsentDecoder();
+      fc.assert(
+        fc.property(gppArb, ({ us, tcf, sid }) => {
+          const w = new GppModel();
+          for (const [section, fields] of Object.entries(us)) {
+            for (const [k, v] of Object.entries(fields)) w.setFieldValue(section, k, v);
           }
-        }
-        const order = (a: { section: string; field: string }[]) => a.map((o) => `${o.section}.${o.field}`).sort();
-        const decoded = d.decode({ gpp, ...(sid ? { gppSid: sid } : {}) });
-        expect(order(decoded.usOptOuts)).toEqual(order(expected));
-        expect(decoded.gppProblem).toBeUndefined();
-        const header = readGppHeader(gpp);
-        expect(header && 'sectionIds' in header ? header.sectionIds : header).toEqual(m.getSectionIds());
-        // The EU section where it applies: the same TC verdicts as @iabtcf/core's.
-        if (tcf && (!sid || sid.includes(2))) {
-          const eu = d.decode({ gdpr: 1, gpp, ...(sid ? { gppSid: sid } : {}) });
-          const tc = TCString.decode(m.encodeSectionById(2));
-          const ours = PROBES.map((v) => d.refusal({ ...eu, usOptOuts: [] }, v)?.message);
-          const theirs = PROBES.map((v) => iabMessage(tc, v, {}));
-          if (ours.some((o, j) => o !== theirs[j])) expect(ours).toEqual(theirs);
-        }
-      }),
-      { numRuns: GPP_RUNS },
-    );
-  }, TIMEOUT);
+          if (tcf) w.decodeSection('tcfeuv2', encodeTc(tcf));
+          if (!w.getSectionIds().length) return;
+          const gpp = w.encode();
+          // The IAB side: the library's model read directly.
+          const m = new GppModel(gpp);
+          const expected: { section: string; field: string }[] = [];
+          for (const [section, fields] of Object.entries(us)) {
+            const id = SECTION_IDS[section];
+            if (!m.getSectionIds().includes(id) || (sid && !sid.includes(id))) continue;
+            for (const field of Object.keys(fields)) {
+              const v = m.getFieldValue(section, field);
+              if (v === 1 || v === 'Y') expected.push({ section, field });
+            }
+          }
+          const order = (a: { section: string; field: string }[]) => a.map((o) => `${o.section}.${o.field}`).sort();
+          const decoded = d.decode({ gpp, ...(sid ? { gppSid: sid } : {}) });
+          expect(order(decoded.usOptOuts)).toEqual(order(expected));
+          expect(decoded.gppProblem).toBeUndefined();
+          const header = readGppHeader(gpp);
+          expect(header && 'sectionIds' in header ? header.sectionIds : header).toEqual(m.getSectionIds());
+          // The EU section where it applies: the same TC verdicts as @iabtcf/core's.
+          if (tcf && (!sid || sid.includes(2))) {
+            const eu = d.decode({ gdpr: 1, gpp, ...(sid ? { gppSid: sid } : {}) });
+            const tc = TCString.decode(m.encodeSectionById(2));
+            const ours = PROBES.map((v) => d.refusal({ ...eu, usOptOuts: [] }, v)?.message);
+            const theirs = PROBES.map((v) => iabMessage(tc, v, {}));
+            if (ours.some((o, j) => o !== theirs[j])) expect(ours).toEqual(theirs);
+          }
+        }),
+        { numRuns: GPP_RUNS },
+      );
+    },
+    TIMEOUT,
+  );
 
-  test(`random GPP headers, any section ids up to the cap (${RUNS} runs): the ids @iabgpp/cmpapi reads`, () => {
-    const idLists = fc
-      .uniqueArray(fc.integer({ min: 1, max: 255 }), { minLength: 1, maxLength: 8 })
-      .map((a) => a.sort((x, y) => x - y));
-    fc.assert(
-      fc.property(idLists, fc.boolean(), (list, asRanges) => {
-        // Runs of consecutive ids as ranges, or every id on its own: both are valid headers.
-        const entries: Array<number | [number, number]> = [];
-        for (const id of list) {
-          const last = entries[entries.length - 1];
-          if (asRanges && Array.isArray(last) && last[1] === id - 1) last[1] = id;
-          else if (asRanges && typeof last === 'number' && last === id - 1) entries[entries.length - 1] = [last, id];
-          else entries.push(id);
-        }
-        const header = gppHeader(entries);
-        expect(new HeaderV1(header).getFieldValue('SectionIds')).toEqual(list);
-        expect(readGppHeader(`${header}${'~x'.repeat(list.length)}`)).toEqual({ sectionIds: list });
-      }),
-      { numRuns: RUNS },
-    );
-  }, TIMEOUT);
+  test(
+    `random GPP headers, any section ids up to the cap (${RUNS} runs): the ids @iabgpp/cmpapi reads`,
+    () => {
+      const idLists = fc
+        .uniqueArray(fc.integer({ min: 1, max: 255 }), { minLength: 1, maxLength: 8 })
+        .map((a) => a.sort((x, y) => x - y));
+      fc.assert(
+        fc.property(idLists, fc.boolean(), (list, asRanges) => {
+          // Runs of consecutive ids as ranges, or every id on its own: both are valid headers.
+          const entries: (number | [number, number])[] = [];
+          for (const id of list) {
+            const last = entries[entries.length - 1];
+            if (asRanges && Array.isArray(last) && last[1] === id - 1) last[1] = id;
+            else if (asRanges && typeof last === 'number' && last === id - 1) entries[entries.length - 1] = [last, id];
+            else entries.push(id);
+          }
+          const header = gppHeader(entries);
+          expect(new HeaderV1(header).getFieldValue('SectionIds')).toEqual(list);
+          expect(readGppHeader(`${header}${'~x'.repeat(list.length)}`)).toEqual({ sectionIds: list });
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    TIMEOUT,
+  );
 });

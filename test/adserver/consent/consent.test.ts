@@ -3,7 +3,13 @@
 import { describe, expect, test } from 'vitest';
 import { GppModel } from '@iabgpp/cmpapi';
 import { GVL, PurposeRestriction, RestrictionType, TCModel, TCString } from '@iabtcf/core';
-import { buildBidRequest, createConsentDecoder, createForwardingPolicy, explainForwarding, parseAdCall } from '../../../src/adserver/index.js';
+import {
+  buildBidRequest,
+  createConsentDecoder,
+  createForwardingPolicy,
+  explainForwarding,
+  parseAdCall,
+} from '../../../src/adserver/index.js';
 import type { AdCall, AdCallConsent, DemandPartner } from '../../../src/adserver/index.js';
 // @ts-expect-error: plain JS helper shared with the demo CMP
 import { encodeTcString } from '../../support/tcf/tc-string.mjs';
@@ -17,12 +23,14 @@ const EIDS = [ID5, UID2, PUBCID];
 const call = (consent: AdCallConsent): AdCall => ({ ...callWith({ eids: EIDS }), consent });
 const DSP: DemandPartner & { openrtb?: '2.6' } = { id: 'dsp', gvlVendorId: 131 };
 const policy = createForwardingPolicy({ consent: { allowSources: ['PUBCID.org'] } });
-const sent = (c: AdCall, partner: DemandPartner & { openrtb?: '2.6' } = DSP, p = policy) => buildBidRequest(c, partner, { policy: p }).user?.eids ?? [];
+const sent = (c: AdCall, partner: DemandPartner & { openrtb?: '2.6' } = DSP, p = policy) =>
+  buildBidRequest(c, partner, { policy: p }).user?.eids ?? [];
 
 /** A GPP string with the given fields set in each section, encoded by @iabgpp/cmpapi. */
 function gpp(fields: Record<string, Record<string, unknown>>): string {
   const m = new GppModel();
-  for (const [section, values] of Object.entries(fields)) for (const [k, v] of Object.entries(values)) m.setFieldValue(section, k, v);
+  for (const [section, values] of Object.entries(fields))
+    for (const [k, v] of Object.entries(values)) m.setFieldValue(section, k, v);
   return m.encode();
 }
 
@@ -35,7 +43,8 @@ describe('GDPR (TCF v2 string decoded with @iabtcf/core)', () => {
     const c = call({ gdpr: 1, gdprConsent: tc([], [131]) });
     expect(sent(c)).toEqual([PUBCID]);
     const p = explainForwarding(c, [DSP], policy).partners[0];
-    const why = 'GDPR applies: vendor 131 has no legal basis for any of purposes 2, 3, 4, 5, 6, 7, 8, 9, 10 in the TC string';
+    const why =
+      'GDPR applies: vendor 131 has no legal basis for any of purposes 2, 3, 4, 5, 6, 7, 8, 9, 10 in the TC string';
     expect(p.removed.map((d) => d.reason)).toEqual([
       { code: 'gdpr', message: why },
       { code: 'gdpr', message: why },
@@ -47,7 +56,9 @@ describe('GDPR (TCF v2 string decoded with @iabtcf/core)', () => {
     const c = call({ gdpr: 1, gdprConsent: tc([1, 2, 4], [45]) });
     expect(sent(c)).toEqual([PUBCID]);
     expect(sent(c, { id: 'equativ', gvlVendorId: 45 })).toEqual(EIDS);
-    expect(explainForwarding(c, [DSP], policy).partners[0].consent?.message).toBe('GDPR applies: vendor 131 has no consent in the TC string');
+    expect(explainForwarding(c, [DSP], policy).partners[0].consent?.message).toBe(
+      'GDPR applies: vendor 131 has no consent in the TC string',
+    );
   });
 
   test('legitimate interest only is a legal basis by default, and not when the policy requires consent', () => {
@@ -55,7 +66,9 @@ describe('GDPR (TCF v2 string decoded with @iabtcf/core)', () => {
     expect(sent(c)).toEqual(EIDS);
     const strict = createForwardingPolicy({ consent: { legitimateInterest: false } });
     expect(sent(c, DSP, strict)).toEqual([]);
-    expect(explainForwarding(c, [DSP], strict).partners[0].consent?.message).toBe('GDPR applies: vendor 131 has legitimate interest only, and the policy requires consent in the TC string');
+    expect(explainForwarding(c, [DSP], strict).partners[0].consent?.message).toBe(
+      'GDPR applies: vendor 131 has legitimate interest only, and the policy requires consent in the TC string',
+    );
   });
 
   test("each basis pairs the vendor's with the purpose's: vendor consent with only purpose legitimate interest is none", () => {
@@ -77,11 +90,15 @@ describe('GDPR (TCF v2 string decoded with @iabtcf/core)', () => {
     expect(sent(call({ gdpr: 1, gdprConsent: restricted(RestrictionType.NOT_ALLOWED, [2, 3]) }))).toEqual(EIDS); // purpose 4 still allowed
     const c = call({ gdpr: 1, gdprConsent: restricted(RestrictionType.NOT_ALLOWED, [2, 3, 4]) });
     expect(sent(c)).toEqual([PUBCID]);
-    expect(explainForwarding(c, [DSP], policy).partners[0].consent?.message).toMatch(/vendor 131 has no legal basis .* within the publisher restrictions/);
+    expect(explainForwarding(c, [DSP], policy).partners[0].consent?.message).toMatch(
+      /vendor 131 has no legal basis .* within the publisher restrictions/,
+    );
     // Purpose 2 is flexible for vendor 131 in the demo vendor list: restricted to legitimate interest, its consent
     // no longer counts, and the vendor has no legitimate interest.
     expect(sent(call({ gdpr: 1, gdprConsent: restricted(RestrictionType.REQUIRE_LI, [2], [1, 2]) }))).toEqual([PUBCID]);
-    expect(sent(call({ gdpr: 1, gdprConsent: restricted(RestrictionType.REQUIRE_CONSENT, [2], [1, 2]) }))).toEqual(EIDS);
+    expect(sent(call({ gdpr: 1, gdprConsent: restricted(RestrictionType.REQUIRE_CONSENT, [2], [1, 2]) }))).toEqual(
+      EIDS,
+    );
   });
 
   test('the purposes that count are configurable', () => {
@@ -119,7 +136,9 @@ describe('US opt-outs', () => {
   test("US Privacy 'Y' (opt-out of sale) removes eids, 'N' does not", () => {
     expect(sent(call({ usPrivacy: '1YYN' }))).toEqual([PUBCID]);
     expect(sent(call({ usPrivacy: '1YNN' }))).toEqual(EIDS);
-    expect(explainForwarding(call({ usPrivacy: '1YYN' }), [DSP], policy).partners[0].removed[0].reason.code).toBe('usp');
+    expect(explainForwarding(call({ usPrivacy: '1YYN' }), [DSP], policy).partners[0].removed[0].reason.code).toBe(
+      'usp',
+    );
   });
 
   test.each([
@@ -133,7 +152,10 @@ describe('US opt-outs', () => {
   ])('GPP %s %s = 1 removes eids', (section, field, sid) => {
     const c = call({ gpp: gpp({ [section]: { [field]: 1 } }), gppSid: [sid] });
     expect(sent(c)).toEqual([PUBCID]);
-    expect(explainForwarding(c, [DSP], policy).partners[0].removed[0].reason).toEqual({ code: 'gpp', message: `GPP section ${section} signals ${field}` });
+    expect(explainForwarding(c, [DSP], policy).partners[0].removed[0].reason).toEqual({
+      code: 'gpp',
+      message: `GPP section ${section} signals ${field}`,
+    });
   });
 
   test('GPP opt-outs count only in the applicable sections (gpp_sid); 2 (did not opt out) keeps eids', () => {
@@ -150,21 +172,34 @@ describe('US opt-outs', () => {
   });
 
   test('parsed from a real GET ad call, the signals are enforced per partner', () => {
-    const q = new URLSearchParams({ nwid: '1', gdpr: '1', gdpr_consent: tc([1, 2, 4], [45, 131]), us_privacy: '1YNN', eids: Buffer.from(JSON.stringify(EIDS)).toString('base64url') });
+    const q = new URLSearchParams({
+      nwid: '1',
+      gdpr: '1',
+      gdpr_consent: tc([1, 2, 4], [45, 131]),
+      us_privacy: '1YNN',
+      eids: Buffer.from(JSON.stringify(EIDS)).toString('base64url'),
+    });
     const c = parseAdCall({ url: `/ac?${q}` });
     const out = explainForwarding(c, [DSP, { id: 'x', gvlVendorId: 999 }], policy);
     expect(out.partners.map((p) => p.kept.length)).toEqual([3, 1]);
   });
 
-  test("consent.enforce: false forwards without looking at the signals", () => {
-    expect(sent(call({ gdpr: 1, usPrivacy: '1YYN' }), DSP, createForwardingPolicy({ consent: { enforce: false } }))).toEqual(EIDS);
+  test('consent.enforce: false forwards without looking at the signals', () => {
+    expect(
+      sent(call({ gdpr: 1, usPrivacy: '1YYN' }), DSP, createForwardingPolicy({ consent: { enforce: false } })),
+    ).toEqual(EIDS);
   });
 });
 
 describe('createConsentDecoder', () => {
   test('decodes each string once (cached) and reports every US opt-out', () => {
     const d = createConsentDecoder();
-    const consent = { gdpr: 1 as const, gdprConsent: tc([2], [131]), usPrivacy: '1YYN', gpp: gpp({ usnat: { SaleOptOut: 1, SharingOptOut: 1 } }) };
+    const consent = {
+      gdpr: 1 as const,
+      gdprConsent: tc([2], [131]),
+      usPrivacy: '1YYN',
+      gpp: gpp({ usnat: { SaleOptOut: 1, SharingOptOut: 1 } }),
+    };
     const out = d.decode(consent);
     expect(out.gdprApplies).toBe(true);
     expect(out.usOptOuts).toEqual([
@@ -197,7 +232,8 @@ describe('createConsentDecoder', () => {
     const past = d.decode(withVendor(60_000));
     expect(d.refusal(past, 131)).toEqual({
       code: 'gdpr',
-      message: 'GDPR applies: the TC string could not be used (segment 1, vendorConsents.maxId: vendor id 60,000, over the cap of 10,000)',
+      message:
+        'GDPR applies: the TC string could not be used (segment 1, vendorConsents.maxId: vendor id 60,000, over the cap of 10,000)',
     });
   });
 });

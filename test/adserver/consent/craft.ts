@@ -50,14 +50,13 @@ export class Bits {
 
 /** A vendor vector: range-encoded entries (`[id]` or `[from, to]`), or a bitfield of `maxId` bits. */
 export type VendorVector =
-  | { maxId?: number; ranges: Array<[number] | [number, number]>; numEntries?: number }
-  | { bitfield: boolean[] };
+  { maxId?: number; ranges: ([number] | [number, number])[]; numEntries?: number } | { bitfield: boolean[] };
 
 /** One publisher restriction: purpose, type (0 not allowed, 1 consent only, 2 legitimate interest only), entries. */
 export interface Restriction {
   purpose: number;
   type: number;
-  ranges: Array<[number] | [number, number]>;
+  ranges: ([number] | [number, number])[];
 }
 
 /** Appends a TCF vendor vector (max id on 16 bits, encoding bit, then the bitfield or the range entries). */
@@ -68,7 +67,9 @@ export function vendorVector(b: Bits, v: VendorVector): Bits {
     return b;
   }
   const maxId = v.maxId ?? Math.max(0, ...v.ranges.map((r) => r[r.length - 1]));
-  b.int(maxId, 16).bit(1).int(v.numEntries ?? v.ranges.length, 12);
+  b.int(maxId, 16)
+    .bit(1)
+    .int(v.numEntries ?? v.ranges.length, 12);
   for (const r of v.ranges) {
     b.bit(r.length === 2).int(r[0], 16);
     if (r.length === 2) b.int(r[1], 16);
@@ -96,7 +97,9 @@ const bitsOf = (ids: number[] | undefined, n: number) =>
 export function tcCore(f: CoreFields = {}): string {
   const b = new Bits().int(f.version ?? 2, 6);
   b.int(17e9, 36).int(17e9, 36); // created, last updated (deciseconds)
-  b.int(f.cmpId ?? 10, 12).int(1, 12).int(1, 6); // CMP id, CMP version, consent screen
+  b.int(f.cmpId ?? 10, 12)
+    .int(1, 12)
+    .int(1, 6); // CMP id, CMP version, consent screen
   b.int(4, 6).int(13, 6); // consent language EN
   b.int(100, 12).int(4, 6).bit(1).bit(0); // vendor list version, policy version, service specific, non-standard stacks
   b.int(0, 12); // special features
@@ -123,7 +126,7 @@ export function tcCore(f: CoreFields = {}): string {
 export const disclosedSegment = (v: VendorVector) => vendorVector(new Bits().int(1, 3), v).base64url();
 
 /** A GPP header (type 3, version 1) listing section-id entries: a number, or `[from, to]`, delta-coded as GPP does. */
-export function gppHeader(entries: Array<number | [number, number]>, numEntries = entries.length): string {
+export function gppHeader(entries: (number | [number, number])[], numEntries = entries.length): string {
   const b = new Bits().int(3, 6).int(1, 6).int(numEntries, 12);
   let last = 0;
   for (const e of entries) {
@@ -131,7 +134,9 @@ export function gppHeader(entries: Array<number | [number, number]>, numEntries 
       b.bit(0).fib(e - last);
       last = e;
     } else {
-      b.bit(1).fib(e[0] - last).fib(e[1] - e[0]);
+      b.bit(1)
+        .fib(e[0] - last)
+        .fib(e[1] - e[0]);
       last = e[1];
     }
   }

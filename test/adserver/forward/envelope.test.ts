@@ -12,7 +12,13 @@ import type { EnvelopeDecryptor } from '../../../src/adserver/index.js';
 import { ID5, UID2, b64url } from '../fixtures.js';
 
 const key = randomBytes(32);
-const ids = { rampId: 'XY-ramp', uid2: 'uid2-token', euid: 'euid-token', publinkId: 'publink-1', connectId: 'connect-1' };
+const ids = {
+  rampId: 'XY-ramp',
+  uid2: 'uid2-token',
+  euid: 'euid-token',
+  publinkId: 'publink-1',
+  connectId: 'connect-1',
+};
 const envelopeEid = (id: string) => ({ source: 'liveramp.com', uids: [{ id, atype: 3 }] });
 const NOW = Date.UTC(2025, 2, 1);
 const decryptor = createReferenceEnvelopeDecryptor({ keys: { k1: key }, now: () => NOW });
@@ -25,18 +31,35 @@ describe('envelope expansion', () => {
     const { value: extra, issues } = await expandEnvelopes(call.eids, decryptor, { inserter: 'ads.example' });
     expect(issues).toEqual([]);
     expect(extra).toEqual(
-      ['liveramp.com:XY-ramp', 'uidapi.com:uid2-token', 'euid.eu:euid-token', 'epsilon.com:publink-1', 'yahoo.com:connect-1'].map((s) => {
+      [
+        'liveramp.com:XY-ramp',
+        'uidapi.com:uid2-token',
+        'euid.eu:euid-token',
+        'epsilon.com:publink-1',
+        'yahoo.com:connect-1',
+      ].map((s) => {
         const [source, id] = s.split(':');
         return { source, uids: [{ id, atype: 3 }], inserter: 'ads.example' };
       }),
     );
     const req = buildBidRequest(call, { id: 'dsp' }, { extraEids: extra });
     expect(req.user?.eids?.slice(0, 2)).toEqual(call.eids); // the received envelope eid is forwarded unmodified
-    expect(req.user?.eids?.map((e) => e.source)).toEqual(['liveramp.com', 'id5-sync.com', 'liveramp.com', 'uidapi.com', 'euid.eu', 'epsilon.com', 'yahoo.com']);
+    expect(req.user?.eids?.map((e) => e.source)).toEqual([
+      'liveramp.com',
+      'id5-sync.com',
+      'liveramp.com',
+      'uidapi.com',
+      'euid.eu',
+      'epsilon.com',
+      'yahoo.com',
+    ]);
   });
 
   test('does not repeat an id the call already carries', async () => {
-    const { value } = await expandEnvelopes([envelopeEid(seal()), UID2, { source: 'uidapi.com', uids: [{ id: 'uid2-token' }] }], decryptor);
+    const { value } = await expandEnvelopes(
+      [envelopeEid(seal()), UID2, { source: 'uidapi.com', uids: [{ id: 'uid2-token' }] }],
+      decryptor,
+    );
     expect(value.map((e) => e.source)).toEqual(['liveramp.com', 'euid.eu', 'epsilon.com', 'yahoo.com']);
   });
 
@@ -47,11 +70,13 @@ describe('envelope expansion', () => {
   test('refuses a tampered envelope, an unknown key id, an expired envelope and a malformed one, each with an issue', async () => {
     const good = seal();
     const parts = good.split('.');
-    const flipped = parts[3][0] === 'A' ? 'B' + parts[3].slice(1) : 'A' + parts[3].slice(1);
+    const flipped = parts[3].startsWith('A') ? 'B' + parts[3].slice(1) : 'A' + parts[3].slice(1);
     const tampered = [...parts.slice(0, 3), flipped].join('.');
     const otherKey = sealReferenceEnvelope(ids, { keyId: 'k9', key: randomBytes(32), iat: NOW / 1000 });
     const expired = seal(ids, NOW / 1000 - 31 * 86_400);
-    const eids = [{ source: 'liveramp.com', uids: [tampered, otherKey, expired, 'ERv1.k1.!!.??'].map((id) => ({ id })) }];
+    const eids = [
+      { source: 'liveramp.com', uids: [tampered, otherKey, expired, 'ERv1.k1.!!.??'].map((id) => ({ id })) },
+    ];
     const { value, issues } = await expandEnvelopes(eids, decryptor);
     expect(value).toEqual([]);
     expect(issues.map((i) => i.message)).toEqual([
@@ -91,15 +116,31 @@ describe('envelope expansion', () => {
     expect(Object.keys(keys).sort()).toEqual(['__proto__', 'constructor']);
     const d = createReferenceEnvelopeDecryptor({ keys, now: () => NOW });
     const e = sealReferenceEnvelope({ rampId: 'p' }, { keyId: '__proto__', key, iat: NOW / 1000 });
-    expect((await expandEnvelopes([envelopeEid(e)], d)).value).toEqual([{ source: 'liveramp.com', uids: [{ id: 'p', atype: 3 }] }]);
+    expect((await expandEnvelopes([envelopeEid(e)], d)).value).toEqual([
+      { source: 'liveramp.com', uids: [{ id: 'p', atype: 3 }] },
+    ]);
   });
 
   test('rotates keys: envelopes under old and new key ids both open', async () => {
     const k2 = randomBytes(32);
-    const d = createReferenceEnvelopeDecryptor({ keys: envelopeKeysFromText(`k1:${key.toString('base64')}, k2:${k2.toString('base64url')}`), now: () => NOW });
+    const d = createReferenceEnvelopeDecryptor({
+      keys: envelopeKeysFromText(`k1:${key.toString('base64')}, k2:${k2.toString('base64url')}`),
+      now: () => NOW,
+    });
     const e2 = sealReferenceEnvelope({ rampId: 'new' }, { keyId: 'k2', key: k2, iat: NOW / 1000 });
-    const { value } = await expandEnvelopes([{ source: 'liveramp.com', uids: [{ id: seal({ rampId: 'old' }) }, { id: e2 }] }], d);
-    expect(value).toEqual([{ source: 'liveramp.com', uids: [{ id: 'old', atype: 3 }, { id: 'new', atype: 3 }] }]);
+    const { value } = await expandEnvelopes(
+      [{ source: 'liveramp.com', uids: [{ id: seal({ rampId: 'old' }) }, { id: e2 }] }],
+      d,
+    );
+    expect(value).toEqual([
+      {
+        source: 'liveramp.com',
+        uids: [
+          { id: 'old', atype: 3 },
+          { id: 'new', atype: 3 },
+        ],
+      },
+    ]);
   });
 
   test('refuses keys that are not 32 bytes, without printing them', () => {
@@ -120,10 +161,19 @@ describe('envelope expansion', () => {
   });
 
   test('a throwing or slow decryptor yields an issue and the call goes on', async () => {
-    const throwing: EnvelopeDecryptor = { source: 'liveramp.com', decrypt: () => { throw new Error('vendor down'); } };
+    const throwing: EnvelopeDecryptor = {
+      source: 'liveramp.com',
+      decrypt: () => {
+        throw new Error('vendor down');
+      },
+    };
     const slow: EnvelopeDecryptor = { source: 'liveramp.com', decrypt: () => new Promise(() => undefined) };
-    expect((await expandEnvelopes([envelopeEid('x')], throwing)).issues[0].message).toBe('envelope decryptor failed: vendor down');
-    expect((await expandEnvelopes([envelopeEid('x')], slow, { timeoutMs: 10 })).issues[0].message).toBe('envelope not decrypted within 10 ms');
+    expect((await expandEnvelopes([envelopeEid('x')], throwing)).issues[0].message).toBe(
+      'envelope decryptor failed: vendor down',
+    );
+    expect((await expandEnvelopes([envelopeEid('x')], slow, { timeoutMs: 10 })).issues[0].message).toBe(
+      'envelope not decrypted within 10 ms',
+    );
   });
 
   test('opens at most maxEnvelopes per call', async () => {

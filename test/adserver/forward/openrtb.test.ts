@@ -12,14 +12,14 @@ import { typecheckFile } from '../../support/typecheck.js';
  * depth, so this checks what buildBidRequest really returns at run time, not only its declared type.
  * Returns the compiler's diagnostics.
  */
-function checkLiterals(values: Array<{ type: 'BidRequest26' | 'BidRequest25' | 'Eids'; value: unknown }>): string[] {
+function checkLiterals(values: { type: 'BidRequest26' | 'BidRequest25' | 'Eids'; value: unknown }[]): string[] {
   const file = fileURLToPath(new URL('./openrtb.runtime.virtual.ts', import.meta.url));
   const source = [
     "import type { BidRequest as BidRequest26Spec, EID, UID, User } from 'iab-openrtb/v26';",
     "import type { BidRequest as BidRequest25 } from 'iab-openrtb/v25';",
     // The same widening as openrtb.typecheck.ts: AdCOM allows vendor atype and mm values >= 500.
     "type Eid = Omit<EID, 'uids' | 'mm'> & { uids: Array<Omit<UID, 'atype'> & { atype?: number }>; mm?: number };",
-    "type Eids = Eid[];",
+    'type Eids = Eid[];',
     "type BidRequest26 = Omit<BidRequest26Spec, 'user'> & { user?: Omit<User, 'eids'> & { eids?: Eids } };",
     ...values.map((v, i) => `export const v${i}: ${v.type} = ${JSON.stringify(v.value)};`),
   ].join('\n');
@@ -36,7 +36,8 @@ function checkLiterals(values: Array<{ type: 'BidRequest26' | 'BidRequest25' | '
   const { getSourceFile, fileExists, readFile } = host;
   host.fileExists = (f) => f === file || fileExists(f);
   host.readFile = (f) => (f === file ? source : readFile(f));
-  host.getSourceFile = (f, lang, ...rest) => (f === file ? ts.createSourceFile(f, source, lang) : getSourceFile(f, lang, ...rest));
+  host.getSourceFile = (f, lang, ...rest) =>
+    f === file ? ts.createSourceFile(f, source, lang) : getSourceFile(f, lang, ...rest);
   const program = ts.createProgram([file], options, host);
   return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }
@@ -58,7 +59,10 @@ function sampleCall(): AdCall {
     eids: b64url(received),
   });
   return parseAdCall(
-    { url: `https://ads.example/ac?${q}`, headers: { cookie: 'pid=pid-1', 'user-agent': 'UA/1', referer: 'https://news.example/article' } },
+    {
+      url: `https://ads.example/ac?${q}`,
+      headers: { cookie: 'pid=pid-1', 'user-agent': 'UA/1', referer: 'https://news.example/article' },
+    },
     { ip: '198.51.100.7' },
   );
 }
@@ -73,7 +77,14 @@ describe('OpenRTB forwarding', () => {
     expect(req).toMatchObject({
       id: 'req-1',
       imp: [{ id: '1', tagid: '78', secure: 1, ext: { formatId: 78 } }],
-      site: { id: '56', page: 'https://news.example/article', domain: 'news.example', keywords: 'sport', publisher: { id: '1234' }, ext: { pageId: 'home' } },
+      site: {
+        id: '56',
+        page: 'https://news.example/article',
+        domain: 'news.example',
+        keywords: 'sport',
+        publisher: { id: '1234' },
+        ext: { pageId: 'home' },
+      },
       device: { ua: 'UA/1', ip: '198.51.100.7' },
       user: { id: 'pid-1', consent: 'CPtcf' },
       regs: { gdpr: 1, us_privacy: '1YNN', gpp: 'DBABMA~x', gpp_sid: [2] },
@@ -96,12 +107,16 @@ describe('OpenRTB forwarding', () => {
     const call = sampleCall();
     expect(buildBidRequest(call, { id: 'dmp', kind: 'dmp', preferredProvider: 4 }).user?.eids).toEqual([UID2]);
     expect(eidsForPartner(call.eids, { id: 'dmp', kind: 'dmp', preferredProvider: 'id5-sync.com' })).toEqual([ID5]);
-    expect(buildBidRequest(call, { id: 'dmp', kind: 'dmp', preferredProvider: 'criteo.com' }).user?.eids).toBeUndefined();
+    expect(
+      buildBidRequest(call, { id: 'dmp', kind: 'dmp', preferredProvider: 'criteo.com' }).user?.eids,
+    ).toBeUndefined();
   });
 
   test('a DMP without a registered preferred provider is a configuration error', () => {
     expect(() => eidsForPartner([ID5], { id: 'dmp', kind: 'dmp' })).toThrow(/preferredProvider/);
-    expect(() => eidsForPartner([ID5], { id: 'dmp', kind: 'dmp', preferredProvider: 'example.org' })).toThrow(/preferredProvider/);
+    expect(() => eidsForPartner([ID5], { id: 'dmp', kind: 'dmp', preferredProvider: 'example.org' })).toThrow(
+      /preferredProvider/,
+    );
   });
 
   test('extra eids (from envelope expansion) follow the received ones', () => {
@@ -124,35 +139,105 @@ describe('OpenRTB forwarding', () => {
       body: {
         networkId: 1,
         units: [
-          { bidId: 'b1', adUnitCode: 'top', formatId: 3, gpid: '/1/top', banner: [[300, 250], [728, 90]], floor: { value: 1.5, currency: 'USD' } },
+          {
+            bidId: 'b1',
+            adUnitCode: 'top',
+            formatId: 3,
+            gpid: '/1/top',
+            banner: [
+              [300, 250],
+              [728, 90],
+            ],
+            floor: { value: 1.5, currency: 'USD' },
+          },
           // `placement` is 2.5 only, `plcmt` and `podid` 2.6 only; `mimes` of the wrong kind and an unknown key are not relayed.
-          { bidId: 'b2', adUnitCode: 'player', formatId: 4, video: { context: 'instream', mimes: ['video/mp4'], protocols: [2, 3], playerSize: [[640, 480]], podid: 'p1', placement: 1, skip: 'yes', custom: 1 } },
+          {
+            bidId: 'b2',
+            adUnitCode: 'player',
+            formatId: 4,
+            video: {
+              context: 'instream',
+              mimes: ['video/mp4'],
+              protocols: [2, 3],
+              playerSize: [[640, 480]],
+              podid: 'p1',
+              placement: 1,
+              skip: 'yes',
+              custom: 1,
+            },
+          },
         ],
       },
     });
     expect(call.issues).toEqual([]);
     const r26 = buildBidRequest(call, { id: 'dsp' });
     expect(r26.imp).toEqual([
-      { id: '1', tagid: 'top', banner: { format: [{ w: 300, h: 250 }, { w: 728, h: 90 }] }, bidfloor: 1.5, bidfloorcur: 'USD', ext: { formatId: 3, gpid: '/1/top' } },
-      { id: '2', tagid: 'player', video: { mimes: ['video/mp4'], protocols: [2, 3], podid: 'p1', w: 640, h: 480, plcmt: 1 }, ext: { formatId: 4 } },
+      {
+        id: '1',
+        tagid: 'top',
+        banner: {
+          format: [
+            { w: 300, h: 250 },
+            { w: 728, h: 90 },
+          ],
+        },
+        bidfloor: 1.5,
+        bidfloorcur: 'USD',
+        ext: { formatId: 3, gpid: '/1/top' },
+      },
+      {
+        id: '2',
+        tagid: 'player',
+        video: { mimes: ['video/mp4'], protocols: [2, 3], podid: 'p1', w: 640, h: 480, plcmt: 1 },
+        ext: { formatId: 4 },
+      },
     ]);
-    expect(buildBidRequest(call, { id: 'old', openrtb: '2.5' }).imp[1].video).toEqual({ mimes: ['video/mp4'], protocols: [2, 3], placement: 1, w: 640, h: 480 });
+    expect(buildBidRequest(call, { id: 'old', openrtb: '2.5' }).imp[1].video).toEqual({
+      mimes: ['video/mp4'],
+      protocols: [2, 3],
+      placement: 1,
+      w: 640,
+      h: 480,
+    });
     // A partner reading both versions gets only the fields both have.
-    expect(buildBidRequest(call, { id: 'both', openrtb: 'both' }).imp[1].video).toEqual({ mimes: ['video/mp4'], protocols: [2, 3], w: 640, h: 480 });
+    expect(buildBidRequest(call, { id: 'both', openrtb: 'both' }).imp[1].video).toEqual({
+      mimes: ['video/mp4'],
+      protocols: [2, 3],
+      w: 640,
+      h: 480,
+    });
   });
 
   test('a floor without a currency: USD from an OpenRTB imp (its default), EUR from a Prebid unit (the adapter asks in EUR)', () => {
     const ortb = parseAdCall({ url: '/genericpost', body: { imp: [{ id: 'i', tagid: '9', bidfloor: 1.5 }] } });
     expect(buildBidRequest(ortb, { id: 'dsp' }).imp[0]).toMatchObject({ bidfloor: 1.5, bidfloorcur: 'USD' });
-    const prebid = parseAdCall({ url: '/prebid/v1', body: { networkId: 1, units: [{ bidId: 'b', formatId: 3, floor: { value: 2 } }] } });
+    const prebid = parseAdCall({
+      url: '/prebid/v1',
+      body: { networkId: 1, units: [{ bidId: 'b', formatId: 3, floor: { value: 2 } }] },
+    });
     expect(buildBidRequest(prebid, { id: 'dsp' }).imp[0]).toMatchObject({ bidfloor: 2, bidfloorcur: 'EUR' });
   });
 
   test("an OpenRTB imp's own w / h win over playerSize, and its video fields pass through", () => {
-    const call = parseAdCall({ url: '/genericpost', body: { imp: [{ id: 'i', tagid: '9', video: { mimes: ['video/mp4'], w: 320, h: 180, playerSize: [640, 480], plcmt: 2 } }] } });
-    expect(buildBidRequest(call, { id: 'dsp' }).imp[0].video).toEqual({ mimes: ['video/mp4'], w: 320, h: 180, plcmt: 2 });
+    const call = parseAdCall({
+      url: '/genericpost',
+      body: {
+        imp: [
+          { id: 'i', tagid: '9', video: { mimes: ['video/mp4'], w: 320, h: 180, playerSize: [640, 480], plcmt: 2 } },
+        ],
+      },
+    });
+    expect(buildBidRequest(call, { id: 'dsp' }).imp[0].video).toEqual({
+      mimes: ['video/mp4'],
+      w: 320,
+      h: 180,
+      plcmt: 2,
+    });
     // OpenRTB requires `mimes`: a video without it is not relayed (the imp still goes, with its tag id).
-    const bare = parseAdCall({ url: '/genericpost', body: { imp: [{ id: 'i', tagid: '9', video: { w: 320, h: 180 } }] } });
+    const bare = parseAdCall({
+      url: '/genericpost',
+      body: { imp: [{ id: 'i', tagid: '9', video: { w: 320, h: 180 } }] },
+    });
     expect(buildBidRequest(bare, { id: 'dsp' }).imp).toEqual([{ id: '1', tagid: '9', ext: { formatId: 9 } }]);
   });
 
@@ -171,13 +256,30 @@ describe('OpenRTB forwarding', () => {
     const call = sampleCall();
     const extraEids = [{ ...RAMP, inserter: 'ads.example' }];
     const r25 = buildBidRequest(call, { id: 'legacy', openrtb: '2.5' }, { extraEids, test: true });
-    const policy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['dsp'] }], consent: { enforce: false } });
+    const policy = createForwardingPolicy({
+      permissions: [{ source: 'id5-sync.com', partners: ['dsp'] }],
+      consent: { enforce: false },
+    });
     const both = buildBidRequest(call, { id: 'both', openrtb: 'both' }, { extraEids, policy });
     // Placement details of every kind, in each version.
-    const video = { context: 'instream', mimes: ['video/mp4'], protocols: [2, 3], playerSize: [[640, 480]], podid: 'p1', placement: 1, skip: 1 };
+    const video = {
+      context: 'instream',
+      mimes: ['video/mp4'],
+      protocols: [2, 3],
+      playerSize: [[640, 480]],
+      podid: 'p1',
+      placement: 1,
+      skip: 1,
+    };
     const placed = parseAdCall({
       url: '/prebid/v1',
-      body: { networkId: 1, units: [{ bidId: 'b1', formatId: 3, gpid: '/1/top', banner: [[300, 250]], floor: { value: 1.5, currency: 'USD' } }, { bidId: 'b2', formatId: 4, video }] },
+      body: {
+        networkId: 1,
+        units: [
+          { bidId: 'b1', formatId: 3, gpid: '/1/top', banner: [[300, 250]], floor: { value: 1.5, currency: 'USD' } },
+          { bidId: 'b2', formatId: 4, video },
+        ],
+      },
     });
     const built = [
       { type: 'BidRequest26' as const, value: buildBidRequest(call, { id: 'other' }, { extraEids, policy }) },
@@ -186,7 +288,13 @@ describe('OpenRTB forwarding', () => {
       { type: 'Eids' as const, value: both.user?.ext?.eids },
       { type: 'BidRequest26' as const, value: buildBidRequest(call, { id: 'dsp' }, { extraEids, test: true }) },
       { type: 'BidRequest26' as const, value: buildBidRequest(call, { id: 'dmp', kind: 'dmp', preferredProvider: 4 }) },
-      { type: 'BidRequest26' as const, value: buildBidRequest(parseAdCall({ url: '/call', body: { networkId: 1, formats: [{ id: 1, tagId: 'top' }] } }), { id: 'dsp' }) },
+      {
+        type: 'BidRequest26' as const,
+        value: buildBidRequest(
+          parseAdCall({ url: '/call', body: { networkId: 1, formats: [{ id: 1, tagId: 'top' }] } }),
+          { id: 'dsp' },
+        ),
+      },
       { type: 'BidRequest25' as const, value: r25 },
       { type: 'BidRequest26' as const, value: buildBidRequest(placed, { id: 'dsp' }) },
       { type: 'BidRequest25' as const, value: buildBidRequest(placed, { id: 'legacy', openrtb: '2.5' }) },
@@ -203,7 +311,9 @@ describe('OpenRTB forwarding', () => {
     bad.user.eids[0].uids[0].bogus = 1;
     bad.regs.ext = { gdpr: 1 };
     bad.imp[0].formatId = 2;
-    expect(checkLiterals([{ type: 'BidRequest26', value: bad }]).join('\n')).toMatch(/bogus[\s\S]*formatId|formatId[\s\S]*bogus/);
+    expect(checkLiterals([{ type: 'BidRequest26', value: bad }]).join('\n')).toMatch(
+      /bogus[\s\S]*formatId|formatId[\s\S]*bogus/,
+    );
     expect(checkLiterals([{ type: 'BidRequest25', value: { id: '1', imp: [], user: { eids: [] } } }])).not.toEqual([]);
   }, 60_000);
 });

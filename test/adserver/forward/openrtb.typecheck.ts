@@ -1,9 +1,22 @@
 // Compiled (never run) by openrtb.test.ts with the TypeScript compiler: the bid requests we build must fit the
 // published OpenRTB types of npm `iab-openrtb` (v2.6 and v2.5), not only our own.
-import type { BidRequest as BidRequest26, EID as EID26, Imp as Imp26, UID as UID26, User as User26, Video as Video26 } from 'iab-openrtb/v26';
+import type {
+  BidRequest as BidRequest26,
+  EID as EID26,
+  Imp as Imp26,
+  UID as UID26,
+  User as User26,
+  Video as Video26,
+} from 'iab-openrtb/v26';
 import type { BidRequest as BidRequest25Spec, Imp as Imp25, Video as Video25 } from 'iab-openrtb/v25';
 import { buildBidRequest, createForwardingPolicy } from '../../../src/adserver/index.js';
-import type { AdCall, OrtbBidRequest25, OrtbBidRequest26, OrtbBidRequestBoth, OrtbVideo } from '../../../src/adserver/index.js';
+import type {
+  AdCall,
+  OrtbBidRequest25,
+  OrtbBidRequest26,
+  OrtbBidRequestBoth,
+  OrtbVideo,
+} from '../../../src/adserver/index.js';
 
 declare const call: AdCall;
 const policy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['dsp'] }] });
@@ -16,9 +29,18 @@ type User = Omit<User26, 'eids'> & { eids?: Eid[] };
 // The Video enumerations (protocols, plcmt, startdelay, api, …) are widened to numbers too: a caller's video
 // parameters are relayed as sent (startdelay > 0 is a number of seconds, which the published type leaves out),
 // checked for their JSON kind, not against the AdCOM lists.
-type Widen<T> = { [K in keyof T]: NonNullable<T[K]> extends number ? number : NonNullable<T[K]> extends readonly number[] ? number[] : T[K] };
-type Spec26 = Omit<BidRequest26, 'user' | 'imp'> & { user?: User; imp: Array<Omit<Imp26, 'video'> & { video?: Widen<Video26> }> };
-type BidRequest25 = Omit<BidRequest25Spec, 'imp'> & { imp: Array<Omit<Imp25, 'video'> & { video?: Widen<Video25> }> };
+type Widen<T> = {
+  [K in keyof T]: NonNullable<T[K]> extends number
+    ? number
+    : NonNullable<T[K]> extends readonly number[]
+      ? number[]
+      : T[K];
+};
+type Spec26 = Omit<BidRequest26, 'user' | 'imp'> & {
+  user?: User;
+  imp: (Omit<Imp26, 'video'> & { video?: Widen<Video26> })[];
+};
+type BidRequest25 = Omit<BidRequest25Spec, 'imp'> & { imp: (Omit<Imp25, 'video'> & { video?: Widen<Video25> })[] };
 
 const r26: Spec26 = buildBidRequest(call, { id: 'dsp' });
 const r26explicit: Spec26 = buildBidRequest(call, { id: 'dsp', openrtb: '2.6' });
@@ -29,7 +51,8 @@ const r25policy: BidRequest25 = buildBidRequest(call, { id: 'legacy', openrtb: '
 const rBoth: Spec26 = buildBidRequest(call, { id: 'both', openrtb: 'both', gvlVendorId: 45 }, { policy });
 
 // Every key we emit must be a key the published type declares (assignability alone would let extra keys through).
-type KeysWithin<Ours, Theirs> = Exclude<keyof NonNullable<Ours>, keyof NonNullable<Theirs>> extends never ? true : false;
+type KeysWithin<Ours, Theirs> =
+  Exclude<keyof NonNullable<Ours>, keyof NonNullable<Theirs>> extends never ? true : false;
 const checks: [
   KeysWithin<OrtbBidRequest26, BidRequest26>,
   KeysWithin<OrtbBidRequest26['user'], BidRequest26['user']>,

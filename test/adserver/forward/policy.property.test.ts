@@ -2,8 +2,20 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { GppModel } from '@iabgpp/cmpapi';
-import { buildBidRequest, createForwardingPolicy, explainForwarding, ForwardingPolicyError } from '../../../src/adserver/index.js';
-import type { AdCall, AdCallConsent, DemandPartner, ForwardingPolicy, OrtbEid, PermissionRule } from '../../../src/adserver/index.js';
+import {
+  buildBidRequest,
+  createForwardingPolicy,
+  explainForwarding,
+  ForwardingPolicyError,
+} from '../../../src/adserver/index.js';
+import type {
+  AdCall,
+  AdCallConsent,
+  DemandPartner,
+  ForwardingPolicy,
+  OrtbEid,
+  PermissionRule,
+} from '../../../src/adserver/index.js';
 import { validateEids } from '../../../src/core/index.js';
 // @ts-expect-error: plain JS helper shared with the demo CMP
 import { encodeTcString } from '../../support/tcf/tc-string.mjs';
@@ -15,7 +27,13 @@ const PARTNERS = ['dsp-a', 'dsp-b', 'dsp-c', 'dmp'];
 const VENDORS = [45, 131, 21];
 
 // Real consent strings, encoded once (encoding is slow): TCF by @iabtcf/core, GPP by @iabgpp/cmpapi.
-const TC = [encodeTcString([1, 2, 3, 4], VENDORS), encodeTcString([1, 2], [45]), encodeTcString([], [131]), encodeTcString([], [], [21], [2]), 'garbage'];
+const TC = [
+  encodeTcString([1, 2, 3, 4], VENDORS),
+  encodeTcString([1, 2], [45]),
+  encodeTcString([], [131]),
+  encodeTcString([], [], [21], [2]),
+  'garbage',
+];
 const usnatOptOut = new GppModel();
 usnatOptOut.setFieldValue('usnat', 'SaleOptOut', 1);
 const usnatFine = new GppModel();
@@ -28,7 +46,12 @@ const strip = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).f
 const eidArb = fc
   .record({
     source: fc.constantFrom(...SOURCES, 'ID5-SYNC.com'),
-    uids: fc.array(fc.record({ id: fc.string({ minLength: 1, maxLength: 6 }), atype: opt(fc.constantFrom(1, 3, 4, 571187)) }).map(strip), { minLength: 1, maxLength: 2 }),
+    uids: fc.array(
+      fc
+        .record({ id: fc.string({ minLength: 1, maxLength: 6 }), atype: opt(fc.constantFrom(1, 3, 4, 571187)) })
+        .map(strip),
+      { minLength: 1, maxLength: 2 },
+    ),
     inserter: opt(fc.constantFrom(...INSERTERS, 'PUB.example')),
     matcher: opt(fc.constantFrom(...MATCHERS)),
     mm: opt(fc.integer({ min: 0, max: 5 })),
@@ -63,7 +86,10 @@ const ruleArb: fc.Arbitrary<PermissionRule> = fc
     inserter: opt(fc.constantFrom(...INSERTERS)),
     matcher: opt(fc.constantFrom(...MATCHERS)),
     mm: opt(fc.integer({ min: 0, max: 5 })),
-    partners: fc.oneof(fc.constant('*' as const), fc.subarray(PARTNERS).chain((ids) => fc.tuple(...ids.map(anyCase)))),
+    partners: fc.oneof(
+      fc.constant('*' as const),
+      fc.subarray(PARTNERS).chain((ids) => fc.tuple(...ids.map(anyCase))),
+    ),
   })
   .map(strip)
   .filter((r) => r.source !== undefined || r.inserter !== undefined || r.matcher !== undefined || r.mm !== undefined);
@@ -98,8 +124,15 @@ const partnerArb: fc.Arbitrary<DemandPartner> = fc.constantFrom(...PARTNERS).cha
 
 /** The eids a bid request carries, from each place its version puts them. */
 function received(call: AdCall, partner: DemandPartner, policy?: ForwardingPolicy): OrtbEid[][] {
-  const r = buildBidRequest(call, partner, { policy, id: 'x' }) as { user?: { eids?: OrtbEid[]; ext?: { eids?: OrtbEid[] } } };
-  const places = partner.openrtb === '2.5' ? [r.user?.ext?.eids] : partner.openrtb === 'both' ? [r.user?.eids, r.user?.ext?.eids] : [r.user?.eids];
+  const r = buildBidRequest(call, partner, { policy, id: 'x' }) as {
+    user?: { eids?: OrtbEid[]; ext?: { eids?: OrtbEid[] } };
+  };
+  const places =
+    partner.openrtb === '2.5'
+      ? [r.user?.ext?.eids]
+      : partner.openrtb === 'both'
+        ? [r.user?.eids, r.user?.ext?.eids]
+        : [r.user?.eids];
   return places.map((p) => p ?? []);
 }
 
@@ -173,14 +206,19 @@ describe('forwarding policy properties', () => {
     const full: AdCallConsent = { gdpr: 1, gdprConsent: TC[0], usPrivacy: '1YNN', gpp: GPP[1], gppSid: [7] };
     const empty = createForwardingPolicy();
     fc.assert(
-      fc.property(callArb, fc.constantFrom(...VENDORS), fc.constantFrom('2.5' as const, '2.6' as const, 'both' as const), (c, gvlVendorId, openrtb) => {
-        const call = { ...c, consent: full };
-        const snapshot = JSON.stringify(call.eids);
-        const partner: DemandPartner = { id: 'dsp-a', gvlVendorId, openrtb };
-        for (const eids of received(call, partner, empty)) expect(JSON.stringify(eids)).toBe(snapshot);
-        expect(received(call, partner, empty)).toEqual(received(call, partner));
-        expect(JSON.stringify(call.eids)).toBe(snapshot);
-      }),
+      fc.property(
+        callArb,
+        fc.constantFrom(...VENDORS),
+        fc.constantFrom('2.5' as const, '2.6' as const, 'both' as const),
+        (c, gvlVendorId, openrtb) => {
+          const call = { ...c, consent: full };
+          const snapshot = JSON.stringify(call.eids);
+          const partner: DemandPartner = { id: 'dsp-a', gvlVendorId, openrtb };
+          for (const eids of received(call, partner, empty)) expect(JSON.stringify(eids)).toBe(snapshot);
+          expect(received(call, partner, empty)).toEqual(received(call, partner));
+          expect(JSON.stringify(call.eids)).toBe(snapshot);
+        },
+      ),
       { numRuns: 300 },
     );
   });

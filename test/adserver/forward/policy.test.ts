@@ -1,12 +1,22 @@
 import { describe, expect, test } from 'vitest';
-import { buildBidRequest, createForwardingPolicy, explainForwarding, ForwardingPolicyError, parseAdCall } from '../../../src/adserver/index.js';
+import {
+  buildBidRequest,
+  createForwardingPolicy,
+  explainForwarding,
+  ForwardingPolicyError,
+  parseAdCall,
+} from '../../../src/adserver/index.js';
 import type { AdCall, DemandPartner, PermissionRule } from '../../../src/adserver/index.js';
 import type { Eid } from '../../../src/core/index.js';
 import { EUID, ID5, RAMP, UID2, UNKNOWN, b64url, callWith } from '../fixtures.js';
 
 const kept = (call: AdCall, partner: DemandPartner, policy = createForwardingPolicy()) => policy.eidsFor(call, partner);
 const idsOf = (eids: readonly Eid[]) => eids.map((e) => e.uids[0].id);
-const uid = (id: string, extra: Partial<Eid> = {}): Eid => ({ source: 'uidapi.com', uids: [{ id, atype: 3 }], ...extra });
+const uid = (id: string, extra: Partial<Eid> = {}): Eid => ({
+  source: 'uidapi.com',
+  uids: [{ id, atype: 3 }],
+  ...extra,
+});
 
 describe('permission rules', () => {
   test('an eid no rule matches goes to every partner; a rule limits its source to the partners it names', () => {
@@ -43,14 +53,21 @@ describe('permission rules', () => {
     return { uids: [{ id: 'u' }], ...Object.fromEntries(values) } as Eid;
   };
 
-  test.each(subsets.map((s) => [nameOf(s), s] as const))('the most specific matching rule decides: an eid matching %s', (name, fields) => {
-    const policy = createForwardingPolicy({ permissions: everyRule });
-    const eid = eidMatching(fields);
-    const call = callWith({ eids: [eid] });
-    for (const s of subsets) expect(kept(call, { id: nameOf(s) }, policy)).toEqual(nameOf(s) === name ? [eid] : []);
-    const why = explainForwarding(call, [{ id: name }], policy).partners[0].kept[0].reason;
-    expect(why).toEqual({ code: 'rule', rule: subsets.findIndex((s) => nameOf(s) === name), message: expect.stringContaining(`allows ${name}`) });
-  });
+  test.each(subsets.map((s) => [nameOf(s), s] as const))(
+    'the most specific matching rule decides: an eid matching %s',
+    (name, fields) => {
+      const policy = createForwardingPolicy({ permissions: everyRule });
+      const eid = eidMatching(fields);
+      const call = callWith({ eids: [eid] });
+      for (const s of subsets) expect(kept(call, { id: nameOf(s) }, policy)).toEqual(nameOf(s) === name ? [eid] : []);
+      const why = explainForwarding(call, [{ id: name }], policy).partners[0].kept[0].reason;
+      expect(why).toEqual({
+        code: 'rule',
+        rule: subsets.findIndex((s) => nameOf(s) === name),
+        message: expect.stringContaining(`allows ${name}`),
+      });
+    },
+  );
 
   test('an eid that has none of the fields a rule names is not decided by it: every partner receives it', () => {
     const policy = createForwardingPolicy({ permissions: everyRule });
@@ -59,18 +76,42 @@ describe('permission rules', () => {
   });
 
   test('inserter and matcher match case-insensitively, mm exactly; an eid without the field does not match', () => {
-    const policy = createForwardingPolicy({ permissions: [{ source: 'uidapi.com', inserter: 'Pub.Example', mm: 3, partners: ['a'] }] });
-    const call = callWith({ eids: [uid('1', { inserter: 'pub.EXAMPLE', mm: 3 }), uid('2', { inserter: 'pub.example', mm: 4 }), uid('3', { mm: 3 })] });
+    const policy = createForwardingPolicy({
+      permissions: [{ source: 'uidapi.com', inserter: 'Pub.Example', mm: 3, partners: ['a'] }],
+    });
+    const call = callWith({
+      eids: [
+        uid('1', { inserter: 'pub.EXAMPLE', mm: 3 }),
+        uid('2', { inserter: 'pub.example', mm: 4 }),
+        uid('3', { mm: 3 }),
+      ],
+    });
     expect(idsOf(kept(call, { id: 'b' }, policy))).toEqual(['2', '3']);
     expect(idsOf(kept(call, { id: 'a' }, policy))).toEqual(['1', '2', '3']);
   });
 
   test('two equally specific rules that could both decide one eid are refused, naming both', () => {
-    const tie = () => createForwardingPolicy({ permissions: [{ source: 'x.example', partners: '*' }, { source: 'x.example', inserter: 'a.example', partners: ['a'] }, { source: 'X.example', mm: 3, partners: ['b'] }] });
+    const tie = () =>
+      createForwardingPolicy({
+        permissions: [
+          { source: 'x.example', partners: '*' },
+          { source: 'x.example', inserter: 'a.example', partners: ['a'] },
+          { source: 'X.example', mm: 3, partners: ['b'] },
+        ],
+      });
     expect(tie).toThrow(ForwardingPolicyError);
-    expect(tie).toThrow(/permissions\[1\] and permissions\[2\] tie: both are the most specific rule for an eid with source x\.example, inserter a\.example, mm 3/);
+    expect(tie).toThrow(
+      /permissions\[1\] and permissions\[2\] tie: both are the most specific rule for an eid with source x\.example, inserter a\.example, mm 3/,
+    );
     // The same rule twice is a tie too.
-    expect(() => createForwardingPolicy({ permissions: [{ source: 's.example', partners: ['a'] }, { source: 's.example', partners: ['b'] }] })).toThrow(/permissions\[0\] and permissions\[1\] tie/);
+    expect(() =>
+      createForwardingPolicy({
+        permissions: [
+          { source: 's.example', partners: ['a'] },
+          { source: 's.example', partners: ['b'] },
+        ],
+      }),
+    ).toThrow(/permissions\[0\] and permissions\[1\] tie/);
   });
 
   test('a tie is settled by a more specific rule covering the eids both rules match; disjoint rules never tie', () => {
@@ -143,12 +184,18 @@ describe('permission rules', () => {
     expect(kept(callWith({ eids: [tdid] }), { id: 'dsp-b' }, settled)).toEqual([tdid]);
     expect(kept(callWith({ eids: [tdid] }), { id: 'dsp-a' }, settled)).toEqual([]);
     // mm 0 is a value like any other: { mm: 0 } and { inserter } tie for an eid with both.
-    const zero = [{ mm: 0, partners: '*' as const }, { inserter: 'ssp.example', partners: [] }];
+    const zero = [
+      { mm: 0, partners: '*' as const },
+      { inserter: 'ssp.example', partners: [] },
+    ];
     expect(() => createForwardingPolicy({ permissions: zero })).toThrow(
       /permissions\[0\] and permissions\[1\] tie: .* an eid with inserter ssp\.example, mm 0;/,
     );
     // Rules naming different values of one field never tie.
-    const apart = [{ matcher: 'a.example', partners: [] }, { matcher: 'b.example', partners: '*' as const }];
+    const apart = [
+      { matcher: 'a.example', partners: [] },
+      { matcher: 'b.example', partners: '*' as const },
+    ];
     expect(() => createForwardingPolicy({ permissions: apart })).not.toThrow();
   });
 
@@ -171,17 +218,33 @@ describe('permission rules', () => {
   test('a bad rule is refused when the policy is created, the error naming the rule and field', () => {
     const bad = (permissions: unknown) => () => createForwardingPolicy({ permissions } as never);
     expect(bad([{ source: '', partners: '*' }])).toThrow(/permissions\[0\]\.source: must be a non-empty string/);
-    expect(bad([{ source: 'a.example', partners: '*' }, { source: 'b.example', partners: 'dsp-a' }])).toThrow(/permissions\[1\]\.partners: must be '\*' or a list of partner ids/);
+    expect(
+      bad([
+        { source: 'a.example', partners: '*' },
+        { source: 'b.example', partners: 'dsp-a' },
+      ]),
+    ).toThrow(/permissions\[1\]\.partners: must be '\*' or a list of partner ids/);
     expect(bad([{ source: 'a.example', partners: ['*', 'x'] }])).toThrow(/permissions\[0\]\.partners\[0\]/);
     expect(bad([{ source: 'a.example', mm: 1.5, partners: '*' }])).toThrow(/permissions\[0\]\.mm: must be an integer/);
     expect(bad([{ source: 'a.example', partner: ['x'], partners: '*' }])).toThrow(/permissions\[0\]: .*"partner"/);
-    expect(() => createForwardingPolicy({ partners: [{ id: 'dsp-a' }], permissions: [{ source: 'a.example', partners: ['dsp-b'] }] })).toThrow(/permissions\[0\]\.partners: unknown partner "dsp-b"/);
+    expect(() =>
+      createForwardingPolicy({
+        partners: [{ id: 'dsp-a' }],
+        permissions: [{ source: 'a.example', partners: ['dsp-b'] }],
+      }),
+    ).toThrow(/permissions\[0\]\.partners: unknown partner "dsp-b"/);
     expect(bad([{ partners: '*' }])).toThrow(/permissions\[0\]: names none of source, inserter, matcher, mm/);
-    const emptyInserter = [{ source: 'a.example', partners: [] }, { mm: 3, inserter: '', partners: [] }];
+    const emptyInserter = [
+      { source: 'a.example', partners: [] },
+      { mm: 3, inserter: '', partners: [] },
+    ];
     expect(bad(emptyInserter)).toThrow(/permissions\[1\]\.inserter: must be a non-empty string/);
     expect(bad([{ matcher: 7, partners: [] }])).toThrow(/permissions\[0\]\.matcher/);
     try {
-      bad([{ source: 1, partners: '*' }, { source: 'b', partners: 1 }])();
+      bad([
+        { source: 1, partners: '*' },
+        { source: 'b', partners: 1 },
+      ])();
     } catch (e) {
       expect((e as ForwardingPolicyError).problems).toHaveLength(2);
     }
@@ -220,9 +283,7 @@ describe('partner ids in permissions', () => {
     const naming = (ids: string[]) => () =>
       createForwardingPolicy({ partners, permissions: [{ source: 'id5-sync.com', partners: ids }] });
     expect(naming(['BIDDERA', 'DSP-B'])).not.toThrow();
-    expect(naming(['bidderC'])).toThrow(
-      /permissions\[0\]\.partners: unknown partner "bidderC"/,
-    );
+    expect(naming(['bidderC'])).toThrow(/permissions\[0\]\.partners: unknown partner "bidderC"/);
     expect(() => createForwardingPolicy({ partners: [...partners, { id: 'BidderA' }] })).toThrow(
       /partners\[2\]\.id: "BidderA" is partners\[0\]\.id up to case \(ids are case-insensitive\)/,
     );
@@ -234,7 +295,12 @@ describe('bid requests with a policy', () => {
     url: `https://ads.example/ac?nwid=1&fmtid=2&gdpr=0&us_privacy=1YNN&eids=${b64url([ID5, UID2, { ...EUID, inserter: 'pub.example', matcher: 'euid.eu', mm: 3 }, UNKNOWN])}`,
     headers: { cookie: 'pid=p1' },
   });
-  const policy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['secret-partner'] }, { source: 'euid.eu', inserter: 'pub.example', partners: '*' }] });
+  const policy = createForwardingPolicy({
+    permissions: [
+      { source: 'id5-sync.com', partners: ['secret-partner'] },
+      { source: 'euid.eu', inserter: 'pub.example', partners: '*' },
+    ],
+  });
 
   test("2.5 puts the kept eids in user.ext.eids, 2.6 in user.eids, 'both' in both with the privacy signals in both places", () => {
     const expected = [UID2, call.eids[2], UNKNOWN];
@@ -252,7 +318,9 @@ describe('bid requests with a policy', () => {
   test('keeps provenance and every other eid field exactly as received', () => {
     const [euid] = buildBidRequest(call, { id: 'dsp' }, { policy }).user!.eids!.filter((e) => e.source === 'euid.eu');
     expect(euid).toEqual({ ...EUID, inserter: 'pub.example', matcher: 'euid.eu', mm: 3 });
-    expect(JSON.stringify(buildBidRequest(call, { id: 'secret-partner' }, { policy }).user?.eids)).toBe(JSON.stringify(call.eids));
+    expect(JSON.stringify(buildBidRequest(call, { id: 'secret-partner' }, { policy }).user?.eids)).toBe(
+      JSON.stringify(call.eids),
+    );
   });
 
   test('nothing of the policy appears in any bid request', () => {
@@ -265,7 +333,9 @@ describe('bid requests with a policy', () => {
 
   test('extra eids (envelope expansion) are subject to the same rules', () => {
     const extra = [{ source: 'id5-sync.com', uids: [{ id: 'from-envelope' }], inserter: 'ads.example' }];
-    expect(buildBidRequest(call, { id: 'secret-partner' }, { policy, extraEids: extra }).user?.eids).toContainEqual(extra[0]);
+    expect(buildBidRequest(call, { id: 'secret-partner' }, { policy, extraEids: extra }).user?.eids).toContainEqual(
+      extra[0],
+    );
     expect(buildBidRequest(call, { id: 'dsp' }, { policy, extraEids: extra }).user?.eids).not.toContainEqual(extra[0]);
   });
 
@@ -298,13 +368,26 @@ describe('one policy, many calls', () => {
 describe('explainForwarding', () => {
   test('lists, per partner, each eid kept or removed with the rule that decided', () => {
     const policy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['dsp-a'] }] });
-    const out = explainForwarding(callWith({ eids: [ID5, UID2] }), [{ id: 'dsp-a' }, { id: 'dsp-b', openrtb: '2.5' }], policy);
-    expect(out.partners.map((p) => [p.partner, p.openrtb, p.kept.map((d) => d.index), p.removed.map((d) => d.index)])).toEqual([
+    const out = explainForwarding(
+      callWith({ eids: [ID5, UID2] }),
+      [{ id: 'dsp-a' }, { id: 'dsp-b', openrtb: '2.5' }],
+      policy,
+    );
+    expect(
+      out.partners.map((p) => [p.partner, p.openrtb, p.kept.map((d) => d.index), p.removed.map((d) => d.index)]),
+    ).toEqual([
       ['dsp-a', '2.6', [0, 1], []],
       ['dsp-b', '2.5', [1], [0]],
     ]);
-    expect(out.partners[1].removed[0].reason).toEqual({ code: 'rule', rule: 0, message: 'permissions[0] (source id5-sync.com) allows only dsp-a' });
-    expect(out.partners[1].kept[0].reason).toEqual({ code: 'no-rule', message: 'no permission rule matches uidapi.com: every partner receives it (default)' });
+    expect(out.partners[1].removed[0].reason).toEqual({
+      code: 'rule',
+      rule: 0,
+      message: 'permissions[0] (source id5-sync.com) allows only dsp-a',
+    });
+    expect(out.partners[1].kept[0].reason).toEqual({
+      code: 'no-rule',
+      message: 'no permission rule matches uidapi.com: every partner receives it (default)',
+    });
   });
 
   test('without a policy, every eid is kept for every DSP: what buildBidRequest sends today', () => {

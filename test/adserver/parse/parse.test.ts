@@ -4,7 +4,13 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { decodeBase64Json, decodeBase64Text, validateEids } from '../../../src/core/index.js';
 import type { IncomingMessage } from 'node:http';
-import { DEFAULT_LIMITS, parseAdCall, parseAdCallRequest, parseIncomingMessage, readCookie } from '../../../src/adserver/index.js';
+import {
+  DEFAULT_LIMITS,
+  parseAdCall,
+  parseAdCallRequest,
+  parseIncomingMessage,
+  readCookie,
+} from '../../../src/adserver/index.js';
 import type { AdCall } from '../../../src/adserver/index.js';
 import { EUID, ID5, UID2, UNKNOWN, b64, b64url, getCall } from '../fixtures.js';
 
@@ -13,7 +19,16 @@ const paths = (call: AdCall) => call.issues.map((i) => i.path);
 describe('GET /ac', () => {
   test('reads network, site, page, format, target, timestamp, uid, pid and eids', () => {
     const call = getCall(
-      { nwid: 1234, siteid: 56, pgid: 'home', fmtid: 78, tgt: 'a=1;b=2', tmstp: 1700000000000, uid: 'pub-user-1', eids: b64url([ID5, UID2]) },
+      {
+        nwid: 1234,
+        siteid: 56,
+        pgid: 'home',
+        fmtid: 78,
+        tgt: 'a=1;b=2',
+        tmstp: 1700000000000,
+        uid: 'pub-user-1',
+        eids: b64url([ID5, UID2]),
+      },
       'other=1; pid=3f2a9c; x=y',
     );
     expect(call).toEqual({
@@ -60,13 +75,29 @@ describe('GET /ac', () => {
   });
 
   test('reads the consent signals', () => {
-    const call = getCall({ nwid: 1, gdpr: 1, gdpr_consent: 'CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA', gpp: 'DBABMA~CPXxRfA', gpp_sid: '2,6', us_privacy: '1YNN' });
-    expect(call.consent).toEqual({ gdpr: 1, gdprConsent: 'CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA', gpp: 'DBABMA~CPXxRfA', gppSid: [2, 6], usPrivacy: '1YNN' });
+    const call = getCall({
+      nwid: 1,
+      gdpr: 1,
+      gdpr_consent: 'CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA',
+      gpp: 'DBABMA~CPXxRfA',
+      gpp_sid: '2,6',
+      us_privacy: '1YNN',
+    });
+    expect(call.consent).toEqual({
+      gdpr: 1,
+      gdprConsent: 'CPXxRfAPXxRfAAfKABENB-CgAAAAAAAAAAYgAAAAAAAA',
+      gpp: 'DBABMA~CPXxRfA',
+      gppSid: [2, 6],
+      usPrivacy: '1YNN',
+    });
   });
 
   test('records headers useful to bid requests and the IP only when given', () => {
     const call = parseAdCall(
-      { url: '/ac?nwid=1', headers: { 'user-agent': 'Mozilla/5.0', referer: 'https://news.example/a', 'x-forwarded-for': '1.2.3.4' } },
+      {
+        url: '/ac?nwid=1',
+        headers: { 'user-agent': 'Mozilla/5.0', referer: 'https://news.example/a', 'x-forwarded-for': '1.2.3.4' },
+      },
       { ip: '198.51.100.1' },
     );
     expect(call).toMatchObject({ userAgent: 'Mozilla/5.0', referer: 'https://news.example/a', ip: '198.51.100.1' });
@@ -81,17 +112,47 @@ describe('GET /ac', () => {
 });
 
 describe('POST /genericpost and /call', () => {
-  const generic = { networkId: 1234, siteId: 56, pageId: 789, formatId: 12, target: 'k=v', timestamp: 1700000000000, uid: 'u-1', eids: [ID5, UNKNOWN] };
+  const generic = {
+    networkId: 1234,
+    siteId: 56,
+    pageId: 789,
+    formatId: 12,
+    target: 'k=v',
+    timestamp: 1700000000000,
+    uid: 'u-1',
+    eids: [ID5, UNKNOWN],
+  };
 
   test('reads a generic POST body given as text', () => {
     const call = parseAdCall({ url: 'https://ads.example/genericpost', method: 'POST', body: JSON.stringify(generic) });
-    expect(call).toMatchObject({ endpoint: 'genericpost', networkId: 1234, siteId: 56, pageId: '789', formats: [{ id: 12 }], target: 'k=v', uid: 'u-1', eids: [ID5, UNKNOWN], issues: [] });
+    expect(call).toMatchObject({
+      endpoint: 'genericpost',
+      networkId: 1234,
+      siteId: 56,
+      pageId: '789',
+      formats: [{ id: 12 }],
+      target: 'k=v',
+      uid: 'u-1',
+      eids: [ID5, UNKNOWN],
+      issues: [],
+    });
   });
 
   test('reads a one-call body with several formats and tag ids', () => {
-    const body = { networkId: 1234, siteId: 56, pageId: 'p', formats: [{ id: 1, tagId: 'top' }, { id: 2 }], eids: [UID2, EUID] };
+    const body = {
+      networkId: 1234,
+      siteId: 56,
+      pageId: 'p',
+      formats: [{ id: 1, tagId: 'top' }, { id: 2 }],
+      eids: [UID2, EUID],
+    };
     const call = parseAdCall({ url: '/call', method: 'POST', body: new TextEncoder().encode(JSON.stringify(body)) });
-    expect(call).toMatchObject({ endpoint: 'call', formats: [{ id: 1, tagId: 'top' }, { id: 2 }], eids: [UID2, EUID], issues: [] });
+    expect(call).toMatchObject({
+      endpoint: 'call',
+      formats: [{ id: 1, tagId: 'top' }, { id: 2 }],
+      eids: [UID2, EUID],
+      issues: [],
+    });
   });
 
   test('reads a body a framework already parsed', () => {
@@ -108,13 +169,25 @@ describe('POST /genericpost and /call', () => {
       headers: { 'content-type': 'application/json', cookie: 'pid=p-1' },
       body: JSON.stringify(generic),
     });
-    expect(await parseAdCallRequest(post)).toMatchObject({ endpoint: 'genericpost', pid: 'p-1', eids: [ID5, UNKNOWN], issues: [] });
+    expect(await parseAdCallRequest(post)).toMatchObject({
+      endpoint: 'genericpost',
+      pid: 'p-1',
+      eids: [ID5, UNKNOWN],
+      issues: [],
+    });
     const get = new Request(`https://ads.example/ac?nwid=5&eids=${b64url([UID2])}`, { headers: { cookie: 'pid=p-2' } });
     expect(await parseAdCallRequest(get)).toMatchObject({ endpoint: 'ac', networkId: 5, pid: 'p-2', eids: [UID2] });
   });
 
   test('a request object that throws when read gives a rejected promise, never a synchronous throw', async () => {
-    const broken = new Proxy({}, { get: () => { throw new Error('unreadable'); } });
+    const broken = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('unreadable');
+        },
+      },
+    );
     let incoming: Promise<unknown> | undefined;
     let request: Promise<unknown> | undefined;
     expect(() => (incoming = parseIncomingMessage(broken as IncomingMessage))).not.toThrow();
@@ -125,7 +198,7 @@ describe('POST /genericpost and /call', () => {
 
   test('reads every request-target form node:http passes on, never throwing: origin-form, absolute-form, dot segments, broken hosts', async () => {
     const q = `?nwid=5&eids=${b64url([UID2])}`;
-    const cases: Array<[string, string]> = [
+    const cases: [string, string][] = [
       [`/ac${q}`, 'ac'],
       [`http://ads.example/ac${q}`, 'ac'],
       [`http://[bad/ac${q}`, 'ac'],
@@ -162,7 +235,10 @@ describe('POST /genericpost and /call', () => {
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       await fetch(`${base}/ac?nwid=7&eids=${b64url([ID5])}`, { headers: { cookie: 'pid=abc' } });
-      await fetch(`${base}/call`, { method: 'POST', body: JSON.stringify({ networkId: 7, formats: [{ id: 3 }], eids: [EUID] }) });
+      await fetch(`${base}/call`, {
+        method: 'POST',
+        body: JSON.stringify({ networkId: 7, formats: [{ id: 3 }], eids: [EUID] }),
+      });
     } finally {
       server.close();
     }
@@ -183,7 +259,10 @@ test('uses req.body when a body parser (express.json style) already read the str
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   try {
-    await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/genericpost`, { method: 'POST', body: JSON.stringify({ networkId: 3, eids: [UID2] }) });
+    await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/genericpost`, {
+      method: 'POST',
+      body: JSON.stringify({ networkId: 3, eids: [UID2] }),
+    });
   } finally {
     server.close();
   }
@@ -221,13 +300,35 @@ describe('malformed input never fails the call', () => {
       UID2,
     ];
     const call = getCall({ nwid: 1, eids: b64url(eids) });
-    expect(call.eids).toEqual([ID5, { source: 'pubcid.org', uids: [{ id: 'ok' }] }, { source: 'adserver.org', uids: [{ id: 'y', atype: 4 }] }, UID2]);
-    expect(paths(call)).toEqual(['eids[1]', 'eids[2].source', 'eids[3].uids', 'eids[4].uids[0].id', 'eids[5].uids[0].atype', 'eids[6].uids[0].ext', 'eids[6]']);
+    expect(call.eids).toEqual([
+      ID5,
+      { source: 'pubcid.org', uids: [{ id: 'ok' }] },
+      { source: 'adserver.org', uids: [{ id: 'y', atype: 4 }] },
+      UID2,
+    ]);
+    expect(paths(call)).toEqual([
+      'eids[1]',
+      'eids[2].source',
+      'eids[3].uids',
+      'eids[4].uids[0].id',
+      'eids[5].uids[0].atype',
+      'eids[6].uids[0].ext',
+      'eids[6]',
+    ]);
   });
 
   test('an unusual atype (a provider documents 4 and 5 for device ids) keeps the uid, as sent, with an issue', () => {
-    const device = { source: 'device.example', uids: [{ id: 'idfa-1', atype: 4 }, { id: 'gaid-1', atype: 5 }] };
-    for (const call of [getCall({ nwid: 1, eids: b64url([ID5, device]) }), parseAdCall({ url: '/call', body: JSON.stringify({ networkId: 1, eids: [ID5, device] }) })]) {
+    const device = {
+      source: 'device.example',
+      uids: [
+        { id: 'idfa-1', atype: 4 },
+        { id: 'gaid-1', atype: 5 },
+      ],
+    };
+    for (const call of [
+      getCall({ nwid: 1, eids: b64url([ID5, device]) }),
+      parseAdCall({ url: '/call', body: JSON.stringify({ networkId: 1, eids: [ID5, device] }) }),
+    ]) {
       expect(call.eids).toEqual([ID5, device]);
       expect(call.issues).toEqual([
         { path: 'eids[1].uids[0].atype', message: 'atype 4 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent' },
@@ -237,9 +338,19 @@ describe('malformed input never fails the call', () => {
   });
 
   test('keeps inserter, matcher, mm and ext exactly, and same-source eids of different inserters apart', () => {
-    const pub = { source: 'uidapi.com', uids: [{ id: 'u1', atype: 3 }], inserter: 'pub.example', matcher: 'uidapi.com', mm: 3, ext: { rtiPartner: 'UID2' } };
+    const pub = {
+      source: 'uidapi.com',
+      uids: [{ id: 'u1', atype: 3 }],
+      inserter: 'pub.example',
+      matcher: 'uidapi.com',
+      mm: 3,
+      ext: { rtiPartner: 'UID2' },
+    };
     const ssp = { source: 'uidapi.com', uids: [{ id: 'u2', atype: 3 }], inserter: 'ssp.example', mm: 2 };
-    for (const call of [getCall({ nwid: 1, eids: b64url([pub, ssp]) }), parseAdCall({ url: '/genericpost', body: { networkId: 1, eids: [pub, ssp] } })]) {
+    for (const call of [
+      getCall({ nwid: 1, eids: b64url([pub, ssp]) }),
+      parseAdCall({ url: '/genericpost', body: { networkId: 1, eids: [pub, ssp] } }),
+    ]) {
       expect(call.issues).toEqual([]);
       expect(call.eids).toEqual([pub, ssp]);
     }
@@ -248,7 +359,12 @@ describe('malformed input never fails the call', () => {
   test('an eids parameter over the cap is ignored without being decoded', () => {
     const call = getCall({ nwid: 1, eids: 'A'.repeat(DEFAULT_LIMITS.maxEidsParamLength + 4) });
     expect(call.eids).toEqual([]);
-    expect(call.issues).toEqual([{ path: 'eids', message: `parameter longer than ${DEFAULT_LIMITS.maxEidsParamLength} characters; all eids dropped` }]);
+    expect(call.issues).toEqual([
+      {
+        path: 'eids',
+        message: `parameter longer than ${DEFAULT_LIMITS.maxEidsParamLength} characters; all eids dropped`,
+      },
+    ]);
   });
 
   test('keeps the first maxEids eids, maxUids uids and drops ids over maxIdLength', () => {
@@ -269,10 +385,18 @@ describe('malformed input never fails the call', () => {
   });
 
   test('a body that is not JSON, or not an object, is ignored with an issue', () => {
-    expect(parseAdCall({ url: '/genericpost', method: 'POST', body: '{"networkId": 1,' }).issues).toEqual([{ path: 'body', message: 'not valid JSON; body ignored' }]);
-    expect(parseAdCall({ url: '/genericpost', method: 'POST', body: '[1,2]' }).issues).toEqual([{ path: 'body', message: 'must be a JSON object; body ignored' }]);
-    expect(parseAdCall({ url: '/genericpost', method: 'POST', body: '' }).issues).toEqual([{ path: 'body', message: 'POST ad call with an empty body' }]);
-    expect(parseAdCall({ url: '/genericpost', method: 'POST' }).issues).toEqual([{ path: 'body', message: 'POST ad call without a body' }]);
+    expect(parseAdCall({ url: '/genericpost', method: 'POST', body: '{"networkId": 1,' }).issues).toEqual([
+      { path: 'body', message: 'not valid JSON; body ignored' },
+    ]);
+    expect(parseAdCall({ url: '/genericpost', method: 'POST', body: '[1,2]' }).issues).toEqual([
+      { path: 'body', message: 'must be a JSON object; body ignored' },
+    ]);
+    expect(parseAdCall({ url: '/genericpost', method: 'POST', body: '' }).issues).toEqual([
+      { path: 'body', message: 'POST ad call with an empty body' },
+    ]);
+    expect(parseAdCall({ url: '/genericpost', method: 'POST' }).issues).toEqual([
+      { path: 'body', message: 'POST ad call without a body' },
+    ]);
   });
 
   test('an eids field that is not an array or string drops only the eids', () => {
@@ -287,7 +411,11 @@ describe('malformed input never fails the call', () => {
     const expected = { path: 'body', message: 'larger than 1000 bytes; body ignored' };
     expect(parseAdCall({ url: '/genericpost', method: 'POST', body: big }, { limits }).issues).toEqual([expected]);
 
-    const withLength = new Request('https://a.example/genericpost', { method: 'POST', body: big, headers: { cookie: 'pid=keep' } });
+    const withLength = new Request('https://a.example/genericpost', {
+      method: 'POST',
+      body: big,
+      headers: { cookie: 'pid=keep' },
+    });
     const r1 = await parseAdCallRequest(withLength, { limits });
     expect(r1).toMatchObject({ endpoint: 'genericpost', pid: 'keep', eids: [], issues: [expected] });
 
@@ -298,7 +426,11 @@ describe('malformed input never fails the call', () => {
         c.close();
       },
     });
-    const streamed = new Request('https://a.example/call', { method: 'POST', body: stream, duplex: 'half' } as RequestInit);
+    const streamed = new Request('https://a.example/call', {
+      method: 'POST',
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect((await parseAdCallRequest(streamed, { limits })).issues).toEqual([expected]);
   });
 
@@ -309,7 +441,10 @@ describe('malformed input never fails the call', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/call`, { method: 'POST', body: 'x'.repeat(50_000) });
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/call`, {
+        method: 'POST',
+        body: 'x'.repeat(50_000),
+      });
       expect(await res.json()).toEqual([{ path: 'body', message: 'larger than 100 bytes; body ignored' }]);
     } finally {
       server.close();
@@ -317,7 +452,16 @@ describe('malformed input never fails the call', () => {
   });
 
   test('invalid ids, a pid cookie with forbidden characters and an overlong uid are dropped with issues', () => {
-    const call = getCall({ nwid: 'abc', siteid: '-3', fmtid: '1.5', uid: 'u'.repeat(DEFAULT_LIMITS.maxUserIdLength + 1), eids: b64url([ID5]) }, 'pid="a b"');
+    const call = getCall(
+      {
+        nwid: 'abc',
+        siteid: '-3',
+        fmtid: '1.5',
+        uid: 'u'.repeat(DEFAULT_LIMITS.maxUserIdLength + 1),
+        eids: b64url([ID5]),
+      },
+      'pid="a b"',
+    );
     expect(call).toMatchObject({ endpoint: 'ac', eids: [ID5], formats: [] });
     expect(call.networkId).toBeUndefined();
     expect(call.uid).toBeUndefined();
@@ -348,7 +492,10 @@ describe('malformed input never fails the call', () => {
   });
 
   test('bad formats in a one-call body are dropped one by one', () => {
-    const call = parseAdCall({ url: '/call', body: { networkId: 1, formats: [{ id: 1 }, 'x', { id: 'two' }, { tagId: 't' }, { id: 4, tagId: 't4' }] } });
+    const call = parseAdCall({
+      url: '/call',
+      body: { networkId: 1, formats: [{ id: 1 }, 'x', { id: 'two' }, { tagId: 't' }, { id: 4, tagId: 't4' }] },
+    });
     expect(call.formats).toEqual([{ id: 1 }, { id: 4, tagId: 't4' }]);
     expect(paths(call)).toEqual(['formats[1]', 'formats[2].id', 'formats[3].id']);
   });
@@ -393,16 +540,19 @@ describe("core's decodeBase64Json on Node (through Buffer)", () => {
       fc.stringMatching(/^[A-Za-z0-9+/_=\- .!]{0,24}$/),
       fc.string({ maxLength: 24 }),
     );
-    const mutated = fc.tuple(b64text, fc.nat(), fc.constantFrom('', '=', '==', '===', ' ', '*', '-', '+', 'é')).map(
-      ([t, at, ins]) => t.slice(0, at % (t.length + 1)) + ins + t.slice(at % (t.length + 1)),
-    );
+    const mutated = fc
+      .tuple(b64text, fc.nat(), fc.constantFrom('', '=', '==', '===', ' ', '*', '-', '+', 'é'))
+      .map(([t, at, ins]) => t.slice(0, at % (t.length + 1)) + ins + t.slice(at % (t.length + 1)));
     fc.assert(
       fc.property(fc.oneof(b64text, mutated), (text) => {
         expect(decodeBase64Json(text)).toEqual(portable(text));
       }),
       { numRuns: 2000 },
     );
-    for (const text of [b64url([{ source: 'é€😀.example', uids: [{ id: 'ü' }] }]), Buffer.from([0xc3, 0x28]).toString('base64')]) {
+    for (const text of [
+      b64url([{ source: 'é€😀.example', uids: [{ id: 'ü' }] }]),
+      Buffer.from([0xc3, 0x28]).toString('base64'),
+    ]) {
       expect(decodeBase64Json(text)).toEqual(portable(text));
     }
   });
@@ -418,7 +568,10 @@ describe("validateEids' reuse (the no-copy fast path)", () => {
     );
   const uid = fc
     .record({
-      id: fc.oneof({ weight: 12, arbitrary: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'A') }, { weight: 1, arbitrary: fc.constantFrom('', 'x'.repeat(40), 7) }),
+      id: fc.oneof(
+        { weight: 12, arbitrary: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'A') },
+        { weight: 1, arbitrary: fc.constantFrom('', 'x'.repeat(40), 7) },
+      ),
       atype: field([1, 2, 3, 500, 571187], [4, 1.5, null, '1', 2 ** 31, 1e308, -(2 ** 31) - 1]),
       // Around the ext caps of `limits` below (40 characters of JSON, 3 levels): the bound, then core, decide.
       ext: field(
@@ -430,8 +583,26 @@ describe("validateEids' reuse (the no-copy fast path)", () => {
     .map((u) => Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined)));
   const eid = fc
     .record({
-      source: fc.oneof({ weight: 12, arbitrary: fc.constantFrom('id5-sync.com', 'uidapi.com', 'euid.eu', 'example.org', 'criteo.com', 'pubcid.org', 'yahoo.com') }, { weight: 1, arbitrary: fc.constantFrom('ID5-SYNC.com', ' uidapi.com', 'x.org ', '', 'x'.repeat(40)) }),
-      uids: fc.oneof({ weight: 12, arbitrary: fc.array(uid, { minLength: 1, maxLength: 3 }) }, { weight: 1, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(uid, { minLength: 4, maxLength: 4 }) }),
+      source: fc.oneof(
+        {
+          weight: 12,
+          arbitrary: fc.constantFrom(
+            'id5-sync.com',
+            'uidapi.com',
+            'euid.eu',
+            'example.org',
+            'criteo.com',
+            'pubcid.org',
+            'yahoo.com',
+          ),
+        },
+        { weight: 1, arbitrary: fc.constantFrom('ID5-SYNC.com', ' uidapi.com', 'x.org ', '', 'x'.repeat(40)) },
+      ),
+      uids: fc.oneof(
+        { weight: 12, arbitrary: fc.array(uid, { minLength: 1, maxLength: 3 }) },
+        { weight: 1, arbitrary: fc.constant([]) },
+        { weight: 1, arbitrary: fc.array(uid, { minLength: 4, maxLength: 4 }) },
+      ),
       inserter: field(['ins.example'], ['', 5, 'i'.repeat(31)]),
       matcher: field(['m.example'], [null, 'm'.repeat(31)]),
       mm: field([0, 3, 5, 600, 2 ** 31 - 1], [-1, 1.5, 2 ** 31, 1e21]),
@@ -447,17 +618,23 @@ describe("validateEids' reuse (the no-copy fast path)", () => {
     let canonical = 0;
     fc.assert(
       // Mostly within maxEids (4), sometimes over it.
-      fc.property(fc.oneof({ weight: 8, arbitrary: fc.array(eid, { maxLength: 3 }) }, { weight: 1, arbitrary: fc.array(eid, { minLength: 5, maxLength: 5 }) }), (eids) => {
-        const text = JSON.stringify(eids);
-        const fresh = JSON.parse(text);
-        const reused = validateEids(fresh, limits, { reuse: true });
-        const core = validateEids(JSON.parse(text), limits);
-        expect(reused.issues).toEqual(core.issues);
-        expect(wire(reused.value)).toEqual(wire(core.value));
-        if (reused.value !== fresh) return;
-        if (eids.length) canonical++;
-        expect(core.issues).toEqual([]);
-      }),
+      fc.property(
+        fc.oneof(
+          { weight: 8, arbitrary: fc.array(eid, { maxLength: 3 }) },
+          { weight: 1, arbitrary: fc.array(eid, { minLength: 5, maxLength: 5 }) },
+        ),
+        (eids) => {
+          const text = JSON.stringify(eids);
+          const fresh = JSON.parse(text);
+          const reused = validateEids(fresh, limits, { reuse: true });
+          const core = validateEids(JSON.parse(text), limits);
+          expect(reused.issues).toEqual(core.issues);
+          expect(wire(reused.value)).toEqual(wire(core.value));
+          if (reused.value !== fresh) return;
+          if (eids.length) canonical++;
+          expect(core.issues).toEqual([]);
+        },
+      ),
       { numRuns: 3000 },
     );
     expect(canonical).toBeGreaterThan(100); // the fast path is really taken, on non-empty input
@@ -477,9 +654,12 @@ describe("validateEids' reuse (the no-copy fast path)", () => {
   });
 
   test('reuse never throws: input that is not plain data is validated as without it', () => {
-    const eid = { source: 'id5-sync.com', get uids(): unknown {
-      throw new Error('boom');
-    } };
+    const eid = {
+      source: 'id5-sync.com',
+      get uids(): unknown {
+        throw new Error('boom');
+      },
+    };
     expect(() => validateEids([eid], DEFAULT_LIMITS, { reuse: true })).not.toThrow();
     expect(validateEids([eid], DEFAULT_LIMITS, { reuse: true })).toEqual(validateEids([eid], DEFAULT_LIMITS));
   });

@@ -2,7 +2,13 @@ import { describe, expect, test } from 'vitest';
 import { DmpConfigError, createReport, dmpIds, parseDmpConfig } from '../../../src/adserver/index.js';
 import { ID5, UID2, callWith } from '../fixtures.js';
 
-const LOTAME = { source: 'crwdcntrl.net', uids: [{ id: 'lotame-1', atype: 1 }, { id: 'lotame-2', atype: 1 }] };
+const LOTAME = {
+  source: 'crwdcntrl.net',
+  uids: [
+    { id: 'lotame-1', atype: 1 },
+    { id: 'lotame-2', atype: 1 },
+  ],
+};
 const dmps = [
   { dmp: 'lotame', source: 'crwdcntrl.net' },
   { dmp: 'uid-dmp', source: 'UIDAPI.com' },
@@ -15,8 +21,16 @@ describe('parseDmpConfig', () => {
   });
 
   test.each([
-    ['two providers for one DMP', [dmps[0], { dmp: 'Lotame', source: 'id5-sync.com' }], 'dmps[1].dmp: "Lotame" already has a preferred provider (dmps[0]); one per DMP'],
-    ['a source not in the registry', [dmps[0], { dmp: 'x', source: 'nope.example' }], 'dmps[1].source ("nope.example"): is not a registered provider source'],
+    [
+      'two providers for one DMP',
+      [dmps[0], { dmp: 'Lotame', source: 'id5-sync.com' }],
+      'dmps[1].dmp: "Lotame" already has a preferred provider (dmps[0]); one per DMP',
+    ],
+    [
+      'a source not in the registry',
+      [dmps[0], { dmp: 'x', source: 'nope.example' }],
+      'dmps[1].source ("nope.example"): is not a registered provider source',
+    ],
     ['an entry without a dmp name', [{ dmp: ' ', source: 'id5-sync.com' }], 'dmps[0].dmp: must be a non-empty name'],
     ['an unknown key', [{ dmp: 'a', source: 'id5-sync.com', sources: [] }], 'dmps[0]'],
     ['not an array', { lotame: 'crwdcntrl.net' }, 'dmps'],
@@ -34,8 +48,16 @@ describe('parseDmpConfig', () => {
 
 describe('dmpIds', () => {
   test("gives each DMP its preferred provider's first uid, or undefined when the call has none", () => {
-    expect(dmpIds(callWith({ eids: [ID5, LOTAME, UID2] }), dmps)).toEqual({ lotame: 'lotame-1', 'uid-dmp': UID2.uids[0].id, permutive: undefined });
-    expect(dmpIds(callWith({ eids: [] }), dmps)).toEqual({ lotame: undefined, 'uid-dmp': undefined, permutive: undefined });
+    expect(dmpIds(callWith({ eids: [ID5, LOTAME, UID2] }), dmps)).toEqual({
+      lotame: 'lotame-1',
+      'uid-dmp': UID2.uids[0].id,
+      permutive: undefined,
+    });
+    expect(dmpIds(callWith({ eids: [] }), dmps)).toEqual({
+      lotame: undefined,
+      'uid-dmp': undefined,
+      permutive: undefined,
+    });
   });
 });
 
@@ -46,7 +68,11 @@ describe('report', () => {
     report.add(callWith({ eids: [LOTAME, UID2] }), at);
     report.add(callWith({ eids: [LOTAME] }), at);
     report.add(callWith({ eids: [ID5] }), at);
-    expect(report.toJSON().rows[0].hasDmpId).toEqual({ lotame: { with: 2, without: 1 }, 'uid-dmp': { with: 1, without: 2 }, permutive: { with: 0, without: 3 } });
+    expect(report.toJSON().rows[0].hasDmpId).toEqual({
+      lotame: { with: 2, without: 1 },
+      'uid-dmp': { with: 1, without: 2 },
+      permutive: { with: 0, without: 3 },
+    });
     const csv = report.toCSV();
     expect(csv).toContain('2025-03-01,1234,Has DMP Id,lotame,with lotame id,2\r\n');
     expect(csv).toContain('2025-03-01,1234,Has DMP Id,lotame,without lotame id,1\r\n');

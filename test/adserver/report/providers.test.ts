@@ -1,6 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { EventEmitter } from 'node:events';
-import { jsonLinesLogSink, logProviders, memoryLogSink, providerHits, providerIdsOf } from '../../../src/adserver/index.js';
+import {
+  jsonLinesLogSink,
+  logProviders,
+  memoryLogSink,
+  providerHits,
+  providerIdsOf,
+} from '../../../src/adserver/index.js';
 import { EUID, HEM, ID5, IP, RAMP, UID2, UNKNOWN, callWith } from '../fixtures.js';
 
 describe('registry mapping of received eids', () => {
@@ -31,8 +37,26 @@ describe('provider log', () => {
     logProviders(callWith({ eids: [UID2, ID5, UNKNOWN] }), sink, new Date('2025-03-01T10:00:00Z'));
     logProviders(callWith({ eids: [] }), sink, new Date('2025-03-01T10:00:01Z'));
     expect(sink.records()).toEqual([
-      { time: '2025-03-01T10:00:00.000Z', endpoint: 'ac', networkId: 1234, siteId: null, pageId: null, providerIds: [0, 2, 4], unknownSources: ['example.org'], issues: 0 },
-      { time: '2025-03-01T10:00:01.000Z', endpoint: 'ac', networkId: 1234, siteId: null, pageId: null, providerIds: [], unknownSources: [], issues: 0 },
+      {
+        time: '2025-03-01T10:00:00.000Z',
+        endpoint: 'ac',
+        networkId: 1234,
+        siteId: null,
+        pageId: null,
+        providerIds: [0, 2, 4],
+        unknownSources: ['example.org'],
+        issues: 0,
+      },
+      {
+        time: '2025-03-01T10:00:01.000Z',
+        endpoint: 'ac',
+        networkId: 1234,
+        siteId: null,
+        pageId: null,
+        providerIds: [],
+        unknownSources: [],
+        issues: 0,
+      },
     ]);
   });
 
@@ -66,7 +90,12 @@ describe('provider log', () => {
     expect(chunks).toHaveLength(0);
     await new Promise((r) => setImmediate(r));
     expect(chunks).toHaveLength(1);
-    expect(chunks[0].trimEnd().split('\n').map((l) => JSON.parse(l).providerIds)).toEqual([[2], [4], [5]]);
+    expect(
+      chunks[0]
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l).providerIds),
+    ).toEqual([[2], [4], [5]]);
     logProviders(callWith({ eids: [ID5] }), sink);
     sink.flush();
     expect(chunks).toHaveLength(2);
@@ -90,20 +119,32 @@ describe('provider log', () => {
     stream.emit('drain');
     await tick();
     expect(chunks).toHaveLength(3);
-    expect(chunks[2].trimEnd().split('\n').map((l) => JSON.parse(l).providerIds)).toEqual([[5], [2, 4]]);
+    expect(
+      chunks[2]
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l).providerIds),
+    ).toEqual([[5], [2, 4]]);
     logProviders(callWith({ eids: [EUID] }), sink);
     sink.flush(); // before exiting: written even while the stream asks to wait
     expect(chunks).toHaveLength(4);
   });
 
   test('a throwing stream loses only its lines, never the call', async () => {
-    const sink = jsonLinesLogSink({ write: () => { throw new Error('disk full'); } });
+    const sink = jsonLinesLogSink({
+      write: () => {
+        throw new Error('disk full');
+      },
+    });
     expect(logProviders(callWith({ eids: [ID5] }), sink).providerIds).toEqual([2]);
     expect(() => sink.flush()).not.toThrow();
   });
 
   test('caps the unknown sources listed per record', () => {
-    const eids = Array.from({ length: 15 }, (_, i) => ({ source: `${'x'.repeat(150)}${i}.example`, uids: [{ id: '1' }] }));
+    const eids = Array.from({ length: 15 }, (_, i) => ({
+      source: `${'x'.repeat(150)}${i}.example`,
+      uids: [{ id: '1' }],
+    }));
     const r = logProviders(callWith({ eids }), () => undefined);
     expect(r.unknownSources).toHaveLength(10);
     expect(r.unknownSources.every((s) => s.length === 100)).toBe(true);

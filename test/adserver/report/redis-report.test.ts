@@ -45,12 +45,21 @@ describe('the Redis report', () => {
     expect(stats.evalsha + stats.zadd + stats.zremrangebyscore).toBe(report.metrics().commands);
     // Inside each script: 5 HINCRBYs of the counters, the new network counted, the expiry.
     expect([stats.hincrby, stats.hset, stats.pexpireat]).toEqual([2 * 5, 2, 2]);
-    expect((await report.toJSON()).rows[0]).toMatchObject({ calls: 1000, extendedIds: [{ providerId: 2, calls: 500 }, { providerId: 4, calls: 500 }] });
+    expect((await report.toJSON()).rows[0]).toMatchObject({
+      calls: 1000,
+      extendedIds: [
+        { providerId: 2, calls: 500 },
+        { providerId: 4, calls: 500 },
+      ],
+    });
     await report.close();
   });
 
   test('counts Has DMP Id per DMP across the fleet, as the in-memory report does', async () => {
-    const dmps = parseDmpConfig([{ dmp: 'uid-dmp', source: 'uidapi.com' }, { dmp: 'id5-dmp', source: 'id5-sync.com' }]);
+    const dmps = parseDmpConfig([
+      { dmp: 'uid-dmp', source: 'uidapi.com' },
+      { dmp: 'id5-dmp', source: 'id5-sync.com' },
+    ]);
     const report = createRedisReport(client, { prefix: 'pdmp:', flushMs: 60_000, dmps });
     const at = new Date();
     report.add(callWith({ eids: [UID2, ID5] }), at);
@@ -58,7 +67,10 @@ describe('the Redis report', () => {
     report.add(callWith({ eids: [] }), at);
     await report.flush();
     const reader = createRedisReport(client, { prefix: 'pdmp:', dmps }); // another process reads the merged totals
-    expect((await reader.toJSON()).rows[0].hasDmpId).toEqual({ 'uid-dmp': { with: 2, without: 1 }, 'id5-dmp': { with: 1, without: 2 } });
+    expect((await reader.toJSON()).rows[0].hasDmpId).toEqual({
+      'uid-dmp': { with: 2, without: 1 },
+      'id5-dmp': { with: 1, without: 2 },
+    });
     expect(await reader.toCSV()).toContain(',Has DMP Id,uid-dmp,with uid-dmp id,2\r\n');
     await Promise.all([report.close(), reader.close()]);
   });
@@ -99,7 +111,14 @@ describe('the Redis report', () => {
       report.add(callWith({ pid: 'p', networkId: 2 }), at); // still fits: merges into kept entries
       expect(report.metrics()).toMatchObject({ buffered: 16, droppedCalls: 1 });
       await down.start();
-      for (let i = 0; !(await c.ping().then(() => true, () => false)); i++) {
+      for (
+        let i = 0;
+        !(await c.ping().then(
+          () => true,
+          () => false,
+        ));
+        i++
+      ) {
         if (i > 200) throw new Error('no reconnect');
         await new Promise((r) => setTimeout(r, 50));
       }

@@ -10,7 +10,10 @@ describe('report dimensions', () => {
   test('counts Extended Ids per provider, Has User Uid and Has User Pid per day and network', () => {
     const report = createReport();
     report.add(callWith({ uid: 'u1', pid: 'p1', eids: [ID5, UID2] }), day1);
-    report.add(callWith({ pid: 'p2', eids: [ID5, UNKNOWN, { source: 'other.example', uids: [{ id: 'o' }] }] }), day1late);
+    report.add(
+      callWith({ pid: 'p2', eids: [ID5, UNKNOWN, { source: 'other.example', uids: [{ id: 'o' }] }] }),
+      day1late,
+    );
     report.add(callWith({ eids: [] }), day1);
     report.add(callWith({ networkId: 99, uid: 'u9', eids: [UID2] }), day1);
     report.add(callWith({ pid: 'p1', eids: [UID2] }), day2);
@@ -117,7 +120,11 @@ describe('hourly rows', () => {
       ['2025-03-01', 8, 2],
       ['2025-03-01', 23, 1],
     ]);
-    expect(hours[0]).toMatchObject({ hasUserUid: { with: 1, without: 1 }, callsWithoutEids: 1, userId: { uid: 1, pid: 1, none: 0 } });
+    expect(hours[0]).toMatchObject({
+      hasUserUid: { with: 1, without: 1 },
+      callsWithoutEids: 1,
+      userId: { uid: 1, pid: 1, none: 0 },
+    });
     expect(report.toJSON().rows.map((r) => [r.date, r.hour, r.calls])).toEqual([['2025-03-01', undefined, 3]]);
     expect(report.toCSV({ granularity: 'hour' }).split('\r\n').slice(0, 3)).toEqual([
       'date,hour,network_id,dimension,key,label,calls',

@@ -11,16 +11,15 @@ import { PASS, SECRETS, clientOptions, fakeApi, json, caught } from './fake.js';
 
 const ok = (req: { url: URL }) => (req.url.pathname.startsWith('/v1/deals') ? json([], 200) : PASS());
 
-
 describe('token flow', () => {
   test('sends the password-realm grant form, then GET /authorize with the access token, then the user token', async () => {
     const api = fakeApi(ok);
     await new DealApiClient(clientOptions(api.fetch)).deals.countBreakdown();
     const [token, authorize, call] = api.seen;
-    expect(token!.method).toBe('POST');
-    expect(token!.url.href).toBe('https://auth.test/oauth/token');
-    expect(token!.headers.get('content-type')).toBe('application/x-www-form-urlencoded');
-    expect(Object.fromEntries(new URLSearchParams(token!.body))).toEqual({
+    expect(token.method).toBe('POST');
+    expect(token.url.href).toBe('https://auth.test/oauth/token');
+    expect(token.headers.get('content-type')).toBe('application/x-www-form-urlencoded');
+    expect(Object.fromEntries(new URLSearchParams(token.body))).toEqual({
       grant_type: PASSWORD_REALM_GRANT,
       realm: 'Username-Password-Authentication',
       audience: 'https://api.test',
@@ -29,15 +28,24 @@ describe('token flow', () => {
       client_id: SECRETS.clientId,
       client_secret: SECRETS.clientSecret,
     });
-    expect(authorize!.url.href).toBe('https://api.test/v1/authorize');
-    expect(authorize!.headers.get('authorization')).toBe('Bearer ACCESS-TOKEN-aaaa');
-    expect(call!.headers.get('authorization')).toBe('Bearer USER-TOKEN-bbbb');
+    expect(authorize.url.href).toBe('https://api.test/v1/authorize');
+    expect(authorize.headers.get('authorization')).toBe('Bearer ACCESS-TOKEN-aaaa');
+    expect(call.headers.get('authorization')).toBe('Bearer USER-TOKEN-bbbb');
   });
 
   test('the client-credentials grant sends no username or password', async () => {
     const api = fakeApi(ok);
-    await new DealApiClient({ ...clientOptions(api.fetch), grant: 'client-credentials', credentials: { clientId: 'c', clientSecret: 's3cret' } }).deals.countBreakdown();
-    expect(Object.fromEntries(new URLSearchParams(api.seen[0]!.body))).toEqual({ grant_type: 'client_credentials', audience: 'https://api.test', client_id: 'c', client_secret: 's3cret' });
+    await new DealApiClient({
+      ...clientOptions(api.fetch),
+      grant: 'client-credentials',
+      credentials: { clientId: 'c', clientSecret: 's3cret' },
+    }).deals.countBreakdown();
+    expect(Object.fromEntries(new URLSearchParams(api.seen[0].body))).toEqual({
+      grant_type: 'client_credentials',
+      audience: 'https://api.test',
+      client_id: 'c',
+      client_secret: 's3cret',
+    });
   });
 
   test('200 concurrent calls on a cold client make one token request and one authorize request', async () => {
@@ -65,7 +73,11 @@ describe('token flow', () => {
   });
 
   test('wrong credentials are never retried, and later calls fail without asking again', async () => {
-    const api = fakeApi((req) => (req.url.pathname === '/oauth/token' ? json({ error: 'invalid_grant', error_description: 'Wrong email or password.' }, 403) : ok(req)));
+    const api = fakeApi((req) =>
+      req.url.pathname === '/oauth/token'
+        ? json({ error: 'invalid_grant', error_description: 'Wrong email or password.' }, 403)
+        : ok(req),
+    );
     const client = new DealApiClient(clientOptions(api.fetch));
     const err = await caught(client.deals.countBreakdown());
     expect(err).toBeInstanceOf(InvalidGrantError);
@@ -75,7 +87,9 @@ describe('token flow', () => {
   });
 
   test('a refused client id is an AuthenticationError', async () => {
-    const api = fakeApi((req) => (req.url.pathname === '/oauth/token' ? json({ error: 'access_denied' }, 401) : ok(req)));
+    const api = fakeApi((req) =>
+      req.url.pathname === '/oauth/token' ? json({ error: 'access_denied' }, 401) : ok(req),
+    );
     const err = await caught(new DealApiClient(clientOptions(api.fetch)).deals.countBreakdown());
     expect(err).toBeInstanceOf(AuthenticationError);
     expect(err).not.toBeInstanceOf(InvalidGrantError);
@@ -85,7 +99,9 @@ describe('token flow', () => {
   test('the local budget fails fast before the service would refuse (9 attempts per 5 minutes)', async () => {
     let now = 0;
     // Every user token is refused, so every call needs a new access token.
-    const api = fakeApi((req) => (req.url.pathname.startsWith('/v1/deals') ? json({ message: 'no' }, 401) : PASS()), { expiresIn: 1 });
+    const api = fakeApi((req) => (req.url.pathname.startsWith('/v1/deals') ? json({ message: 'no' }, 401) : PASS()), {
+      expiresIn: 1,
+    });
     const client = new DealApiClient({ ...clientOptions(api.fetch), now: () => now, refreshSkewMs: 1_000 });
     for (let i = 0; i < 12; i++) {
       await caught(client.deals.countBreakdown());
@@ -103,7 +119,11 @@ describe('token flow', () => {
   });
 
   test('the identity provider saying too_many_attempts is AuthAttemptsExhaustedError with its delay, not retried', async () => {
-    const api = fakeApi((req) => (req.url.pathname === '/oauth/token' ? json({ error: 'too_many_attempts' }, 429, { 'retry-after': '120' }) : ok(req)));
+    const api = fakeApi((req) =>
+      req.url.pathname === '/oauth/token'
+        ? json({ error: 'too_many_attempts' }, 429, { 'retry-after': '120' })
+        : ok(req),
+    );
     const client = new DealApiClient(clientOptions(api.fetch));
     const err = await caught(client.deals.countBreakdown());
     expect(err).toBeInstanceOf(AuthAttemptsExhaustedError);
@@ -115,13 +135,22 @@ describe('token flow', () => {
   test('uses and fills a token cache', async () => {
     const saved: CachedToken[] = [];
     const api = fakeApi(ok);
-    const cache = { load: () => ({ token: 'CACHED-TOKEN-cccc', expiresAt: Date.now() + 3_600_000 }), save: (t: CachedToken) => void saved.push(t) };
+    const cache = {
+      load: () => ({ token: 'CACHED-TOKEN-cccc', expiresAt: Date.now() + 3_600_000 }),
+      save: (t: CachedToken) => void saved.push(t),
+    };
     await new DealApiClient({ ...clientOptions(api.fetch), tokenCache: cache }).deals.countBreakdown();
     expect(api.tokenCount).toBe(0);
-    expect(api.api()[0]!.headers.get('authorization')).toBe('Bearer CACHED-TOKEN-cccc');
+    expect(api.api()[0].headers.get('authorization')).toBe('Bearer CACHED-TOKEN-cccc');
 
     const api2 = fakeApi(ok);
-    await new DealApiClient({ ...clientOptions(api2.fetch), tokenCache: { load: () => ({ token: 'OLD-TOKEN', expiresAt: Date.now() - 1 }), save: (t: CachedToken) => void saved.push(t) } }).deals.countBreakdown();
+    await new DealApiClient({
+      ...clientOptions(api2.fetch),
+      tokenCache: {
+        load: () => ({ token: 'OLD-TOKEN', expiresAt: Date.now() - 1 }),
+        save: (t: CachedToken) => void saved.push(t),
+      },
+    }).deals.countBreakdown();
     expect(api2.tokenCount).toBe(1);
     expect(saved.map((s) => s.token)).toEqual(['USER-TOKEN-bbbb']);
   });

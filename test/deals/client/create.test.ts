@@ -1,13 +1,30 @@
 import { describe, expect, test } from 'vitest';
-import { ConnectionError, DealApiClient, ServerError, TimeoutError, ValidationError } from '../../../src/deals/index.js';
+import {
+  ConnectionError,
+  DealApiClient,
+  ServerError,
+  TimeoutError,
+  ValidationError,
+} from '../../../src/deals/index.js';
 import { validDeal } from '../fixtures.js';
-import { PASS, caught, clientOptions, connectionRefused, connectionReset, fakeApi, json, type Handler } from './fake.js';
+import {
+  PASS,
+  caught,
+  clientOptions,
+  connectionRefused,
+  connectionReset,
+  fakeApi,
+  json,
+  type Handler,
+} from './fake.js';
 
 const VALID = validDeal() as never;
 
 /** A client whose POST /deals is answered by `answer`; no retry delays. */
 function clientFor(answer: Handler, extra: Record<string, unknown> = {}) {
-  const api = fakeApi((req, n) => (req.url.pathname === '/v1/deals' && req.method === 'POST' ? answer(req, n) : PASS()));
+  const api = fakeApi((req, n) =>
+    req.url.pathname === '/v1/deals' && req.method === 'POST' ? answer(req, n) : PASS(),
+  );
   return { api, client: new DealApiClient({ ...clientOptions(api.fetch), ...extra }) };
 }
 
@@ -49,7 +66,11 @@ describe('create outcomes that may have created the deal', () => {
     const refused = await caught(clientFor(() => connectionRefused(), { retries: 0 }).client.deals.create(VALID));
     expect(refused).toBeInstanceOf(ConnectionError);
     expect(refused.mayHaveCreated).toBe(false);
-    const invalid = await caught(clientFor(() => json({ message: 'invalid', errors: [{ field: 'name', message: 'taken' }] }, 400)).client.deals.create(VALID));
+    const invalid = await caught(
+      clientFor(() =>
+        json({ message: 'invalid', errors: [{ field: 'name', message: 'taken' }] }, 400),
+      ).client.deals.create(VALID),
+    );
     expect(invalid).toBeInstanceOf(ValidationError);
     expect(invalid.mayHaveCreated).toBe(false);
     expect(invalid.message).not.toMatch(/may have been created/);

@@ -9,7 +9,10 @@ test('instanceof holds across two copies of the package, both ways, and keeps su
   // A second copy: the built errors module copied elsewhere and loaded as a separate module instance.
   const dir = mkdtempSync(join(tmpdir(), 'eidkit-copy-'));
   try {
-    copyFileSync(fileURLToPath(new URL('../../../dist/node/deals/client/errors.js', import.meta.url)), join(dir, 'errors.js'));
+    copyFileSync(
+      fileURLToPath(new URL('../../../dist/node/deals/client/errors.js', import.meta.url)),
+      join(dir, 'errors.js'),
+    );
     const other = (await import(pathToFileURL(join(dir, 'errors.js')).href)) as typeof mine;
     expect(other.NotFoundError).not.toBe(mine.NotFoundError);
 
@@ -35,7 +38,20 @@ test('instanceof holds across two copies of the package, both ways, and keeps su
 
 test('errors serialise to plain, secret-free JSON with their fields', () => {
   const redact = (s: string) => s.split('s3cret-value').join('[REDACTED]');
-  const err = new mine.ValidationError('bad s3cret-value', [{ path: 'price', message: 'must be a number' }], { status: 400, method: 'POST', url: 'https://x.test/deals', redact, cause: new Error('s3cret-value') });
+  const err = new mine.ValidationError('bad s3cret-value', [{ path: 'price', message: 'must be a number' }], {
+    status: 400,
+    method: 'POST',
+    url: 'https://x.test/deals',
+    redact,
+    cause: new Error('s3cret-value'),
+  });
   const json = JSON.parse(JSON.stringify(err));
-  expect(json).toEqual({ name: 'ValidationError', message: 'bad [REDACTED]', status: 400, method: 'POST', url: 'https://x.test/deals', issues: [{ path: 'price', message: 'must be a number' }] });
+  expect(json).toEqual({
+    name: 'ValidationError',
+    message: 'bad [REDACTED]',
+    status: 400,
+    method: 'POST',
+    url: 'https://x.test/deals',
+    issues: [{ path: 'price', message: 'must be a number' }],
+  });
 });

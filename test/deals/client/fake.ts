@@ -16,7 +16,10 @@ export const SECRETS = {
 };
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(status === 204 ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  return new Response(status === 204 ? null : JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
 }
 
 /** A fetch that records requests and answers /oauth/token and /authorize itself unless `routes` does. */
@@ -28,7 +31,12 @@ export function fakeApi(routes: Handler, opts: { accessToken?: string; userToken
   const userToken = opts.userToken ?? 'USER-TOKEN-bbbb';
   const fetch = async (input: RequestInfo | URL, init: RequestInit = {}) => {
     const url = new URL(String(input instanceof Request ? input.url : input));
-    const req: Seen = { method: init.method ?? 'GET', url, headers: new Headers(init.headers), body: String(init.body ?? '') };
+    const req: Seen = {
+      method: init.method ?? 'GET',
+      url,
+      headers: new Headers(init.headers),
+      body: String(init.body ?? ''),
+    };
     seen.push(req);
     if (url.pathname.endsWith('/oauth/token')) {
       tokenCount++;
@@ -50,7 +58,7 @@ export function fakeApi(routes: Handler, opts: { accessToken?: string; userToken
     return r;
   };
   return {
-    fetch: fetch as typeof globalThis.fetch,
+    fetch: fetch,
     seen,
     api: () => seen.filter((s) => !s.url.pathname.endsWith('/oauth/token') && !s.url.pathname.endsWith('/authorize')),
     get tokenCount() {
@@ -66,11 +74,15 @@ export function fakeApi(routes: Handler, opts: { accessToken?: string; userToken
 export const PASS = (): Response => new Response(null, { status: 599 });
 
 export function connectionRefused(): Error {
-  return Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) });
+  return Object.assign(new TypeError('fetch failed'), {
+    cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+  });
 }
 
 export function connectionReset(): Error {
-  return Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+  return Object.assign(new TypeError('fetch failed'), {
+    cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+  });
 }
 
 export const clientOptions = (fetch: typeof globalThis.fetch) => ({

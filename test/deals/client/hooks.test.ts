@@ -4,12 +4,19 @@ import { startSimulator, VALID_DEAL } from './sim.js';
 
 describe('client hooks', () => {
   test('request, response and retry events carry method, URL, status, attempt and elapsed ms, never a secret', async () => {
-    const { client, sim, close } = await startSimulator('in-process', { faults: { rate: 0.3, seed: 3, kinds: ['503'] } }, { retries: { maxRetries: 8, baseDelayMs: 1, maxDelayMs: 2 } });
+    const { client, sim, close } = await startSimulator(
+      'in-process',
+      { faults: { rate: 0.3, seed: 3, kinds: ['503'] } },
+      { retries: { maxRetries: 8, baseDelayMs: 1, maxDelayMs: 2 } },
+    );
     try {
       const requests: RequestEvent[] = [];
       const responses: ResponseEvent[] = [];
       const retries: RetryEvent[] = [];
-      client.on('request', (e) => requests.push(e)).on('response', (e) => responses.push(e)).on('retry', (e) => retries.push(e));
+      client
+        .on('request', (e) => requests.push(e))
+        .on('response', (e) => responses.push(e))
+        .on('retry', (e) => retries.push(e));
       for await (const _ of client.deals.list()) {
         // drain every page
       }
@@ -26,7 +33,12 @@ describe('client hooks', () => {
       const failed = responses.filter((r) => r.status === 503);
       expect(failed.length).toBeGreaterThan(0);
       expect(retries.length).toBe(failed.length);
-      expect(retries[0]).toMatchObject({ status: 503, error: 'ServerError', attempt: expect.any(Number), delayMs: expect.any(Number) });
+      expect(retries[0]).toMatchObject({
+        status: 503,
+        error: 'ServerError',
+        attempt: expect.any(Number),
+        delayMs: expect.any(Number),
+      });
       const text = JSON.stringify([requests, responses, retries]);
       const user = sim.users.find((u) => u.kind === 'company')!;
       for (const secret of [user.password, user.clientSecret]) expect(text).not.toContain(secret);
@@ -59,13 +71,20 @@ describe('client hooks', () => {
   });
 
   test('a dropped connection is reported as a response event with error ConnectionError and no status', async () => {
-    const { client, close } = await startSimulator('in-process', { faults: { rate: 1, seed: 1, kinds: ['drop'] } }, { retries: 0 });
+    const { client, close } = await startSimulator(
+      'in-process',
+      { faults: { rate: 1, seed: 1, kinds: ['drop'] } },
+      { retries: 0 },
+    );
     try {
       const responses: ResponseEvent[] = [];
       client.on('response', (e) => responses.push(e));
-      await client.deals.list().toArray({ limit: 1 }).catch(() => undefined);
+      await client.deals
+        .list()
+        .toArray({ limit: 1 })
+        .catch(() => undefined);
       expect(responses[0]).toMatchObject({ method: 'POST', error: 'ConnectionError' });
-      expect(responses[0]!.status).toBeUndefined();
+      expect(responses[0].status).toBeUndefined();
     } finally {
       await close();
     }

@@ -15,7 +15,9 @@ function droppingClient(drops: number, when: 'after' | 'before', maxRetries = 3)
     if (isCreate && left > 0) {
       left--;
       if (when === 'after') await sim.fetch(input, init);
-      throw new TypeError('fetch failed', { cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }) });
+      throw new TypeError('fetch failed', {
+        cause: Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }),
+      });
     }
     return sim.fetch(input, init);
   };
@@ -23,20 +25,25 @@ function droppingClient(drops: number, when: 'after' | 'before', maxRetries = 3)
     baseUrl: `${IN_PROCESS_ORIGIN}/current/`,
     authUrl: IN_PROCESS_ORIGIN,
     audience: sim.audience,
-    credentials: { clientId: user.clientId, clientSecret: user.clientSecret, username: user.username, password: user.password },
-    fetch: fetchImpl as typeof fetch,
+    credentials: {
+      clientId: user.clientId,
+      clientSecret: user.clientSecret,
+      username: user.username,
+      password: user.password,
+    },
+    fetch: fetchImpl,
     retries: { maxRetries, baseDelayMs: 1, maxDelayMs: 5 },
   });
   return { sim, client };
 }
 
 describe('client.deals.create(deal, { key })', () => {
-  test('writes the key marker eidkit:<key> into callerDealIds, after the caller\'s own ids', async () => {
+  test("writes the key marker eidkit:<key> into callerDealIds, after the caller's own ids", async () => {
     const { sim, client } = droppingClient(0, 'after');
     const created = await client.deals.create({ ...VALID_DEAL, callerDealIds: ['crm-1'] }, { key: 'spring-fr' });
     expect(created.recovered).toBe(false);
-    expect(sim.deals()[0]!.callerDealIds).toEqual(['crm-1', 'eidkit:spring-fr']);
-    expect(dealKeyOf(sim.deals()[0]!)).toEqual({ key: 'spring-fr' });
+    expect(sim.deals()[0].callerDealIds).toEqual(['crm-1', 'eidkit:spring-fr']);
+    expect(dealKeyOf(sim.deals()[0])).toEqual({ key: 'spring-fr' });
   });
 
   test('when the answer is lost after the deal was created, returns that deal (recovered) and creates nothing more', async () => {
@@ -44,7 +51,7 @@ describe('client.deals.create(deal, { key })', () => {
     const created = await client.deals.create(VALID_DEAL, { key: 'spring-fr' });
     expect(created.recovered).toBe(true);
     expect(sim.deals()).toHaveLength(1);
-    expect(created.id).toBe(sim.deals()[0]!.id);
+    expect(created.id).toBe(sim.deals()[0].id);
     expect(created.deal?.name).toBe(VALID_DEAL.name);
     const lookup = sim.requests.find((r) => r.method === 'GET' && r.path.endsWith('/deals'));
     expect(lookup).toBeDefined();
@@ -94,7 +101,7 @@ describe('client.deals.create(deal, { key })', () => {
     const { sim, client } = droppingClient(0, 'after');
     const err = await caught(client.deals.create(VALID_DEAL, { key: 'no spaces' }));
     expect(err).toBeInstanceOf(ValidationError);
-    expect((err as ValidationError).issues[0]!.path).toBe('key');
+    expect((err as ValidationError).issues[0].path).toBe('key');
     expect(sim.requests).toHaveLength(0);
   });
 });

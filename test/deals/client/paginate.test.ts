@@ -25,7 +25,12 @@ function dealsApi(n: number, opts: { total?: boolean; link?: boolean; delayMs?: 
     }
     return json(deals.slice(offset, offset + limit), 200, headers);
   });
-  return { api, get maxInflight() { return maxInflight; } };
+  return {
+    api,
+    get maxInflight() {
+      return maxInflight;
+    },
+  };
 }
 
 describe('deals.list', () => {
@@ -78,15 +83,26 @@ describe('deals.list', () => {
 
   test('sends filters as the API reads them: arrays comma-separated, dates in ISO 8601', async () => {
     const fake = dealsApi(1);
-    await new DealApiClient(clientOptions(fake.api.fetch)).deals.list({ buyerIds: [1, 2], createdOrModifiedSince: new Date('2025-01-02T03:04:05Z'), sortBy: 'name', sortAsc: true }).toArray({ limit: 5 });
-    const q = fake.api.api()[0]!.url.searchParams;
+    await new DealApiClient(clientOptions(fake.api.fetch)).deals
+      .list({
+        buyerIds: [1, 2],
+        createdOrModifiedSince: new Date('2025-01-02T03:04:05Z'),
+        sortBy: 'name',
+        sortAsc: true,
+      })
+      .toArray({ limit: 5 });
+    const q = fake.api.api()[0].url.searchParams;
     expect(q.get('buyerIds')).toBe('1,2');
     expect(q.get('createdOrModifiedSince')).toBe('2025-01-02T03:04:05.000Z');
     expect(q.get('sortAsc')).toBe('true');
   });
 
   test('refuses to follow a Link to another origin (the token would leak)', async () => {
-    const api = fakeApi((req) => (req.url.pathname.startsWith('/v1/deals') ? json([{ id: 1 }], 200, { link: '<https://evil.test/v1/deals?offset=1>; rel="next"' }) : PASS()));
+    const api = fakeApi((req) =>
+      req.url.pathname.startsWith('/v1/deals')
+        ? json([{ id: 1 }], 200, { link: '<https://evil.test/v1/deals?offset=1>; rel="next"' })
+        : PASS(),
+    );
     const client = new DealApiClient({ ...clientOptions(api.fetch), concurrency: 1 });
     await expect(client.deals.list({ pageSize: 1 }).toArray({ limit: 5 })).rejects.toThrow(/another origin/);
   });
@@ -103,7 +119,9 @@ describe('lookups.list', () => {
     });
     const client = new DealApiClient(clientOptions(api.fetch));
     expect(await client.lookups.list('DSPS').toArray({ limit: 1000 })).toHaveLength(230);
-    expect(await client.lookups.list('dsps', { limit: 120, offset: 10 }).toArray({ limit: 1000 })).toEqual(items.slice(10, 130));
+    expect(await client.lookups.list('dsps', { limit: 120, offset: 10 }).toArray({ limit: 1000 })).toEqual(
+      items.slice(10, 130),
+    );
     await client.lookups.list('dsps', { ids: [1, 2], search: 'trade' }).toArray({ limit: 10 });
     const last = api.api().at(-1)!.url.searchParams;
     expect(last.get('ids')).toBe('1,2');
@@ -131,19 +149,22 @@ describe('PagedList', () => {
   });
 
   test('parseLinkHeader reads every relation', () => {
-    const links = parseLinkHeader('<https://a.test/deals?offset=100>; rel="next", </deals?offset=0>; rel="first", <https://a.test/deals?offset=900>; rel=last', new URL('https://a.test/x'));
-    expect(links.next!.href).toBe('https://a.test/deals?offset=100');
-    expect(links.first!.href).toBe('https://a.test/deals?offset=0');
-    expect(links.last!.searchParams.get('offset')).toBe('900');
+    const links = parseLinkHeader(
+      '<https://a.test/deals?offset=100>; rel="next", </deals?offset=0>; rel="first", <https://a.test/deals?offset=900>; rel=last',
+      new URL('https://a.test/x'),
+    );
+    expect(links.next.href).toBe('https://a.test/deals?offset=100');
+    expect(links.first.href).toBe('https://a.test/deals?offset=0');
+    expect(links.last.searchParams.get('offset')).toBe('900');
   });
 
   test('parseLinkHeader reads quoted and multi-valued relations and skips links it cannot use', () => {
     const base = new URL('https://a.test/x');
     const header = '<a,b>; title="x, y"; rel="next last", <http://[>; rel=prev, <c>;rel = first ;x=1, <d>';
     const links = parseLinkHeader(header, base);
-    expect(links.next!.href).toBe('https://a.test/a,b');
-    expect(links.last!.href).toBe('https://a.test/a,b');
-    expect(links.first!.href).toBe('https://a.test/c');
+    expect(links.next.href).toBe('https://a.test/a,b');
+    expect(links.last.href).toBe('https://a.test/a,b');
+    expect(links.first.href).toBe('https://a.test/c');
     expect(Object.keys(links).sort()).toEqual(['first', 'last', 'next']);
     expect(parseLinkHeader(null, base)).toEqual({});
   });

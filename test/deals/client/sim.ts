@@ -1,5 +1,9 @@
 /** Helpers to run the client against the real simulator, in-process (its fetch) or over HTTP on loopback. */
-import { createDealApiSimulator, IN_PROCESS_ORIGIN, type DealApiSimulatorOptions } from '../../../src/simulator/index.js';
+import {
+  createDealApiSimulator,
+  IN_PROCESS_ORIGIN,
+  type DealApiSimulatorOptions,
+} from '../../../src/simulator/index.js';
 import { DealApiClient, type DealApiClientOptions } from '../../../src/deals/index.js';
 import { validDeal } from '../fixtures.js';
 
@@ -15,7 +19,7 @@ export async function startSimulator(
 ) {
   const sim = createDealApiSimulator(options);
   let origin = IN_PROCESS_ORIGIN;
-  let fetchImpl: typeof fetch = sim.fetch as typeof fetch;
+  let fetchImpl: typeof fetch = sim.fetch;
   if (transport === 'http') {
     const listener = await sim.listen();
     origin = listener.url;
@@ -23,7 +27,12 @@ export async function startSimulator(
   }
   const wanted = clientOptions.user ?? 'company';
   const user = sim.users.find((u) => (wanted === 'other' ? u.username.startsWith('other') : u.kind === wanted))!;
-  const credentials = { clientId: user.clientId, clientSecret: user.clientSecret, username: user.username, password: user.password };
+  const credentials = {
+    clientId: user.clientId,
+    clientSecret: user.clientSecret,
+    username: user.username,
+    password: user.password,
+  };
   const make = (extra: Partial<DealApiClientOptions> = {}) =>
     new DealApiClient({
       baseUrl: `${origin}/current/`,
@@ -39,6 +48,6 @@ export async function startSimulator(
 }
 
 /** Only the requests to deal and lookup endpoints (not auth). */
-export function apiRequests(sim: { requests: Array<{ path: string; method: string }> }) {
+export function apiRequests(sim: { requests: { path: string; method: string }[] }) {
   return sim.requests.filter((r) => !r.path.endsWith('/oauth/token') && !r.path.endsWith('/authorize'));
 }

@@ -15,7 +15,7 @@ import {
 import { apiRequests, startSimulator, VALID_DEAL, type Transport } from './sim.js';
 import { caught } from './fake.js';
 
-const open: Array<() => Promise<void>> = [];
+const open: (() => Promise<void>)[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c()));
 });
@@ -31,7 +31,12 @@ for (const transport of ['in-process', 'http'] as Transport[]) {
       const { client } = await start(transport);
       const source = await client.deals.create({ ...VALID_DEAL, price: 4.25, countryCodes: ['DE'] });
       const renamed = await client.deals.create({ name: 'Copy of spring' }, { copyOf: source.id });
-      expect(await client.deals.get(renamed.id)).toMatchObject({ name: 'Copy of spring', price: 4.25, countryCodes: ['DE'], buyerIds: [101] });
+      expect(await client.deals.get(renamed.id)).toMatchObject({
+        name: 'Copy of spring',
+        price: 4.25,
+        countryCodes: ['DE'],
+        buyerIds: [101],
+      });
       const asIs = await client.deals.create({}, { copyOf: source.id });
       expect(await client.deals.get(asIs.id)).toMatchObject({ price: 4.25, countryCodes: ['DE'] });
       // A field that makes the copy invalid is refused before sending, naming the field.
@@ -58,7 +63,13 @@ for (const transport of ['in-process', 'http'] as Transport[]) {
       expect(copy.id).not.toBe(created.id);
 
       const updated = await client.deals.update(created.id, { name: 'Renamed', countryCodes: ['DE'] });
-      expect(updated).toMatchObject({ name: 'Renamed', countryCodes: ['DE'], price: 2.5, minCompanyVendorCost: 0.1, buyerIds: [101] });
+      expect(updated).toMatchObject({
+        name: 'Renamed',
+        countryCodes: ['DE'],
+        price: 2.5,
+        minCompanyVendorCost: 0.1,
+        buyerIds: [101],
+      });
 
       expect((await client.deals.pause(created.id)).isActive).toBe(false);
       expect((await client.deals.resume(created.id)).isActive).toBe(true);
@@ -85,8 +96,15 @@ for (const transport of ['in-process', 'http'] as Transport[]) {
       expect(page.total).toBe(345);
       const ids: number[] = [];
       for await (const d of client.deals.list({ sortBy: 'id', sortAsc: true })) ids.push(d.id);
-      expect(ids).toEqual(sim.deals().map((d) => d.id).sort((a, b) => a - b));
-      const sequential = await client.deals.list({ concurrency: 1, sortBy: 'id', sortAsc: true }).toArray({ limit: 1000 });
+      expect(ids).toEqual(
+        sim
+          .deals()
+          .map((d) => d.id)
+          .sort((a, b) => a - b),
+      );
+      const sequential = await client.deals
+        .list({ concurrency: 1, sortBy: 'id', sortAsc: true })
+        .toArray({ limit: 1000 });
       expect(sequential.map((d) => d.id)).toEqual(ids);
       expect(await client.deals.list().toArray({ limit: 120 })).toHaveLength(120);
     });
@@ -125,7 +143,9 @@ for (const transport of ['in-process', 'http'] as Transport[]) {
     test('refuses a DSP without multiple-buyer support using the looked-up DSP, before the POST', async () => {
       const { client, sim } = await start(transport);
       const forbidden = sim.reference.dsps.find((d) => d.isMultiBuyerDealForbidden)!;
-      const err = await caught(client.deals.create({ ...VALID_DEAL, buyerIds: undefined, dspIds: [forbidden.id] } as any));
+      const err = await caught(
+        client.deals.create({ ...VALID_DEAL, buyerIds: undefined, dspIds: [forbidden.id] } as any),
+      );
       expect(err).toBeInstanceOf(ValidationError);
       expect(err.message).toContain(String(forbidden.id));
       expect(sim.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/deals'))).toHaveLength(0);
@@ -150,7 +170,10 @@ for (const transport of ['in-process', 'http'] as Transport[]) {
     });
 
     test('maps every service error to its class', async () => {
-      const { client, make, sim } = await start(transport, { quotas: { creationsPerDay: 1, updatesPerDay: 1 }, maxBodyBytes: 2_000 });
+      const { client, make, sim } = await start(transport, {
+        quotas: { creationsPerDay: 1, updatesPerDay: 1 },
+        maxBodyBytes: 2_000,
+      });
       expect(await caught(client.deals.get(999_999))).toBeInstanceOf(NotFoundError);
       const { id } = await client.deals.create(VALID_DEAL);
       const quota = await caught(client.deals.create(VALID_DEAL));
@@ -158,17 +181,36 @@ for (const transport of ['in-process', 'http'] as Transport[]) {
       expect(quota.retryAfterMs).toBeGreaterThan(0);
       await client.deals.update(id, { name: 'one' });
       expect(await caught(client.deals.update(id, { name: 'two' }))).toBeInstanceOf(UpdateQuotaExceededError);
-      const big = await caught(client.deals.replace(id, { ...VALID_DEAL, callerDealIds: Array.from({ length: 300 }, (_, i) => `caller-deal-${i}`) }));
+      const big = await caught(
+        client.deals.replace(id, {
+          ...VALID_DEAL,
+          callerDealIds: Array.from({ length: 300 }, (_, i) => `caller-deal-${i}`),
+        }),
+      );
       expect(big).toBeInstanceOf(PayloadTooLargeError);
 
-      const dsp = make({ credentials: { ...sim.users.find((u) => u.kind === 'dsp')!, username: sim.users.find((u) => u.kind === 'dsp')!.username } });
+      const dsp = make({
+        credentials: {
+          ...sim.users.find((u) => u.kind === 'dsp')!,
+          username: sim.users.find((u) => u.kind === 'dsp')!.username,
+        },
+      });
       expect(await caught(dsp.lookups.list('domainLists').toArray({ limit: 1 }))).toBeInstanceOf(ForbiddenError);
       expect(await caught(dsp.deals.attachDomainList(id, 1))).toBeInstanceOf(ForbiddenError);
 
-      const wrong = make({ credentials: { clientId: 'eidkit-demo-client', clientSecret: 'eidkit-demo-secret', username: 'demo@eidkit.test', password: 'not-the-password' } });
+      const wrong = make({
+        credentials: {
+          clientId: 'eidkit-demo-client',
+          clientSecret: 'eidkit-demo-secret',
+          username: 'demo@eidkit.test',
+          password: 'not-the-password',
+        },
+      });
       const invalid = await caught(wrong.deals.countBreakdown());
       expect(invalid).toBeInstanceOf(InvalidGrantError);
-      const badClient = make({ credentials: { clientId: 'nope', clientSecret: 'nope-secret', username: 'demo@eidkit.test', password: 'x' } });
+      const badClient = make({
+        credentials: { clientId: 'nope', clientSecret: 'nope-secret', username: 'demo@eidkit.test', password: 'x' },
+      });
       const denied = await caught(badClient.deals.countBreakdown());
       // The simulator answers a wrong client as it answers a wrong password (no oracle for client secrets).
       expect(denied).toBeInstanceOf(InvalidGrantError);
@@ -178,7 +220,11 @@ for (const transport of ['in-process', 'http'] as Transport[]) {
 
     test('auth storm: 200 concurrent calls on a cold client make one token and one authorize request', async () => {
       const { client, sim } = await start(transport, { seed: { deals: 3 } });
-      await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? client.deals.countBreakdown() : client.deals.get(sim.deals()[0]!.id))));
+      await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          i % 2 ? client.deals.countBreakdown() : client.deals.get(sim.deals()[0].id),
+        ),
+      );
       expect(sim.requests.filter((r) => r.path.endsWith('/oauth/token'))).toHaveLength(1);
       expect(sim.requests.filter((r) => r.path.endsWith('/authorize'))).toHaveLength(1);
       expect(apiRequests(sim)).toHaveLength(200);
@@ -186,9 +232,18 @@ for (const transport of ['in-process', 'http'] as Transport[]) {
 
     test('the service auth limit: the local budget stops before the service refuses, then the service 429 is typed', async () => {
       const { make, sim } = await start(transport);
-      const wrong = () => make({ credentials: { clientId: 'eidkit-demo-client', clientSecret: 'eidkit-demo-secret', username: 'demo@eidkit.test', password: 'wrong-password' } });
+      const wrong = () =>
+        make({
+          credentials: {
+            clientId: 'eidkit-demo-client',
+            clientSecret: 'eidkit-demo-secret',
+            username: 'demo@eidkit.test',
+            password: 'wrong-password',
+          },
+        });
       // Ten fresh clients each spend one attempt: the service's window is now full.
-      for (let i = 0; i < 10; i++) expect(await caught(wrong().deals.countBreakdown())).toBeInstanceOf(InvalidGrantError);
+      for (let i = 0; i < 10; i++)
+        expect(await caught(wrong().deals.countBreakdown())).toBeInstanceOf(InvalidGrantError);
       const limited = await caught(make().deals.countBreakdown());
       expect(limited).toBeInstanceOf(AuthAttemptsExhaustedError);
       expect(limited.retryAfterMs).toBeGreaterThan(0);
@@ -199,15 +254,27 @@ for (const transport of ['in-process', 'http'] as Transport[]) {
 
 describe('faults (simulator injecting 20 % failures: 503, dropped connections, 429 with Retry-After)', () => {
   test('listing returns every deal exactly once and no deal is ever created twice', async () => {
-    const { client, sim } = await start('in-process', { seed: { deals: 1500 }, faults: { rate: 0.2, seed: 7 }, quotas: { creationsPerDay: 1000 } }, { retries: { maxRetries: 10, baseDelayMs: 5, maxDelayMs: 40 } });
-    const seeded = sim.deals().map((d) => d.id).sort((a, b) => a - b);
+    const { client, sim } = await start(
+      'in-process',
+      { seed: { deals: 1500 }, faults: { rate: 0.2, seed: 7 }, quotas: { creationsPerDay: 1000 } },
+      { retries: { maxRetries: 10, baseDelayMs: 5, maxDelayMs: 40 } },
+    );
+    const seeded = sim
+      .deals()
+      .map((d) => d.id)
+      .sort((a, b) => a - b);
     const ids: number[] = [];
     for await (const d of client.deals.list({ sortBy: 'id', sortAsc: true })) ids.push(d.id);
     expect(ids).toEqual(seeded);
     expect(sim.requests.filter((r) => r.fault).length).toBeGreaterThan(2);
 
-    const outcomes = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => client.deals.create({ ...VALID_DEAL, name: `fault test ${i}` })));
-    const names = sim.deals().map((d) => d.name).filter((n) => n.startsWith('fault test'));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 40 }, (_, i) => client.deals.create({ ...VALID_DEAL, name: `fault test ${i}` })),
+    );
+    const names = sim
+      .deals()
+      .map((d) => d.name)
+      .filter((n) => n.startsWith('fault test'));
     expect(new Set(names).size).toBe(names.length); // never twice
     outcomes.forEach((o, i) => {
       if (o.status === 'fulfilled') expect(names).toContain(`fault test ${i}`);
@@ -220,11 +287,25 @@ describe('faults (simulator injecting 20 % failures: 503, dropped connections, 4
 describe('redaction against the simulator', () => {
   test('no password, secret or token appears in errors, logs, inspect or JSON', async () => {
     const lines: string[] = [];
-    const logger = { debug: (m: string) => lines.push(m), info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
+    const logger = {
+      debug: (m: string) => lines.push(m),
+      info: (m: string) => lines.push(m),
+      warn: (m: string) => lines.push(m),
+    };
     const { client, credentials, sim } = await start('http', { faults: { rate: 0.3, seed: 3 } }, { logger });
     const errors: unknown[] = [];
     for (let i = 0; i < 5; i++) errors.push(await caught(client.deals.get(999_999)));
-    const seen = [...errors.flatMap((e) => [String(e), (e as Error).stack, inspect(e, { depth: 6, showHidden: true }), JSON.stringify(e)]), inspect(client, { depth: 6, showHidden: true }), JSON.stringify(client), ...lines].join('\n');
+    const seen = [
+      ...errors.flatMap((e) => [
+        String(e),
+        (e as Error).stack,
+        inspect(e, { depth: 6, showHidden: true }),
+        JSON.stringify(e),
+      ]),
+      inspect(client, { depth: 6, showHidden: true }),
+      JSON.stringify(client),
+      ...lines,
+    ].join('\n');
     const tokens = sim.requests.length; // the tokens themselves are random: check every Bearer value is masked
     expect(tokens).toBeGreaterThan(0);
     for (const secret of [credentials.password, credentials.clientSecret]) expect(seen).not.toContain(secret);

@@ -60,16 +60,24 @@ test('update changes exactly the patched fields and preserves every other field 
 
 test('mergeDeal: undefined leaves a field, null clears it, arrays replace, objects merge', () => {
   fc.assert(
-    fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.dictionary(fc.string(), fc.jsonValue()), (base, patch) => {
-      const merged = mergeDeal(base, patch);
-      for (const key of Object.keys(base)) if (!(key in patch)) expect(merged[key]).toEqual(base[key]);
-      for (const [key, value] of Object.entries(patch)) {
-        const isObj = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
-        if (!isObj(value) || !isObj(base[key])) expect(merged[key]).toEqual(value);
-      }
-    }),
+    fc.property(
+      fc.dictionary(fc.string(), fc.jsonValue()),
+      fc.dictionary(fc.string(), fc.jsonValue()),
+      (base, patch) => {
+        const merged = mergeDeal(base, patch);
+        for (const key of Object.keys(base)) if (!(key in patch)) expect(merged[key]).toEqual(base[key]);
+        for (const [key, value] of Object.entries(patch)) {
+          const isObj = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+          if (!isObj(value) || !isObj(base[key])) expect(merged[key]).toEqual(value);
+        }
+      },
+    ),
   );
-  expect(mergeDeal({ a: { x: 1, y: 2 }, b: [1, 2], c: 3 }, { a: { y: 5 }, b: [9], c: null, d: undefined })).toEqual({ a: { x: 1, y: 5 }, b: [9], c: null });
+  expect(mergeDeal({ a: { x: 1, y: 2 }, b: [1, 2], c: 3 }, { a: { y: 5 }, b: [9], c: null, d: undefined })).toEqual({
+    a: { x: 1, y: 5 },
+    b: [9],
+    c: null,
+  });
 });
 
 test('mergeDeal keeps a "__proto__" patch key as a plain field and never changes the prototype', () => {

@@ -14,14 +14,24 @@ deals:
 `;
     const file = parseDealsFile(yaml, 'deals.yaml');
     expect(file.issues).toEqual([]);
-    expect(file.entries[0]).toMatchObject({ key: 'fr-display', index: 0, fields: { currency: 'EUR', isActive: false, name: 'FR display' }, issues: [] });
-    expect([...file.entries[0]!.own]).toEqual(['name', 'isActive']);
-    const json = parseDealsFile(JSON.stringify({ defaults: { currency: 'EUR' }, deals: [{ key: 'a', name: 'A' }] }), 'deals.json');
-    expect(json.entries[0]!.fields).toEqual({ currency: 'EUR', name: 'A' });
+    expect(file.entries[0]).toMatchObject({
+      key: 'fr-display',
+      index: 0,
+      fields: { currency: 'EUR', isActive: false, name: 'FR display' },
+      issues: [],
+    });
+    expect([...file.entries[0].own]).toEqual(['name', 'isActive']);
+    const json = parseDealsFile(
+      JSON.stringify({ defaults: { currency: 'EUR' }, deals: [{ key: 'a', name: 'A' }] }),
+      'deals.json',
+    );
+    expect(json.entries[0].fields).toEqual({ currency: 'EUR', name: 'A' });
   });
 
   test('a YAML syntax error names the line; a JSON one is reported as JSON', () => {
-    expect(() => parseDealsFile('deals:\n  - key: a\n  key: b\n    name: [', 'deals.yaml')).toThrow(/deals\.yaml is not valid YAML \(line \d+, column \d+\)/);
+    expect(() => parseDealsFile('deals:\n  - key: a\n  key: b\n    name: [', 'deals.yaml')).toThrow(
+      /deals\.yaml is not valid YAML \(line \d+, column \d+\)/,
+    );
     expect(() => parseDealsFile('{"deals": [', 'deals.json')).toThrow(DealsFileError);
     expect(() => parseDealsFile('a: 1\na: 2\n', 'x.yaml')).toThrow(/Map keys must be unique/);
   });
@@ -32,7 +42,14 @@ deals:
         version: 2,
         defaults: { nope: 1, callerDealIds: ['x'] },
         unmanaged: ['price', 'colour'],
-        deals: [{ name: 'no key' }, { key: 'has space' }, { key: 'a' }, { key: 'a' }, { key: 'b', callerDealIds: ['eidkit:b'] }, 7],
+        deals: [
+          { name: 'no key' },
+          { key: 'has space' },
+          { key: 'a' },
+          { key: 'a' },
+          { key: 'b', callerDealIds: ['eidkit:b'] },
+          7,
+        ],
       }),
       'deals.json',
     );
@@ -51,7 +68,7 @@ deals:
       ['b', ['callerDealIds[0]']],
       ['#5', ['']],
     ]);
-    expect(file.entries[2]!.unmanaged).toEqual(['price']);
+    expect(file.entries[2].unmanaged).toEqual(['price']);
   });
 
   test('the JSON Schema describes the file, its keys and the deal fields for editors', () => {
@@ -67,6 +84,8 @@ deals:
     expect(entry.additionalProperties).toBe(false);
     expect(schema.properties.defaults.properties.currency.pattern).toBe('^[A-Z]{3}$');
     // The zod schema the JSON Schema comes from accepts a well-formed file.
-    expect(DealsFileSchema.safeParse({ defaults: { currency: 'EUR' }, deals: [{ key: 'a', price: 2 }] }).success).toBe(true);
+    expect(DealsFileSchema.safeParse({ defaults: { currency: 'EUR' }, deals: [{ key: 'a', price: 2 }] }).success).toBe(
+      true,
+    );
   });
 });

@@ -1,6 +1,10 @@
 /** Helpers for the plan / apply tests: a simulator and client sharing one injectable clock, and deals files. */
 import { stringify } from 'yaml';
-import { createDealApiSimulator, IN_PROCESS_ORIGIN, type DealApiSimulatorOptions } from '../../../src/simulator/index.js';
+import {
+  createDealApiSimulator,
+  IN_PROCESS_ORIGIN,
+  type DealApiSimulatorOptions,
+} from '../../../src/simulator/index.js';
 import { DealApiClient, parseDealsFile, type DealApiClientOptions } from '../../../src/deals/index.js';
 
 /** A simulator and a client (in process) on a clock the test moves. */
@@ -14,8 +18,13 @@ export function setup(options: DealApiSimulatorOptions = {}, clientOptions: Part
       baseUrl: `${IN_PROCESS_ORIGIN}/current/`,
       authUrl: IN_PROCESS_ORIGIN,
       audience: sim.audience,
-      credentials: { clientId: user.clientId, clientSecret: user.clientSecret, username: user.username, password: user.password },
-      fetch: sim.fetch as typeof fetch,
+      credentials: {
+        clientId: user.clientId,
+        clientSecret: user.clientSecret,
+        username: user.username,
+        password: user.password,
+      },
+      fetch: sim.fetch,
       now,
       retries: { maxRetries: 6, baseDelayMs: 1, maxDelayMs: 5, maxRetryAfterMs: 2_000 },
       ...clientOptions,
@@ -25,7 +34,7 @@ export function setup(options: DealApiSimulatorOptions = {}, clientOptions: Part
 }
 
 /** `n` desired deals (fixed price, one buyer, one country each), keyed deal-01, deal-02, … */
-export function manyDeals(n: number): Array<Record<string, unknown>> {
+export function manyDeals(n: number): Record<string, unknown>[] {
   const countries = ['FR', 'DE', 'IT', 'ES', 'NL'];
   return Array.from({ length: n }, (_, i) => ({
     key: `deal-${String(i + 1).padStart(2, '0')}`,
@@ -38,9 +47,16 @@ export function manyDeals(n: number): Array<Record<string, unknown>> {
 }
 
 /** Shared defaults of the test files. */
-export const DEFAULTS = { isActive: true, beginDate: null, endDate: null, currency: 'EUR', pricingModel: 1, minCompanyVendorCost: 0.1 };
+export const DEFAULTS = {
+  isActive: true,
+  beginDate: null,
+  endDate: null,
+  currency: 'EUR',
+  pricingModel: 1,
+  minCompanyVendorCost: 0.1,
+};
 
 /** A parsed deals file (through YAML text, as a user would write it). */
-export function dealsFile(deals: Array<Record<string, unknown>>, extra: Record<string, unknown> = {}) {
+export function dealsFile(deals: Record<string, unknown>[], extra: Record<string, unknown> = {}) {
   return parseDealsFile(stringify({ defaults: DEFAULTS, ...extra, deals }), 'deals.yaml');
 }

@@ -2,8 +2,10 @@ import { describe, expect, test } from 'vitest';
 import { applyPlan, dealKeyOf, planDeals, PlanRefusedError } from '../../../src/deals/index.js';
 import { dealsFile, DEFAULTS, manyDeals, setup } from './helpers.js';
 
-const mutations = (sim: { requests: Array<{ method: string; path: string }> }) =>
-  sim.requests.filter((r) => (r.method === 'POST' || r.method === 'PUT' || r.method === 'DELETE') && !r.path.endsWith('/oauth/token'));
+const mutations = (sim: { requests: { method: string; path: string }[] }) =>
+  sim.requests.filter(
+    (r) => (r.method === 'POST' || r.method === 'PUT' || r.method === 'DELETE') && !r.path.endsWith('/oauth/token'),
+  );
 
 describe('plan', () => {
   test('an invalid deal is refused with its key and field; apply refuses to start unless skipInvalid', async () => {
@@ -14,10 +16,12 @@ describe('plan', () => {
     const plan = await planDeals(client, file);
     const refused = plan.items.find((i) => i.action === 'refused')!;
     expect(refused.key).toBe('deal-02');
-    expect(refused.issues).toEqual(expect.arrayContaining([
-      expect.objectContaining({ path: 'price', message: 'must be above 0 for a fixed price deal' }),
-      expect.objectContaining({ path: 'countryCodes[1]' }),
-    ]));
+    expect(refused.issues).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: 'price', message: 'must be above 0 for a fixed price deal' }),
+        expect.objectContaining({ path: 'countryCodes[1]' }),
+      ]),
+    );
     expect(plan.summary).toMatchObject({ create: 2, refused: 1 });
 
     const err = await applyPlan(client, plan).catch((e: unknown) => e);
@@ -28,13 +32,26 @@ describe('plan', () => {
     const result = await applyPlan(client, plan, { skipInvalid: true });
     expect(result.summary).toMatchObject({ created: 2, skipped: 1, failed: 0 });
     expect(result.complete).toBe(false);
-    expect(sim.deals().map((d) => dealKeyOf(d)?.key).sort()).toEqual(['deal-01', 'deal-03']);
+    expect(
+      sim
+        .deals()
+        .map((d) => dealKeyOf(d)?.key)
+        .sort(),
+    ).toEqual(['deal-01', 'deal-03']);
   });
 
   test('an issue in a field taken from defaults says so', async () => {
     const { client } = setup();
-    const plan = await planDeals(client, dealsFile(manyDeals(1), { defaults: { isActive: true, beginDate: null, endDate: null, currency: 'euro', pricingModel: 1 } }));
-    expect(plan.items[0]!.issues).toContainEqual({ path: 'currency', message: 'must be an ISO 4217 currency code such as EUR or USD (from defaults)' });
+    const plan = await planDeals(
+      client,
+      dealsFile(manyDeals(1), {
+        defaults: { isActive: true, beginDate: null, endDate: null, currency: 'euro', pricingModel: 1 },
+      }),
+    );
+    expect(plan.items[0].issues).toContainEqual({
+      path: 'currency',
+      message: 'must be an ISO 4217 currency code such as EUR or USD (from defaults)',
+    });
   });
 
   test('a deal edited by another client shows as drift with the changed fields, and apply puts it back', async () => {
@@ -64,24 +81,27 @@ describe('plan', () => {
     const { client } = setup();
     await applyPlan(client, await planDeals(client, dealsFile(manyDeals(1))));
     const plan = await planDeals(client, dealsFile([{ ...manyDeals(1)[0], name: 'Renamed' }]));
-    expect(plan.items[0]).toMatchObject({ action: 'update', changes: [{ field: 'name', from: 'Deal 1', to: 'Renamed' }] });
-    expect(plan.items[0]!.drift).toBeUndefined();
+    expect(plan.items[0]).toMatchObject({
+      action: 'update',
+      changes: [{ field: 'name', from: 'Deal 1', to: 'Renamed' }],
+    });
+    expect(plan.items[0].drift).toBeUndefined();
   });
 
   test('a field the file omits is reset to its default; listed as unmanaged, the live value is kept', async () => {
     const { sim, client, make } = setup();
     const file = dealsFile(manyDeals(1));
     await applyPlan(client, await planDeals(client, file));
-    const id = sim.deals()[0]!.id;
+    const id = sim.deals()[0].id;
     await make().deals.update(id, { viewabilityTargetingPercentage: 70, platformIds: [2] });
 
     const plan = await planDeals(client, file);
-    expect(plan.items[0]!.changes).toEqual([
+    expect(plan.items[0].changes).toEqual([
       { field: 'platformIds', from: [2], to: [1, 3] },
       { field: 'viewabilityTargetingPercentage', from: 70, to: null },
     ]);
     const kept = await planDeals(client, dealsFile(manyDeals(1), { unmanaged: ['viewabilityTargetingPercentage'] }));
-    expect(kept.items[0]!.changes).toEqual([{ field: 'platformIds', from: [2], to: [1, 3] }]);
+    expect(kept.items[0].changes).toEqual([{ field: 'platformIds', from: [2], to: [1, 3] }]);
 
     await applyPlan(client, plan);
     expect(sim.deals()[0]).toMatchObject({ viewabilityTargetingPercentage: null, platformIds: [1, 3] });
@@ -136,27 +156,62 @@ describe('plan', () => {
     expect(sim.deals().filter((d) => !dealKeyOf(d))).toHaveLength(5);
   });
 
-  test('two live deals with one key: the oldest is the key\'s deal, the other is pruned as a duplicate', async () => {
+  test("two live deals with one key: the oldest is the key's deal, the other is pruned as a duplicate", async () => {
     const { sim, client, make } = setup();
     const file = dealsFile(manyDeals(1));
     await applyPlan(client, await planDeals(client, file));
-    const first = sim.deals()[0]!;
+    const first = sim.deals()[0];
     const { id, dealId, createdAt, updatedAt, ...rest } = first as Record<string, unknown>;
-    const writable = Object.fromEntries(Object.entries(rest).filter(([k]) => !['expirationDateUtc', 'isDisabledByRegulator', 'isParentDeal', 'isArchived', 'isEditable', 'isExclusive', 'isDealPlus', 'typeId', 'priorityId', 'dealCriticalityId', 'throttlingRate', 'customVendorCost', 'keywordTargeting', 'keywordIdsTargeting', 'semanticSegmentsDataCost', 'audienceSegmentsDataCost', 'viewabilityDataCost', 'videoCompletionDataCost'].includes(k)));
+    const writable = Object.fromEntries(
+      Object.entries(rest).filter(
+        ([k]) =>
+          ![
+            'expirationDateUtc',
+            'isDisabledByRegulator',
+            'isParentDeal',
+            'isArchived',
+            'isEditable',
+            'isExclusive',
+            'isDealPlus',
+            'typeId',
+            'priorityId',
+            'dealCriticalityId',
+            'throttlingRate',
+            'customVendorCost',
+            'keywordTargeting',
+            'keywordIdsTargeting',
+            'semanticSegmentsDataCost',
+            'audienceSegmentsDataCost',
+            'viewabilityDataCost',
+            'videoCompletionDataCost',
+          ].includes(k),
+      ),
+    );
     const copy = await make().deals.create(writable as never);
     const plan = await planDeals(client, file, { prune: 'delete' });
     expect(plan.items).toEqual([
       expect.objectContaining({ key: 'deal-01', action: 'no-change', id: first.id }),
-      expect.objectContaining({ key: 'deal-01', action: 'delete', id: copy.id, reason: `duplicate of key deal-01 (deal ${first.id} is kept)` }),
+      expect.objectContaining({
+        key: 'deal-01',
+        action: 'delete',
+        id: copy.id,
+        reason: `duplicate of key deal-01 (deal ${first.id} is kept)`,
+      }),
     ]);
   });
 });
 
 describe('plan and apply within the daily quotas', () => {
-  test('creations beyond today\'s 15 are deferred with the day they can go', async () => {
+  test("creations beyond today's 15 are deferred with the day they can go", async () => {
     const { client } = setup();
     const plan = await planDeals(client, dealsFile(manyDeals(35)));
-    expect(plan.quota).toMatchObject({ day: '2026-03-02', creationsLeft: 15, creationsPerDay: 15, updatesLeft: 500, resetsAt: '2026-03-03T00:00:00.000Z' });
+    expect(plan.quota).toMatchObject({
+      day: '2026-03-02',
+      creationsLeft: 15,
+      creationsPerDay: 15,
+      updatesLeft: 500,
+      resetsAt: '2026-03-03T00:00:00.000Z',
+    });
     expect(plan.summary).toMatchObject({ create: 15, deferred: 20 });
     expect(plan.items.slice(15, 30).every((i) => i.deferredUntil === '2026-03-03')).toBe(true);
     expect(plan.items.slice(30).every((i) => i.deferredUntil === '2026-03-04')).toBe(true);
@@ -189,7 +244,13 @@ describe('plan and apply within the daily quotas', () => {
     // Deals created and deleted today spent quota the listing cannot see.
     const other = make();
     for (let i = 0; i < 4; i++) {
-      const { id } = await other.deals.create({ ...DEFAULTS, name: `temp ${i}`, price: 2, buyerIds: [101], countryCodes: ['FR'] } as never);
+      const { id } = await other.deals.create({
+        ...DEFAULTS,
+        name: `temp ${i}`,
+        price: 2,
+        buyerIds: [101],
+        countryCodes: ['FR'],
+      });
       await other.deals.delete(id);
     }
     const plan = await planDeals(client, dealsFile(manyDeals(15)));
@@ -197,7 +258,9 @@ describe('plan and apply within the daily quotas', () => {
     const result = await applyPlan(client, plan);
     expect(result.summary).toMatchObject({ created: 11, deferred: 4, failed: 0 });
     expect(result.nextDay).toBe('2026-03-03');
-    expect(result.items.filter((i) => i.status === 'deferred').every((i) => i.deferredUntil === '2026-03-03')).toBe(true);
+    expect(result.items.filter((i) => i.status === 'deferred').every((i) => i.deferredUntil === '2026-03-03')).toBe(
+      true,
+    );
     expect(sim.deals()).toHaveLength(11);
   });
 });

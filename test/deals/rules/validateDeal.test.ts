@@ -68,7 +68,10 @@ describe('shape', () => {
 
   test('refuses read-only fields on create but ignores them on update', () => {
     expect(issueAt(deal({ createdAt: '2025-01-01T00:00:00Z' }), 'createdAt')?.message).toMatch(/read-only/);
-    expectValid(deal({ id: 7, dealId: 'EQ-7', createdAt: 'x', typeId: 1 }), { mode: 'update', stored: { id: 7, dealId: 'EQ-7' } });
+    expectValid(deal({ id: 7, dealId: 'EQ-7', createdAt: 'x', typeId: 1 }), {
+      mode: 'update',
+      stored: { id: 7, dealId: 'EQ-7' },
+    });
   });
 
   test('refuses an id or dealId that differs from the stored deal on update', () => {
@@ -105,8 +108,12 @@ describe('shape', () => {
 
   test('accepts percentages from 0 to 100 only', () => {
     expectValid(deal({ viewabilityTargetingPercentage: 0, videoCompletionTargetingPercentage: 100 }));
-    expect(issueAt(deal({ viewabilityTargetingPercentage: 101 }), 'viewabilityTargetingPercentage')?.message).toBe('must be at most 100');
-    expect(issueAt(deal({ videoCompletionTargetingPercentage: -1 }), 'videoCompletionTargetingPercentage')?.message).toBe('must be at least 0');
+    expect(issueAt(deal({ viewabilityTargetingPercentage: 101 }), 'viewabilityTargetingPercentage')?.message).toBe(
+      'must be at most 100',
+    );
+    expect(
+      issueAt(deal({ videoCompletionTargetingPercentage: -1 }), 'videoCompletionTargetingPercentage')?.message,
+    ).toBe('must be at least 0');
   });
 
   test('checks enumerations: impression types, platforms, pricing model, pacing mode', () => {
@@ -145,7 +152,12 @@ describe('buyers and DSPs', () => {
   });
 
   test('refuses a DSP without multiple-buyer support with the API message followed by the DSP id', () => {
-    const reference = { dsps: [{ id: 3, isMultiBuyerDealForbidden: false }, { id: 4, isMultiBuyerDealForbidden: true }] };
+    const reference = {
+      dsps: [
+        { id: 3, isMultiBuyerDealForbidden: false },
+        { id: 4, isMultiBuyerDealForbidden: true },
+      ],
+    };
     expectValid(deal({ buyerIds: [], dspIds: [3] }), { mode: 'create', reference });
     const issue = issueAt(deal({ buyerIds: [], dspIds: [3, 4] }), 'dspIds[1]', { mode: 'create', reference });
     expect(issue?.message).toBe('Deal cannot target DSPs that do not support multiple-buyer targeting: 4');
@@ -154,13 +166,21 @@ describe('buyers and DSPs', () => {
   test('skips the DSP rule when the reference for the id is absent, unless the reference is complete', () => {
     const reference = { dsps: new Map([[3, { id: 3, isMultiBuyerDealForbidden: false }]]) };
     expectValid(deal({ buyerIds: [], dspIds: [9] }), { mode: 'create', reference });
-    expect(issueAt(deal({ buyerIds: [], dspIds: [9] }), 'dspIds[0]', { mode: 'create', reference: { ...reference, complete: true } })?.message).toBe('unknown DSP 9');
+    expect(
+      issueAt(deal({ buyerIds: [], dspIds: [9] }), 'dspIds[0]', {
+        mode: 'create',
+        reference: { ...reference, complete: true },
+      })?.message,
+    ).toBe('unknown DSP 9');
   });
 
   test('reports unknown buyers only against complete reference data', () => {
     const reference = { buyers: [{ id: 101, isGuaranteedDealEligible: false }] };
     expectValid(deal({ buyerIds: [102] }), { mode: 'create', reference });
-    expect(issueAt(deal({ buyerIds: [102] }), 'buyerIds[0]', { mode: 'create', reference: { ...reference, complete: true } })?.message).toBe('unknown buyer 102');
+    expect(
+      issueAt(deal({ buyerIds: [102] }), 'buyerIds[0]', { mode: 'create', reference: { ...reference, complete: true } })
+        ?.message,
+    ).toBe('unknown buyer 102');
   });
 });
 
@@ -181,8 +201,12 @@ describe('targeting and hyperlocal targeting', () => {
   test('needs another geographic field with hyperLocalTargeting', () => {
     const hyper = { precision: 2, coordinates: [{ latitude: 48.85, longitude: 2.35, radius: 500 }] };
     expectValid(deal({ hyperLocalTargeting: hyper }));
-    expect(issueAt(deal({ countryCodes: [], platformIds: [1], hyperLocalTargeting: hyper }), 'hyperLocalTargeting')?.message).toMatch(/another geographic/);
-    expect(issueAt(deal({ countryCodes: [], platformIds: [1], coordinates: hyper.coordinates }), 'coordinates')).toBeDefined();
+    expect(
+      issueAt(deal({ countryCodes: [], platformIds: [1], hyperLocalTargeting: hyper }), 'hyperLocalTargeting')?.message,
+    ).toMatch(/another geographic/);
+    expect(
+      issueAt(deal({ countryCodes: [], platformIds: [1], coordinates: hyper.coordinates }), 'coordinates'),
+    ).toBeDefined();
   });
 
   test('accepts hyperlocal precision 1 or 2 only', () => {
@@ -192,22 +216,32 @@ describe('targeting and hyperlocal targeting', () => {
   });
 
   test('checks latitude and longitude ranges', () => {
-    const at = (latitude: number, longitude: number) => deal({ hyperLocalTargeting: { precision: 1, coordinates: [{ latitude, longitude, radius: 10 }] } });
+    const at = (latitude: number, longitude: number) =>
+      deal({ hyperLocalTargeting: { precision: 1, coordinates: [{ latitude, longitude, radius: 10 }] } });
     expectValid(at(-90, 180));
-    expect(issueAt(at(90.5, 0), 'hyperLocalTargeting.coordinates[0].latitude')?.message).toBe('must be between -90 and 90');
-    expect(issueAt(at(0, -180.1), 'hyperLocalTargeting.coordinates[0].longitude')?.message).toBe('must be between -180 and 180');
+    expect(issueAt(at(90.5, 0), 'hyperLocalTargeting.coordinates[0].latitude')?.message).toBe(
+      'must be between -90 and 90',
+    );
+    expect(issueAt(at(0, -180.1), 'hyperLocalTargeting.coordinates[0].longitude')?.message).toBe(
+      'must be between -180 and 180',
+    );
   });
 
   test('needs minWidth or minHeight in a player size dimension', () => {
     expectValid(deal({ videoPlayerSizeDimension: { minWidth: 640, minHeight: null } }));
-    expect(issueAt(deal({ videoPlayerSizeDimension: { minWidth: null, minHeight: null } }), 'videoPlayerSizeDimension')?.message).toMatch(/minWidth or minHeight/);
+    expect(
+      issueAt(deal({ videoPlayerSizeDimension: { minWidth: null, minHeight: null } }), 'videoPlayerSizeDimension')
+        ?.message,
+    ).toMatch(/minWidth or minHeight/);
   });
 });
 
 describe('pricing shapes', () => {
   test('variable floor with a floor price takes companyVendorCostRate 0', () => {
     expectValid(deal({ pricingModel: 0, price: 1.5, companyVendorCostRate: 0 }));
-    expect(issueAt(deal({ pricingModel: 0, price: 1.5, companyVendorCostRate: 0.1 }), 'companyVendorCostRate')).toBeDefined();
+    expect(
+      issueAt(deal({ pricingModel: 0, price: 1.5, companyVendorCostRate: 0.1 }), 'companyVendorCostRate'),
+    ).toBeDefined();
   });
 
   test('variable floor on the publisher floor needs companyVendorCostRate above 0', () => {
@@ -216,33 +250,56 @@ describe('pricing shapes', () => {
   });
 
   test('variable floor refuses minCompanyVendorCost', () => {
-    expect(issueAt(deal({ pricingModel: 0, price: 1, minCompanyVendorCost: 0.5 }), 'minCompanyVendorCost')).toBeDefined();
+    expect(
+      issueAt(deal({ pricingModel: 0, price: 1, minCompanyVendorCost: 0.5 }), 'minCompanyVendorCost'),
+    ).toBeDefined();
   });
 
   test('companyVendorCostRate is a fraction', () => {
-    expect(issueAt(deal({ pricingModel: 0, price: 0, companyVendorCostRate: 15 }), 'companyVendorCostRate')?.message).toMatch(/fraction/);
+    expect(
+      issueAt(deal({ pricingModel: 0, price: 0, companyVendorCostRate: 15 }), 'companyVendorCostRate')?.message,
+    ).toMatch(/fraction/);
   });
 
   test('fixed price and custom floor need a price above 0 and use minCompanyVendorCost', () => {
     expectValid(deal({ pricingModel: 1, price: 3, minCompanyVendorCost: 0.5 }));
     expectValid(deal({ pricingModel: 2, price: 1.2, minCompanyVendorCost: 0.2 }));
     expect(issueAt(deal({ pricingModel: 2, price: 0 }), 'price')?.message).toMatch(/custom floor/);
-    expect(issueAt(deal({ pricingModel: 1, price: 3, companyVendorCostRate: 0.2 }), 'companyVendorCostRate')).toBeDefined();
+    expect(
+      issueAt(deal({ pricingModel: 1, price: 3, companyVendorCostRate: 0.2 }), 'companyVendorCostRate'),
+    ).toBeDefined();
   });
 });
 
 describe('guaranteed price and flight phases', () => {
   const guaranteed = (o: Record<string, unknown> = {}) =>
-    deal({ pricingModel: 3, price: 10, impressionTypeIds: [0, 2], beginDate: '2030-01-01T00:00:00Z', endDate: '2030-02-01T00:00:00Z', ...o });
-  const reference = { buyers: [{ id: 101, isGuaranteedDealEligible: true }, { id: 102, isGuaranteedDealEligible: false }, { id: 103, isGuaranteedDealEligible: true }] };
+    deal({
+      pricingModel: 3,
+      price: 10,
+      impressionTypeIds: [0, 2],
+      beginDate: '2030-01-01T00:00:00Z',
+      endDate: '2030-02-01T00:00:00Z',
+      ...o,
+    });
+  const reference = {
+    buyers: [
+      { id: 101, isGuaranteedDealEligible: true },
+      { id: 102, isGuaranteedDealEligible: false },
+      { id: 103, isGuaranteedDealEligible: true },
+    ],
+  };
 
   test('needs exactly one buyer', () => {
     expectValid(guaranteed(), { mode: 'create', reference });
-    expect(issueAt(guaranteed({ buyerIds: [101, 103] }), 'buyerIds', { mode: 'create', reference })?.message).toMatch(/exactly one buyer/);
+    expect(issueAt(guaranteed({ buyerIds: [101, 103] }), 'buyerIds', { mode: 'create', reference })?.message).toMatch(
+      /exactly one buyer/,
+    );
   });
 
   test('needs a buyer eligible for guaranteed deals', () => {
-    expect(issueAt(guaranteed({ buyerIds: [102] }), 'buyerIds[0]', { mode: 'create', reference })?.message).toBe('buyer 102 is not eligible for guaranteed deals');
+    expect(issueAt(guaranteed({ buyerIds: [102] }), 'buyerIds[0]', { mode: 'create', reference })?.message).toBe(
+      'buyer 102 is not eligible for guaranteed deals',
+    );
   });
 
   test('allows impression types Display, In-Stream and Out-Stream only', () => {
@@ -255,18 +312,28 @@ describe('guaranteed price and flight phases', () => {
     expect(issueAt(guaranteed({ endDate: null }), 'endDate')?.message).toMatch(/needs an endDate/);
   });
 
-  const stored = { pricingModel: 3 as const, currency: 'EUR', beginDate: '2030-01-01T00:00:00Z', endDate: '2030-02-01T00:00:00Z' };
+  const stored = {
+    pricingModel: 3 as const,
+    currency: 'EUR',
+    beginDate: '2030-01-01T00:00:00Z',
+    endDate: '2030-02-01T00:00:00Z',
+  };
   const at = (iso: string): DealValidationContext => ({ mode: 'update', stored, now: Date.parse(iso) });
 
   test('pre-flight: both dates can change', () => {
-    expectValid(guaranteed({ beginDate: '2029-12-01T00:00:00Z', endDate: '2030-01-15T00:00:00Z' }), at('2029-06-01T00:00:00Z'));
+    expectValid(
+      guaranteed({ beginDate: '2029-12-01T00:00:00Z', endDate: '2030-01-15T00:00:00Z' }),
+      at('2029-06-01T00:00:00Z'),
+    );
   });
 
   test('in flight: beginDate cannot change and endDate can only be extended', () => {
     const ctx = at('2030-01-10T00:00:00Z');
     expectValid(guaranteed({ endDate: '2030-03-01T00:00:00Z' }), ctx);
     expect(issueAt(guaranteed({ beginDate: '2030-01-02T00:00:00Z' }), 'beginDate', ctx)?.message).toMatch(/in flight/);
-    expect(issueAt(guaranteed({ endDate: '2030-01-20T00:00:00Z' }), 'endDate', ctx)?.message).toMatch(/only be extended/);
+    expect(issueAt(guaranteed({ endDate: '2030-01-20T00:00:00Z' }), 'endDate', ctx)?.message).toMatch(
+      /only be extended/,
+    );
   });
 
   test('post-flight: neither date can change', () => {
@@ -280,7 +347,9 @@ describe('guaranteed price and flight phases', () => {
 describe('dates, immutables and sync', () => {
   test('endDate must come after beginDate', () => {
     expectValid(deal({ beginDate: '2030-01-01T00:00:00Z', endDate: '2030-01-02T00:00:00Z' }));
-    expect(issueAt(deal({ beginDate: '2030-01-02T00:00:00Z', endDate: '2030-01-01T00:00:00Z' }), 'endDate')?.message).toBe('must be after beginDate');
+    expect(
+      issueAt(deal({ beginDate: '2030-01-02T00:00:00Z', endDate: '2030-01-01T00:00:00Z' }), 'endDate')?.message,
+    ).toBe('must be after beginDate');
   });
 
   test('currency cannot change on update', () => {
@@ -297,7 +366,9 @@ describe('dates, immutables and sync', () => {
   test('isDspSyncEnabled can turn on but never back off; omitted keeps it on', () => {
     expectValid(deal({ isDspSyncEnabled: true }), { mode: 'update', stored: { isDspSyncEnabled: false } });
     const ctx: DealValidationContext = { mode: 'update', stored: { isDspSyncEnabled: true } };
-    expect(issueAt(deal({ isDspSyncEnabled: false }), 'isDspSyncEnabled', ctx)?.message).toMatch(/cannot be set back to false/);
+    expect(issueAt(deal({ isDspSyncEnabled: false }), 'isDspSyncEnabled', ctx)?.message).toMatch(
+      /cannot be set back to false/,
+    );
     expect(expectValid(deal(), ctx).value?.isDspSyncEnabled).toBe(true);
   });
 });
@@ -311,7 +382,10 @@ describe('capping and budgets', () => {
 
   test('frequency capping is kept with a capable identity provider', () => {
     const reference = { identityProviders: [{ id: 5, isFrequencyCappingSupported: true }] };
-    const r = expectValid(deal({ identityProviderId: 5, timeFrameId: 1, impressions: 3 }), { mode: 'create', reference });
+    const r = expectValid(deal({ identityProviderId: 5, timeFrameId: 1, impressions: 3 }), {
+      mode: 'create',
+      reference,
+    });
     expect(r.value).toMatchObject({ timeFrameId: 1, impressions: 3 });
     expect(r.warnings).toEqual([]);
   });
@@ -349,18 +423,30 @@ describe('defaults', () => {
   });
 
   test('validateDeal never throws on hostile input', () => {
-    const hostile = [undefined, Symbol('x'), { toString: null }, Object.create(null), { __proto__: { name: 'x' } }, { buyerIds: [1n] }];
+    const hostile = [
+      undefined,
+      Symbol('x'),
+      { toString: null },
+      Object.create(null),
+      { __proto__: { name: 'x' } },
+      { buyerIds: [1n] },
+    ];
     for (const body of hostile) expect(() => validateDeal(body, create)).not.toThrow();
   });
 });
 
 describe('dates', () => {
   test('a date alone is midnight UTC that day, sent as a date-time', () => {
-    const r = expectValid(deal({ beginDate: '2030-01-01', endDate: '2030-02-01' }), { mode: 'create', now: Date.parse('2029-12-01T00:00:00Z') });
+    const r = expectValid(deal({ beginDate: '2030-01-01', endDate: '2030-02-01' }), {
+      mode: 'create',
+      now: Date.parse('2029-12-01T00:00:00Z'),
+    });
     expect(r.value).toMatchObject({ beginDate: '2030-01-01T00:00:00Z', endDate: '2030-02-01T00:00:00Z' });
   });
 
   test('anything else that is not a date-time is refused saying what to write', () => {
-    expect(issueAt(deal({ beginDate: '01/02/2030' }), 'beginDate')?.message).toMatch(/e\.g\. 2025-01-31T00:00:00Z, or a date, 2025-01-31/);
+    expect(issueAt(deal({ beginDate: '01/02/2030' }), 'beginDate')?.message).toMatch(
+      /e\.g\. 2025-01-31T00:00:00Z, or a date, 2025-01-31/,
+    );
   });
 });

@@ -11,7 +11,8 @@ import { nodeResolve } from '@rollup/plugin-node-resolve';
 import { cmpBundle } from '../../../demo/modules/cmp-bundle.mjs';
 
 /** The official IAB TCF stub (npm @iabtcf/stub): `__tcfapi` queue, `__tcfapiLocator` frame, message handler. */
-export const tcfStub = (): string => readFileSync(fileURLToPath(new URL('../../../node_modules/@iabtcf/stub/lib/stub.js', import.meta.url)), 'utf8');
+export const tcfStub = (): string =>
+  readFileSync(fileURLToPath(new URL('../../../node_modules/@iabtcf/stub/lib/stub.js', import.meta.url)), 'utf8');
 
 /**
  * The GPP stub every GPP CMP puts inline in the page (IAB GPP "CMP API" §stub; npm has no package for it): a
@@ -50,7 +51,11 @@ let gpp: Promise<string> | undefined;
 /** The real GPP CMP with only the EU TCF section (gpp-cmp-entry.mjs). */
 export function gppCmp(): Promise<string> {
   gpp ??= (async () => {
-    const bundle = await rollup({ input: fileURLToPath(new URL('./gpp-cmp-entry.mjs', import.meta.url)), plugins: [nodeResolve({ browser: true })], onwarn: () => {} });
+    const bundle = await rollup({
+      input: fileURLToPath(new URL('./gpp-cmp-entry.mjs', import.meta.url)),
+      plugins: [nodeResolve({ browser: true })],
+      onwarn: () => {},
+    });
     const { output } = await bundle.generate({ format: 'iife' });
     return output[0].code;
   })();

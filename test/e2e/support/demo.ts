@@ -22,7 +22,10 @@ export async function startDemoBehindProxy(pages: Record<string, string> = {}): 
   // request, so it can be set once the demo listens).
   const options: { upstream?: string; pages: Record<string, string> } = { pages };
   const proxy = await startTestServer(options);
-  const demo = (await startDemo(0, { quiet: true, origins: [proxy.url, proxy.altUrl] })) as { url: string; server: DemoHandle['server'] };
+  const demo = (await startDemo(0, { quiet: true, origins: [proxy.url, proxy.altUrl] })) as {
+    url: string;
+    server: DemoHandle['server'];
+  };
   options.upstream = new URL(demo.url).origin;
   return { url: `${proxy.url}/`, proxy, server: demo.server };
 }

@@ -5,7 +5,10 @@ import { encodeTcString } from '../../support/tcf/tc-string.mjs';
 
 const choice = document.currentScript?.dataset.choice || 'consent';
 const api = new CmpApi(10, 1);
-api.setSectionString('tcfeuv2', choice === 'consent' ? encodeTcString([1, 2, 3, 4, 7, 9, 10], [21, 45, 91, 97, 131]) : encodeTcString([], []));
+api.setSectionString(
+  'tcfeuv2',
+  choice === 'consent' ? encodeTcString([1, 2, 3, 4, 7, 9, 10], [21, 45, 91, 97, 131]) : encodeTcString([], []),
+);
 api.setApplicableSections([2]);
 api.setSignalStatus('ready');
 api.fireSectionChange('tcfeuv2');

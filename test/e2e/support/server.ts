@@ -59,7 +59,8 @@ export interface RecordedRequest {
 }
 
 /** What a route answers: a string (HTML when it starts with `<`, else text), or status, headers and body. */
-export type RouteResponse = string | { status?: number; type?: string; headers?: Record<string, string>; body?: unknown };
+export type RouteResponse =
+  string | { status?: number; type?: string; headers?: Record<string, string>; body?: unknown };
 
 /** A route: a fixed answer or a function of the recorded request. */
 export type Route = RouteResponse | ((req: RecordedRequest) => RouteResponse | Promise<RouteResponse>);
@@ -103,7 +104,11 @@ export interface TestServer {
 }
 
 const DIST = new URL('../../../dist/', import.meta.url);
-const AD_PATHS: Record<string, RecordedRequest['kind']> = { '/ac': 'std/video', '/genericpost': 'generic', '/call': 'onecall' };
+const AD_PATHS: Record<string, RecordedRequest['kind']> = {
+  '/ac': 'std/video',
+  '/genericpost': 'generic',
+  '/call': 'onecall',
+};
 
 function parseCookies(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -158,7 +163,9 @@ export function withProbe(html: string): string {
 }
 
 /** A publisher page with the standard stub, the async tag from `/tag/<networkId>/sas.js`, and `commands` queued. */
-export function publisherPage(opts: { networkId?: number | string; file?: string; head?: string; commands?: string; body?: string } = {}): string {
+export function publisherPage(
+  opts: { networkId?: number | string; file?: string; head?: string; commands?: string; body?: string } = {},
+): string {
   const { networkId = 1234, file = 'sas.js', head = '', commands = '', body = '' } = opts;
   return `<!doctype html>
 <html><head><meta charset="utf-8"><title>test page</title>
@@ -179,12 +186,32 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 
   const tagScript = options.tagScript ?? ((_nw: string, file: string) => readFile(new URL(file, DIST), 'utf8'));
 
-  async function answer(req: RecordedRequest, res: ServerResponse, r: RouteResponse, extraHeaders: Record<string, string>) {
-    const spec = typeof r === 'string' ? { body: r, type: r.trimStart().startsWith('<') ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8' } : r;
-    const text = spec.body === undefined ? '' : typeof spec.body === 'string' || Buffer.isBuffer(spec.body) ? spec.body : JSON.stringify(spec.body);
-    const type = spec.type ?? (typeof spec.body === 'string' || spec.body === undefined ? 'text/plain; charset=utf-8' : 'application/json');
+  async function answer(
+    req: RecordedRequest,
+    res: ServerResponse,
+    r: RouteResponse,
+    extraHeaders: Record<string, string>,
+  ) {
+    const spec =
+      typeof r === 'string'
+        ? { body: r, type: r.trimStart().startsWith('<') ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8' }
+        : r;
+    const text =
+      spec.body === undefined
+        ? ''
+        : typeof spec.body === 'string' || Buffer.isBuffer(spec.body)
+          ? spec.body
+          : JSON.stringify(spec.body);
+    const type =
+      spec.type ??
+      (typeof spec.body === 'string' || spec.body === undefined ? 'text/plain; charset=utf-8' : 'application/json');
     const body = type.startsWith('text/html') && typeof text === 'string' ? withProbe(text) : text;
-    res.writeHead(spec.status ?? 200, { 'Content-Type': type, 'Cache-Control': 'no-store', ...extraHeaders, ...spec.headers });
+    res.writeHead(spec.status ?? 200, {
+      'Content-Type': type,
+      'Cache-Control': 'no-store',
+      ...extraHeaders,
+      ...spec.headers,
+    });
     res.end(req.method === 'HEAD' ? undefined : body);
   }
 
@@ -193,7 +220,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const target = new URL(incoming.url ?? '/', options.upstream);
     return new Promise<void>((resolve, reject) => {
       const out = httpRequest(target, { method: req.method, headers: incoming.headers }, (up) => {
-        const headers = Object.fromEntries(Object.entries(up.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
+        const headers = Object.fromEntries(
+          Object.entries(up.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]),
+        );
         req.response = { status: up.statusCode ?? 0, headers };
         const html = String(headers['content-type']).startsWith('text/html') && !headers['content-encoding'];
         if (!html) {
@@ -222,7 +251,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const raw = Buffer.concat(chunks);
     const body = raw.toString('utf8');
     const u = new URL(incoming.url ?? '/', 'http://127.0.0.1');
-    const headers = Object.fromEntries(Object.entries(incoming.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
+    const headers = Object.fromEntries(
+      Object.entries(incoming.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]),
+    );
     const req: RecordedRequest = {
       method: incoming.method ?? 'GET',
       path: u.pathname,
@@ -237,7 +268,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const kind = AD_PATHS[req.path];
     if (kind && req.method !== 'OPTIONS') {
       req.kind = kind;
-      req.eids = kind === 'std/video' ? decodeEidsParam(req.query.eids) : (req.json as { eids?: unknown } | undefined)?.eids;
+      req.eids =
+        kind === 'std/video' ? decodeEidsParam(req.query.eids) : (req.json as { eids?: unknown } | undefined)?.eids;
     }
     requests.push(req);
     waiters.forEach((w) => w());
@@ -247,26 +279,40 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       ? { 'Access-Control-Allow-Origin': headers.origin, 'Access-Control-Allow-Credentials': 'true', Vary: 'Origin' }
       : {};
     if (req.method === 'OPTIONS' && !options.upstream) {
-      res.writeHead(204, { ...cors, 'Access-Control-Allow-Methods': 'GET, POST, OPTIONS', 'Access-Control-Allow-Headers': headers['access-control-request-headers'] ?? 'Content-Type', 'Access-Control-Max-Age': '600' });
+      res.writeHead(204, {
+        ...cors,
+        'Access-Control-Allow-Methods': 'GET, POST, OPTIONS',
+        'Access-Control-Allow-Headers': headers['access-control-request-headers'] ?? 'Content-Type',
+        'Access-Control-Max-Age': '600',
+      });
       return res.end();
     }
     const route = routes.get(`${req.method} ${req.path}`) ?? routes.get(req.path);
     if (route !== undefined) return answer(req, res, typeof route === 'function' ? await route(req) : route, cors);
-    if (pages.has(req.path)) return answer(req, res, { body: pages.get(req.path), type: 'text/html; charset=utf-8' }, cors);
+    if (pages.has(req.path))
+      return answer(req, res, { body: pages.get(req.path), type: 'text/html; charset=utf-8' }, cors);
     if (options.upstream) return proxy(req, incoming, raw, res);
     const tag = /^\/tag\/([^/]+)\/([\w.-]+\.js)$/.exec(req.path);
-    if (tag) return answer(req, res, { body: await tagScript(tag[1], tag[2]), type: 'text/javascript; charset=utf-8' }, cors);
+    if (tag)
+      return answer(req, res, { body: await tagScript(tag[1], tag[2]), type: 'text/javascript; charset=utf-8' }, cors);
     if (req.path.startsWith('/dist/') && !req.path.includes('..')) {
       try {
         const file = await readFile(new URL(req.path.slice('/dist/'.length), DIST), 'utf8');
-        return await answer(req, res, { body: file, type: req.path.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/plain' }, cors);
+        return await answer(
+          req,
+          res,
+          { body: file, type: req.path.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/plain' },
+          cors,
+        );
       } catch {
         // Falls through to the 404.
       }
     }
     if (kind) {
       // The service keeps its own user id in a `pid` cookie.
-      const setCookie: Record<string, string> = req.cookies.pid ? {} : { 'Set-Cookie': `pid=test-pid-${++pidCounter}; Path=/; SameSite=Lax` };
+      const setCookie: Record<string, string> = req.cookies.pid
+        ? {}
+        : { 'Set-Cookie': `pid=test-pid-${++pidCounter}; Path=/; SameSite=Lax` };
       const r = options.adResponse ? await options.adResponse(req) : { body: { ok: true, kind } };
       return answer(req, res, r, { ...cors, ...setCookie });
     }
@@ -296,7 +342,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       };
       const timer = setTimeout(() => {
         waiters.delete(check);
-        reject(new Error(`no matching request within ${timeoutMs} ms; got: ${requests.map((r) => `${r.method} ${r.path}`).join(', ') || 'none'}`));
+        reject(
+          new Error(
+            `no matching request within ${timeoutMs} ms; got: ${requests.map((r) => `${r.method} ${r.path}`).join(', ') || 'none'}`,
+          ),
+        );
       }, timeoutMs);
       waiters.add(check);
       check();

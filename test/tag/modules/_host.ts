@@ -26,7 +26,7 @@ export function fakeHost(options: SetupOptions = {}, consent: ConsentState | nul
   } as TagHost & { logs: string[]; state: ConsentState | null };
   if (consent) host.consent = () => Promise.resolve({ ...host.state! });
   // The page's consent platforms, as the consent extension gives them to modules.
-  host.cmp = createCmpCaller(window as any);
+  host.cmp = createCmpCaller(window);
   return host;
 }
 
@@ -43,7 +43,13 @@ export const tcString: (purposes: number[], vendors: number[], vendorLI?: number
 /** A GDPR consent state as the reader produces it from a CMP. */
 export function gdprState(purposes: number[], vendors: number[]): ConsentState {
   const map = (ids: number[]) => Object.fromEntries(ids.map((i) => [String(i), true]));
-  return { ready: true, gdprApplies: true, tcString: tcString(purposes, vendors), purposes: map(purposes), vendors: map(vendors) };
+  return {
+    ready: true,
+    gdprApplies: true,
+    tcString: tcString(purposes, vendors),
+    purposes: map(purposes),
+    vendors: map(vendors),
+  };
 }
 
 /** Turns the operator switches on for `names` (what the served script prepends). */
@@ -54,7 +60,8 @@ export function operatorEnables(...names: string[]) {
 /** Everything in cookies and localStorage, for "touches no storage" checks. */
 export function storageSnapshot() {
   const local: Record<string, string> = {};
-  for (let i = 0; i < localStorage.length; i++) local[localStorage.key(i)!] = localStorage.getItem(localStorage.key(i)!)!;
+  for (let i = 0; i < localStorage.length; i++)
+    local[localStorage.key(i)!] = localStorage.getItem(localStorage.key(i)!)!;
   return { cookie: document.cookie, local };
 }
 
@@ -65,7 +72,21 @@ export function resetPage() {
     const name = c.split('=')[0].trim();
     if (name) document.cookie = `${name}=;expires=Thu, 01 Jan 1970 00:00:00 GMT;path=/`;
   }
-  const globals = ['__sasop', '__sasx', '__sasm', '__sasms', '__tcfapi', '__gpp', '__uspapi', '__uid2', '__euid', 'ats', 'Criteo', 'criteo_pubtag', 'pbjs'];
+  const globals = [
+    '__sasop',
+    '__sasx',
+    '__sasm',
+    '__sasms',
+    '__tcfapi',
+    '__gpp',
+    '__uspapi',
+    '__uid2',
+    '__euid',
+    'ats',
+    'Criteo',
+    'criteo_pubtag',
+    'pbjs',
+  ];
   for (const k of Object.keys(window)) if (k.startsWith('sas_disable_')) delete (window as any)[k];
   for (const k of globals) delete (window as any)[k];
   document.body.innerHTML = '';

@@ -5,17 +5,23 @@ import { sha256Hex, sha256HexSync } from '../../../src/tag/modules/_sha256.js';
 import { normaliseEmail } from '../../../src/tag/modules/_email.js';
 
 // FIPS 180-4 / NIST example vectors.
-const VECTORS: Array<[string, string]> = [
+const VECTORS: [string, string][] = [
   ['', 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'],
   ['abc', 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'],
-  ['abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq', '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1'],
+  [
+    'abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq',
+    '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1',
+  ],
   ['a'.repeat(1_000_000), 'cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0'],
 ];
 
 describe('SHA-256', () => {
-  test.each(VECTORS.map(([m, h]) => [m.length, m, h]))('the pure-JS fallback matches the known vector for a %i-character message', (_n, m, h) => {
-    expect(sha256HexSync(m as string)).toBe(h);
-  });
+  test.each(VECTORS.map(([m, h]) => [m.length, m, h]))(
+    'the pure-JS fallback matches the known vector for a %i-character message',
+    (_n, m, h) => {
+      expect(sha256HexSync(m)).toBe(h);
+    },
+  );
 
   test.each(VECTORS.slice(0, 3))('crypto.subtle gives the same known vector for %j', async (m, h) => {
     expect(globalThis.crypto?.subtle).toBeDefined();
@@ -23,12 +29,17 @@ describe('SHA-256', () => {
   });
 
   test('the known hash of a normalised email', async () => {
-    expect(await sha256Hex('test@example.com')).toBe('973dfe463ec85785f5f95af5ba3906eedb2d931c24e69824a89ea65dba4e813b');
+    expect(await sha256Hex('test@example.com')).toBe(
+      '973dfe463ec85785f5f95af5ba3906eedb2d931c24e69824a89ea65dba4e813b',
+    );
   });
 
   test('the fallback agrees with Node for any UTF-8 text, across block boundaries', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 300 }), (s) => sha256HexSync(s) === createHash('sha256').update(s, 'utf8').digest('hex')),
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 300 }),
+        (s) => sha256HexSync(s) === createHash('sha256').update(s, 'utf8').digest('hex'),
+      ),
       { numRuns: 300 },
     );
   });
@@ -55,10 +66,20 @@ describe('email normalisation', () => {
     expect(normaliseEmail(raw)).toBe(want);
   });
 
-  test.each(['', 'not an email', 'a@b', 'a b@example.com', '@example.com', 'jane@', 'jane@example.c', '+x@gmail.com', 42, null, undefined, 'x'.repeat(250) + '@example.com'])(
-    'refuses %j',
-    (raw) => {
-      expect(normaliseEmail(raw)).toBeUndefined();
-    },
-  );
+  test.each([
+    '',
+    'not an email',
+    'a@b',
+    'a b@example.com',
+    '@example.com',
+    'jane@',
+    'jane@example.c',
+    '+x@gmail.com',
+    42,
+    null,
+    undefined,
+    'x'.repeat(250) + '@example.com',
+  ])('refuses %j', (raw) => {
+    expect(normaliseEmail(raw)).toBeUndefined();
+  });
 });

@@ -9,7 +9,7 @@ import { callOnce, fakeHost, gdprState, operatorEnables, resetPage, storageSnaps
 // A local stand-in for the provider endpoint that records every request (no global fetch patching).
 let server: Server;
 let base = '';
-const requests: Array<{ url: string; body: any }> = [];
+const requests: { url: string; body: any }[] = [];
 let answer: (n: number) => { status: number; body: unknown } = () => ({ status: 500, body: {} });
 
 beforeAll(async () => {
@@ -51,7 +51,14 @@ describe('idLinking', () => {
   test('requests the id as partner 102 and emits an id5-sync.com eid with linkType and abTestingControlGroup', async () => {
     const out = await callOnce(make(), hostWith({}));
     // linkType 2 (linked through a deterministic signal) is an authenticated match; the page inserted it.
-    expect(out.eids).toEqual([{ source: 'id5-sync.com', uids: [{ id: 'ID5*abc', atype: 1, ext: { linkType: 2, abTestingControlGroup: false } }], inserter: 'localhost', mm: 3 }]);
+    expect(out.eids).toEqual([
+      {
+        source: 'id5-sync.com',
+        uids: [{ id: 'ID5*abc', atype: 1, ext: { linkType: 2, abTestingControlGroup: false } }],
+        inserter: 'localhost',
+        mm: 3,
+      },
+    ]);
     expect(requests).toHaveLength(1);
     expect(requests[0].url).toBe('/g/v2/102.json');
     expect(requests[0].body).toMatchObject({ partner: 102, gdpr: 0 });
@@ -68,7 +75,14 @@ describe('idLinking', () => {
   test('sends pd and the consent signals', async () => {
     const consent = { ...gdprState([1, 2], [45, 131]), usPrivacy: '1YNN', gppString: 'DBABMA~CQ', gppSid: [2] };
     await callOnce(make(), hostWith({ pd: 'MT1hYmM=' }, consent));
-    expect(requests[0].body).toMatchObject({ pd: 'MT1hYmM=', gdpr: 1, gdpr_consent: consent.tcString, us_privacy: '1YNN', gpp_string: 'DBABMA~CQ', gpp_sid: '2' });
+    expect(requests[0].body).toMatchObject({
+      pd: 'MT1hYmM=',
+      gdpr: 1,
+      gdpr_consent: consent.tcString,
+      us_privacy: '1YNN',
+      gpp_string: 'DBABMA~CQ',
+      gpp_sid: '2',
+    });
   });
 
   test('sends the page origin and path but never its query string', async () => {
@@ -122,7 +136,9 @@ describe('idLinking', () => {
     operatorEnables('idLinking');
     answer = () => ok();
     await callOnce(make(), hostWith({ refreshInSeconds: 10 }));
-    expect(JSON.parse(JSON.parse(localStorage.getItem(CACHE_KEY)!).v).refreshAt - Date.now()).toBeLessThanOrEqual(10_000);
+    expect(JSON.parse(JSON.parse(localStorage.getItem(CACHE_KEY)!).v).refreshAt - Date.now()).toBeLessThanOrEqual(
+      10_000,
+    );
   });
 
   test('a changed pd fetches a new id instead of sending the cached one', async () => {
@@ -133,7 +149,13 @@ describe('idLinking', () => {
   });
 
   test('an expired cache entry is not sent', async () => {
-    localStorage.setItem(CACHE_KEY, JSON.stringify({ v: JSON.stringify({ id: 'ID5*old', pd: '', gdpr: '', refreshAt: Date.now() + 1e6 }), e: Date.now() - 1 }));
+    localStorage.setItem(
+      CACHE_KEY,
+      JSON.stringify({
+        v: JSON.stringify({ id: 'ID5*old', pd: '', gdpr: '', refreshAt: Date.now() + 1e6 }),
+        e: Date.now() - 1,
+      }),
+    );
     answer = () => ({ status: 500, body: {} });
     expect((await callOnce(make(), hostWith({}))).eids).toEqual([]);
   });
@@ -184,7 +206,9 @@ describe('idLinking', () => {
   });
 
   test('parses the control group from ab_testing when ext does not carry it', () => {
-    expect(parseResponse({ universal_uid: 'x', ext: { linkType: 1 }, ab_testing: { result: 'control' } })?.ext).toEqual({ linkType: 1, abTestingControlGroup: true });
+    expect(parseResponse({ universal_uid: 'x', ext: { linkType: 1 }, ab_testing: { result: 'control' } })?.ext).toEqual(
+      { linkType: 1, abTestingControlGroup: true },
+    );
     expect(parseResponse({ universal_uid: '0' })).toBeUndefined();
     expect(parseResponse(null)).toBeUndefined();
     expect(toEid({ id: 'x' })).toEqual({ source: 'id5-sync.com', uids: [{ id: 'x', atype: 1 }] });

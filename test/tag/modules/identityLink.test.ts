@@ -1,7 +1,14 @@
 // @vitest-environment happy-dom
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { defineModule } from '../../../src/tag/modules/_module.js';
-import { decodeEnvelope, ENVELOPE_KEY, HASH_KEY, identityLinkModule, readSettings, startIdentityLink } from '../../../src/tag/modules/identityLink.js';
+import {
+  decodeEnvelope,
+  ENVELOPE_KEY,
+  HASH_KEY,
+  identityLinkModule,
+  readSettings,
+  startIdentityLink,
+} from '../../../src/tag/modules/identityLink.js';
 import { loadItem } from '../../../src/tag/modules/_storage.js';
 import { sha256HexSync } from '../../../src/tag/modules/_sha256.js';
 import { callOnce, fakeHost, gdprState, operatorEnables, resetPage, storageSnapshot } from './_host.js';
@@ -10,9 +17,16 @@ const w = window as any;
 const EMAIL = 'Jane.Doe+news@Gmail.com';
 const HASH = sha256HexSync('janedoe@gmail.com');
 // Every run is stopped after its test: a live MutationObserver from one test must not see the next test's DOM.
-const runs: Array<{ stop?(): void }> = [];
+const runs: { stop?(): void }[] = [];
 const make = () =>
-  defineModule({ ...identityLinkModule, start: (ctx) => { const r = startIdentityLink(ctx); if (r) runs.push(r); return r; } });
+  defineModule({
+    ...identityLinkModule,
+    start: (ctx) => {
+      const r = startIdentityLink(ctx);
+      if (r) runs.push(r);
+      return r;
+    },
+  });
 // Its ids come from an email the user gave: authenticated (mm 3); the page (localhost in happy-dom) inserted them.
 const PROVENANCE = { inserter: 'localhost', mm: 3 };
 const tick = (ms = 10) => new Promise((r) => setTimeout(r, ms));
@@ -218,7 +232,9 @@ describe('identityLink envelope', () => {
 
   test("prefers the provider script's retrieveEnvelope API", async () => {
     localStorage.setItem(ENVELOPE_KEY, envelopeCookie('ENV-LOCAL'));
-    w.ats = { retrieveEnvelope: (cb: (s: string) => void) => setTimeout(() => cb(JSON.stringify({ envelope: 'ENV-ATS' })), 5) };
+    w.ats = {
+      retrieveEnvelope: (cb: (s: string) => void) => setTimeout(() => cb(JSON.stringify({ envelope: 'ENV-ATS' })), 5),
+    };
     history.replaceState(null, '', '/page?email=' + encodeURIComponent(EMAIL));
     const out = await callOnce(ext, setupWith({ placementId: 1 }));
     expect(out.eids).toEqual([
@@ -229,7 +245,11 @@ describe('identityLink envelope', () => {
 
   test('a script API that throws falls back to storage', async () => {
     localStorage.setItem(ENVELOPE_KEY, envelopeCookie('ENV-LOCAL'));
-    w.ats = { retrieveEnvelope: () => { throw new Error('ats broke'); } };
+    w.ats = {
+      retrieveEnvelope: () => {
+        throw new Error('ats broke');
+      },
+    };
     expect((await callOnce(ext, setupWith({ placementId: 1 }))).eids?.[0].uids[0].id).toBe('ENV-LOCAL');
   });
 });

@@ -23,7 +23,8 @@ function fakeDocument(hostname: string, publicSuffixes: string[]) {
       const [pair, ...attrs] = text.split(';');
       const [name, value] = pair.split('=');
       const domain = attrs.find((a) => a.startsWith('domain='))?.slice(7);
-      if (domain && (publicSuffixes.includes(domain) || !(hostname === domain || hostname.endsWith('.' + domain)))) return;
+      if (domain && (publicSuffixes.includes(domain) || !(hostname === domain || hostname.endsWith('.' + domain))))
+        return;
       if (attrs.includes('max-age=0')) jar.delete(name);
       else jar.set(name, value);
     },
@@ -52,13 +53,25 @@ describe('module eid provenance', () => {
   test("stamps the inserter and the module's mm, keeping whatever the provider already set, never changing its input", () => {
     const given = [eid(), eid({ inserter: 'provider.example', mm: 2 })];
     const copy = structuredClone(given);
-    expect(stampProvenance(given, () => 'pub.example', () => 3)).toEqual([eid({ inserter: 'pub.example', mm: 3 }), eid({ inserter: 'provider.example', mm: 2 })]);
-    expect(stampProvenance(given, () => 'pub.example')).toEqual([eid({ inserter: 'pub.example' }), eid({ inserter: 'provider.example', mm: 2 })]);
+    expect(
+      stampProvenance(
+        given,
+        () => 'pub.example',
+        () => 3,
+      ),
+    ).toEqual([eid({ inserter: 'pub.example', mm: 3 }), eid({ inserter: 'provider.example', mm: 2 })]);
+    expect(stampProvenance(given, () => 'pub.example')).toEqual([
+      eid({ inserter: 'pub.example' }),
+      eid({ inserter: 'provider.example', mm: 2 }),
+    ]);
     expect(given).toEqual(copy);
   });
 
   test('identifier linking: linkType 2 is authenticated (3), 1 inferred (5), anything else leaves mm unset', () => {
-    const withLink = (linkType?: number) => ({ source: 'id5-sync.com', uids: [{ id: 'i', ext: linkType === undefined ? undefined : { linkType } }] });
+    const withLink = (linkType?: number) => ({
+      source: 'id5-sync.com',
+      uids: [{ id: 'i', ext: linkType === undefined ? undefined : { linkType } }],
+    });
     expect([2, 1, 0, undefined].map((l) => idLinkingMm(withLink(l)))).toEqual([3, 5, undefined, undefined]);
   });
 
@@ -69,10 +82,22 @@ describe('module eid provenance', () => {
     });
     afterEach(() => resetPage());
     const probe = (mm?: false | (() => number)) =>
-      defineModule({ name: 'probe', gvl: 131, start: () => ({ eids: () => [eid()] }), ...(mm === undefined ? {} : { mm }) });
+      defineModule({
+        name: 'probe',
+        gvl: 131,
+        start: () => ({ eids: () => [eid()] }),
+        ...(mm === undefined ? {} : { mm }),
+      });
 
     test('setup({ inserter }) names the inserter instead of the page domain', async () => {
-      expect((await callOnce(probe(() => 4), fakeHost({ inserter: 'publisher.example' }))).eids).toEqual([eid({ inserter: 'publisher.example', mm: 4 })]);
+      expect(
+        (
+          await callOnce(
+            probe(() => 4),
+            fakeHost({ inserter: 'publisher.example' }),
+          )
+        ).eids,
+      ).toEqual([eid({ inserter: 'publisher.example', mm: 4 })]);
     });
 
     test('mm: false (the Prebid bridge) passes eids on exactly as given, and leaves no cookie behind', async () => {

@@ -24,7 +24,9 @@ describe('criteo reader', () => {
     w.criteo_pubtag = {};
     document.cookie = 'cto_bidid=BID123;path=/';
     document.cookie = 'cto_bundle=BUNDLE;path=/';
-    expect((await callOnce(criteo(), fakeHost())).eids).toEqual([{ source: 'criteo.com', uids: [{ id: 'BID123', atype: 1 }], ...PAGE }]);
+    expect((await callOnce(criteo(), fakeHost())).eids).toEqual([
+      { source: 'criteo.com', uids: [{ id: 'BID123', atype: 1 }], ...PAGE },
+    ]);
   });
 
   test('reads localStorage too, and never sends the marketing-side bundle', async () => {
@@ -52,24 +54,37 @@ describe('criteo reader', () => {
 describe('unified id reader', () => {
   test('reads the UID 2.0 SDK token as uidapi.com', async () => {
     w.__uid2 = { getAdvertisingToken: () => 'UID2TOKEN' };
-    expect((await callOnce(uid2(), fakeHost())).eids).toEqual([{ source: 'uidapi.com', uids: [{ id: 'UID2TOKEN', atype: 3 }], ...PAGE }]);
+    expect((await callOnce(uid2(), fakeHost())).eids).toEqual([
+      { source: 'uidapi.com', uids: [{ id: 'UID2TOKEN', atype: 3 }], ...PAGE },
+    ]);
   });
 
   test('reads the European SDK token as euid.eu, waiting for its async getter', async () => {
-    w.__euid = { getAdvertisingToken: () => undefined, getAdvertisingTokenAsync: () => new Promise((r) => setTimeout(() => r('EUIDTOKEN'), 5)) };
-    expect((await callOnce(uid2(), fakeHost())).eids).toEqual([{ source: 'euid.eu', uids: [{ id: 'EUIDTOKEN', atype: 3 }], ...PAGE }]);
+    w.__euid = {
+      getAdvertisingToken: () => undefined,
+      getAdvertisingTokenAsync: () => new Promise((r) => setTimeout(() => r('EUIDTOKEN'), 5)),
+    };
+    expect((await callOnce(uid2(), fakeHost())).eids).toEqual([
+      { source: 'euid.eu', uids: [{ id: 'EUIDTOKEN', atype: 3 }], ...PAGE },
+    ]);
   });
 
   test('where GDPR applies only the European id is sent, and only with vendor 21 consent', async () => {
     w.__uid2 = { getAdvertisingToken: () => 'UID2TOKEN' };
     w.__euid = { getAdvertisingToken: () => 'EUIDTOKEN' };
-    expect((await callOnce(uid2(), fakeHost({}, gdprState([1, 2], [21])))).eids).toEqual([{ source: 'euid.eu', uids: [{ id: 'EUIDTOKEN', atype: 3 }], ...PAGE }]);
+    expect((await callOnce(uid2(), fakeHost({}, gdprState([1, 2], [21])))).eids).toEqual([
+      { source: 'euid.eu', uids: [{ id: 'EUIDTOKEN', atype: 3 }], ...PAGE },
+    ]);
     expect(await callOnce(uid2(), fakeHost({}, gdprState([1, 2], [45])))).toEqual({});
   });
 
   test('no SDK on the page, or one that throws: nothing', async () => {
     expect((await callOnce(uid2(), fakeHost())).eids).toEqual([]);
-    w.__uid2 = { getAdvertisingToken: () => { throw new Error('sdk'); } };
+    w.__uid2 = {
+      getAdvertisingToken: () => {
+        throw new Error('sdk');
+      },
+    };
     expect((await callOnce(uid2(), fakeHost())).eids).toEqual([]);
   });
 });
@@ -85,7 +100,13 @@ describe('header-bidding bridge', () => {
   test('waits for getUserIdsAsync when the library has it', async () => {
     let ready = false;
     w.pbjs = {
-      getUserIdsAsync: () => new Promise((r) => setTimeout(() => { ready = true; r({}); }, 5)),
+      getUserIdsAsync: () =>
+        new Promise((r) =>
+          setTimeout(() => {
+            ready = true;
+            r({});
+          }, 5),
+        ),
       getUserIdsAsEids: () => (ready ? eids : []),
     };
     expect((await callOnce(prebid(), fakeHost())).eids).toEqual(eids);

@@ -6,7 +6,11 @@ import { fakeHost, gdprState, operatorEnables, resetPage } from './_host.js';
 
 const w = window as any;
 const probe = (found: boolean) =>
-  defineModule({ name: 'probe', gvl: 131, start: () => ({ eids: () => (found ? [{ source: 'x.example', uids: [{ id: '1' }] }] : []) }) });
+  defineModule({
+    name: 'probe',
+    gvl: 131,
+    start: () => ({ eids: () => (found ? [{ source: 'x.example', uids: [{ id: '1' }] }] : []) }),
+  });
 
 beforeEach(() => {
   resetPage();

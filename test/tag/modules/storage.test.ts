@@ -35,7 +35,10 @@ describe.each(['localStorage', 'cookie'] as const)('storage with expiry in %s', 
 test('the cookie carries an expiry date, so the browser drops it too', () => {
   const writes: string[] = [];
   const desc = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(document), 'cookie')!;
-  Object.defineProperty(document, 'cookie', { configurable: true, get: () => desc.get!.call(document), set: (v) => {
+  Object.defineProperty(document, 'cookie', {
+    configurable: true,
+    get: () => desc.get!.call(document),
+    set: (v) => {
       writes.push(v);
       desc.set!.call(document, v);
     },
@@ -51,7 +54,12 @@ test('the cookie carries an expiry date, so the browser drops it too', () => {
 
 test('blocked storage never throws', () => {
   const desc = Object.getOwnPropertyDescriptor(window, 'localStorage')!;
-  Object.defineProperty(window, 'localStorage', { configurable: true, get: () => { throw new Error('SecurityError'); } });
+  Object.defineProperty(window, 'localStorage', {
+    configurable: true,
+    get: () => {
+      throw new Error('SecurityError');
+    },
+  });
   try {
     expect(() => saveItem('localStorage', 'k', 'v', 1000)).not.toThrow();
     expect(loadItem('localStorage', 'k')).toBeUndefined();

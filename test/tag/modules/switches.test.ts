@@ -54,7 +54,9 @@ describe('module switches', () => {
     operatorEnables('probe');
     const { ext, starts } = probe();
     const host = fakeHost({});
-    expect(await callOnce(ext, host)).toEqual({ eids: [{ source: 'probe.example', uids: [{ id: 'p1' }], inserter: 'localhost' }] });
+    expect(await callOnce(ext, host)).toEqual({
+      eids: [{ source: 'probe.example', uids: [{ id: 'p1' }], inserter: 'localhost' }],
+    });
     await ext.beforeCall!({ type: 'generic' });
     expect(starts).toEqual([1]);
   });
@@ -99,7 +101,13 @@ describe('module switches', () => {
 
   test('a module that throws while starting is contained', async () => {
     operatorEnables('boom');
-    const ext = defineModule({ name: 'boom', gvl: 45, start: () => { throw new Error('boom'); } });
+    const ext = defineModule({
+      name: 'boom',
+      gvl: 45,
+      start: () => {
+        throw new Error('boom');
+      },
+    });
     const host = fakeHost({});
     expect(await callOnce(ext, host)).toEqual({});
     expect(host.logs.join('\n')).toContain('GUARD');
@@ -121,12 +129,24 @@ describe('merge rules for module eids', () => {
   const modules: Eid[] = [
     { source: 'id5-sync.com', uids: [{ id: 'module-id5', atype: 1 }] },
     { source: 'hemsha256', uids: [{ id: 'h1', atype: 3 }] },
-    { source: 'hemsha256', uids: [{ id: 'h1', atype: 3 }, { id: 'h2', atype: 3 }] },
+    {
+      source: 'hemsha256',
+      uids: [
+        { id: 'h1', atype: 3 },
+        { id: 'h2', atype: 3 },
+      ],
+    },
   ];
   test('page eids win by source (case-insensitive); module eids of other sources are added, merged and deduped', () => {
     expect(overlayEids(page, modules)).toEqual([
       { source: 'ID5-sync.com', uids: [{ id: 'page-id5' }] },
-      { source: 'hemsha256', uids: [{ id: 'h1', atype: 3 }, { id: 'h2', atype: 3 }] },
+      {
+        source: 'hemsha256',
+        uids: [
+          { id: 'h1', atype: 3 },
+          { id: 'h2', atype: 3 },
+        ],
+      },
     ]);
   });
 });

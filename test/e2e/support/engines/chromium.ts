@@ -29,8 +29,8 @@ export async function launchChromium(options: LaunchOptions): Promise<Launcher> 
       page.on('pageerror', (e) => errors.push(String(e)));
       const driver: Driver = {
         goto: async (url) => {
-      await page.goto(url);
-    },
+          await page.goto(url);
+        },
         evaluate: (fn, arg, frame) => ((frame as Frame | undefined) ?? page).evaluate(fn, arg),
         frames: async () =>
           page
@@ -39,8 +39,8 @@ export async function launchChromium(options: LaunchOptions): Promise<Launcher> 
             .map((f) => ({ url: f.url(), handle: f })),
         errors: async () => [...errors],
         screenshot: async (path) => {
-      await page.screenshot({ path, fullPage: true });
-    },
+          await page.screenshot({ path, fullPage: true });
+        },
         close: async () => {
           await context.close();
           if (dir) rmSync(dir, { recursive: true, force: true });

@@ -33,10 +33,9 @@ export async function launchFirefox(): Promise<Launcher> {
       const page = await context.newPage();
       const driver: Driver = {
         goto: async (url) => {
-      await page.goto(url, { waitUntil: 'load' });
-    },
-        evaluate: (fn, arg, frame) =>
-          ((frame as Frame | undefined) ?? page.mainFrame()).evaluate(fn as never, arg) as never,
+          await page.goto(url, { waitUntil: 'load' });
+        },
+        evaluate: (fn, arg, frame) => ((frame as Frame | undefined) ?? page.mainFrame()).evaluate(fn as never, arg),
         frames: async () =>
           page
             .frames()
@@ -46,8 +45,8 @@ export async function launchFirefox(): Promise<Launcher> {
         // probe's record of uncaught exceptions is used instead.
         errors: async () => undefined,
         screenshot: async (path) => {
-      await page.screenshot({ path, fullPage: true });
-    },
+          await page.screenshot({ path, fullPage: true });
+        },
         close: () => context.close(),
       };
       return new EnginePage('firefox', driver);

@@ -13,8 +13,14 @@ import type { EngineName, EnginePage } from './page';
 export { expect };
 export type { EngineFrame, EngineName, EnginePage } from './page';
 
-type TestFixtures = { web: EnginePage; thirdPartyStorage: boolean };
-type WorkerFixtures = { engine: EngineName; launcher: Launcher };
+interface TestFixtures {
+  web: EnginePage;
+  thirdPartyStorage: boolean;
+}
+interface WorkerFixtures {
+  engine: EngineName;
+  launcher: Launcher;
+}
 
 /** The suites' test function: `web` is a fresh page (and profile) in the project's engine. */
 export const test = base.extend<TestFixtures, WorkerFixtures>({

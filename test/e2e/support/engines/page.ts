@@ -17,7 +17,7 @@ export interface Driver {
   /** Runs `fn` in the top document (`frame` undefined) or in the frame of that handle. */
   evaluate<A, R>(fn: PageFunction<A, R>, arg: A, frame?: unknown): Promise<R>;
   /** The frames below the top document with their URLs (handles for `evaluate`). */
-  frames(): Promise<Array<{ url: string; handle: unknown }>>;
+  frames(): Promise<{ url: string; handle: unknown }[]>;
   /**
    * Uncaught errors of the documents shown so far as the engine reports them, or undefined when the driver cannot
    * observe them (then the probe's record is used, see {@link EnginePage.errors}).
@@ -65,7 +65,7 @@ export class EngineFrame {
   /** Clicks the first element matching `selector` (an element's own click, as a button press dispatches). */
   async click(selector: string): Promise<void> {
     await this.waitForFunction((s) => !!document.querySelector(s), selector);
-    await this.evaluate((s) => (document.querySelector(s) as HTMLElement).click(), selector);
+    await this.evaluate((s) => document.querySelector(s)!.click(), selector);
   }
 
   /** Types `value` into the field `selector` (input events), then leaves it (change and blur events). */
@@ -73,7 +73,7 @@ export class EngineFrame {
     await this.waitForFunction((s) => !!document.querySelector(s), selector);
     await this.evaluate(
       ([s, v]) => {
-        const el = document.querySelector(s) as HTMLInputElement;
+        const el = document.querySelector(s)!;
         el.focus();
         el.value = v;
         el.dispatchEvent(new Event('input', { bubbles: true }));

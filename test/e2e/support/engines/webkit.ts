@@ -103,7 +103,7 @@ export async function launchWebKit(): Promise<Launcher> {
       let inFrame = false;
       async function run<A, R>(fn: PageFunction<A, R>, arg: A, frame?: unknown): Promise<R> {
         if (frame) {
-          await b.switchToFrame(frame as never);
+          await b.switchToFrame(frame);
           inFrame = true;
         } else if (inFrame) {
           await b.switchToFrame(null);
@@ -115,7 +115,7 @@ export async function launchWebKit(): Promise<Launcher> {
           undef?: boolean;
           e?: string;
         }
-        const r = await b.executeAsync<Outcome, unknown[]>(RUNNER as never, String(fn), arg === undefined ? null : arg);
+        const r = await b.executeAsync<Outcome, unknown[]>(RUNNER, String(fn), arg === undefined ? null : arg);
         if (frame) {
           await b.switchToFrame(null);
           inFrame = false;
@@ -136,7 +136,7 @@ export async function launchWebKit(): Promise<Launcher> {
           const out = [];
           for (const el of await b.findElements('css selector', 'iframe')) {
             try {
-              await b.switchToFrame(el as never);
+              await b.switchToFrame(el);
               out.push({ url: String(await b.executeScript('return location.href', [])), handle: el });
             } catch {
               // a frame being replaced
@@ -147,8 +147,8 @@ export async function launchWebKit(): Promise<Launcher> {
         },
         errors: async () => undefined, // classic WebDriver has no error events: the probe's record is used
         screenshot: async (path) => {
-      await b.saveScreenshot(path);
-    },
+          await b.saveScreenshot(path);
+        },
         close: () => b.deleteSession(),
       };
       return new EnginePage('webkit', driver);
