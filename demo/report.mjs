@@ -45,8 +45,8 @@ export const DEMO_DMPS = parseDmpConfig([
 ]);
 
 /**
- * The demo's forwarding policy (docs/ad-server.md "Forwarding policy"): hashed emails go to one buyer only; ids this server
- * opened from an envelope (inserter eidkit.demo) go to everyone, the sealed envelope itself to no one; the
+ * The demo's forwarding policy (docs/ad-server.md "Forwarding policy"): hashed emails go to one buyer only; ids this
+ * server opened from an envelope (inserter eidkit.demo) go to everyone, the sealed envelope itself to no one; the
  * publisher's first-party id is sent whatever the consent signals.
  */
 export const DEMO_POLICY = createForwardingPolicy({
@@ -201,7 +201,10 @@ export function createAdServerDemo(options = {}) {
     };
   }
 
-  /** Answers `/report`, `/report.json`, `/report.csv` (`?granularity=hour` for hourly rows) and `/report/sample-call.json`; undefined for other paths. */
+  /**
+   * Answers `/report`, `/report.json`, `/report.csv` (`?granularity=hour` for hourly rows) and
+   * `/report/sample-call.json`; undefined for other paths.
+   */
   async function reportResponse(request) {
     const url = new URL(request.url);
     const path = url.pathname;

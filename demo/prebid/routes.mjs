@@ -2,7 +2,8 @@
 //   /prebid/page.html           a publisher page running a real Prebid.js with the eidkit adapter
 //   /prebid/prebid.js           Prebid.js from the npm package: userId + SharedID + publisher-provided ids + TCF
 //   /prebid/eidkit-adapter.js   the built standalone adapter (dist/prebid/, `npm run build` first)
-//   /prebid/prebid-npm.js       Prebid.js built from its npm modules with `register` from eidkit/prebid (page.html?build=npm)
+// /prebid/prebid-npm.js       Prebid.js built from its npm modules with `register` from eidkit/prebid
+// (page.html?build=npm)
 //   POST /prebid/v1             the ad server: parsed and recorded by eidkit/adserver (report, providers, bid
 //                               requests), answered through prebidBidResponse with a deal from the deal API simulator
 //   POST /prebid/v1/timeout, /prebid/v1/won, /prebid/v1/sync   the adapter's beacons and user sync

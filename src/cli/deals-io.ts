@@ -39,7 +39,9 @@ function exitCodeOf(err: unknown): number {
   return EXIT.ERROR;
 }
 
-/** A client error as the CLI prints it: the message once; for a validation error its summary, then one line per field. */
+/**
+ * A client error as the CLI prints it: the message once; for a validation error its summary, then one line per field.
+ */
 export function toCliError(err: unknown): unknown {
   if (err instanceof CliError || err instanceof OutputClosedError) return err;
   if (err instanceof ValidationError && err.issues.length) {
@@ -126,7 +128,7 @@ export function columnsOf(flags: OutputFlags): string[] | undefined {
 
 /** Reads a JSON object from --file (- for stdin) or --data, then applies each --set field=value. */
 export function readJsonInput(
-  opts: { file?: string; data?: string; set?: string[] } & Record<string, unknown>,
+  opts: { file?: string; data?: string; set?: string[] },
   what: string,
   options: { optional?: boolean } = {},
 ): Record<string, unknown> {

@@ -1,7 +1,8 @@
 /**
  * `eidkit` commands on the deal API (src/deals), registered on the program by ./index.ts:
  * `deals list|get|create|update|pause|resume|delete|count`, `deals domainlist attach|detach`, `lookups <resource>`,
- * `login`. Data goes to stdout, messages to stderr (./output.ts); exit codes are documented in docs/deals.md ("CLI exit codes").
+ * `login`. Data goes to stdout, messages to stderr (./output.ts); exit codes are documented in docs/deals.md ("CLI exit
+ * codes").
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { EXIT } from './exit-codes.js';
@@ -10,7 +11,7 @@ import { closestName } from './suggest.js';
 import { fieldText, formatTable } from './format.js';
 import { terminalSafe } from '../core/terminal.js';
 import { csvRow } from '../core/csv.js';
-import { defaultTokenPath, LOOKUP_RESOURCES, type DealListFilters } from '../deals/index.js';
+import { defaultTokenPath, LOOKUP_RESOURCES, type DealListFilters, type DealWriteInput } from '../deals/index.js';
 import {
   action,
   idList,
@@ -33,8 +34,33 @@ const DEAL_COLUMNS = ['id', 'dealId', 'name', 'isActive', 'pricingModel', 'price
 /** Default columns of `lookups`. */
 const LOOKUP_COLUMNS = ['id', 'name', 'isArchived'];
 
-/** Every option of a command, as commander hands them over. */
-type Flags = ConnectionFlags & OutputFlags & Record<string, any>;
+/** Every option the deals commands read, as commander hands them over (after each option's own parser). */
+type Flags = ConnectionFlags &
+  OutputFlags & {
+    archived?: boolean;
+    soonExpired?: boolean;
+    parent?: boolean;
+    since?: string;
+    sortBy?: string;
+    asc?: boolean;
+    desc?: boolean;
+    buyerIds?: number[];
+    dspIds?: number[];
+    platformIds?: number[];
+    formatIds?: number[];
+    limit?: number;
+    offset?: number;
+    concurrency?: number;
+    progress?: boolean;
+    dryRun?: boolean;
+    file?: string;
+    data?: string;
+    set?: string[];
+    copyOf?: string;
+    yes?: boolean;
+    ids?: string;
+    search?: string;
+  };
 
 /** Adds `deals …`, `lookups` and `login` to the program. */
 export function registerDealsCommands(program: Command): void {
@@ -137,7 +163,7 @@ export function registerDealsCommands(program: Command): void {
       .option(
         '--set <field=value>',
         'set one field (value parsed as JSON, else a string); repeatable',
-        (v: string, prev: string[] = []) => [...prev, v],
+        (v: string, prev?: string[]) => [...(prev ?? []), v],
       );
 
   dealInputOptions(
@@ -162,7 +188,11 @@ export function registerDealsCommands(program: Command): void {
         await withSession(flags, async (client) => {
           if (flags.dryRun)
             return printDryRun(await client.deals.dryRun.create(deal, { copyOf: flags.copyOf }), flags.json);
-          const created = await client.deals.create(deal as any, { copyOf: flags.copyOf });
+          // The client checks the deal's fields; with --copy-of they only change fields of the copy.
+          const created =
+            flags.copyOf === undefined
+              ? await client.deals.create(deal as DealWriteInput)
+              : await client.deals.create(deal as Partial<DealWriteInput>, { copyOf: flags.copyOf });
           await (flags.json
             ? outJson({
                 id: created.id,

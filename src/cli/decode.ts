@@ -34,7 +34,10 @@ class DecodeError extends Error {
 
 const isUrlLike = (s: string) => /^(https?:\/\/|\/)/i.test(s);
 
-/** Why an ad-call URL has no `eids` payload (first occurrence, as the parser reads it), or undefined when it has one. Never throws. */
+/**
+ * Why an ad-call URL has no `eids` payload (first occurrence, as the parser reads it), or undefined when it has one.
+ * Never throws.
+ */
 function urlWithoutEids(url: string): string | undefined {
   const noHash = url.split('#')[0];
   const q = noHash.indexOf('?');

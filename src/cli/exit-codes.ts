@@ -14,7 +14,10 @@ export const EXIT = {
   API: 5,
   /** Network failure or timeout. */
   NETWORK: 6,
-  /** `deals plan --detailed-exitcode`: there are changes to apply; `deals apply`: work is left for a later day (daily quota). */
+  /**
+   * `deals plan --detailed-exitcode`: there are changes to apply; `deals apply`: work is left for a later day (daily
+   * quota).
+   */
   CHANGES: 7,
   /** `deals apply --skip-invalid`: some changes applied, some invalid deals skipped. */
   PARTIAL: 8,

@@ -174,7 +174,8 @@ const badString = (v: unknown, max: number): string | undefined =>
 
 /**
  * Validates the first `max` of `items` with `one` (at path `path[i]`); the rest are dropped with one issue. With
- * `unreadable`, an item that throws while read (a getter, a Proxy) is dropped with that message; otherwise it throws on.
+ * `unreadable`, an item that throws while read (a getter, a Proxy) is dropped with that message; otherwise it throws
+ * on.
  */
 function each<T>(
   items: unknown[],
@@ -357,6 +358,7 @@ export function validateEids(input: unknown, limits: EidLimits = {}): Result<Eid
   if (!TAG) {
     // `options` is read from `arguments`: the tag never passes it, and a declared parameter would cost its build
     // bytes it does not have.
+    // eslint-disable-next-line prefer-rest-params -- a rest parameter would cost the tag's build bytes too
     const options = arguments[2] as ValidateOptions | undefined;
     try {
       if (options?.reuse && isCanonical(input, hasEveryLimit(limits) ? limits : { ...NODE_LIMITS, ...limits })) {

@@ -1,4 +1,7 @@
-/** Telling a plain object (what JSON or an object literal makes) from arrays, class instances and null. Pure: no DOM, no `node:*`. */
+/**
+ * Telling a plain object (what JSON or an object literal makes) from arrays, class instances and null. Pure: no DOM, no
+ * `node:*`.
+ */
 
 /** True for an object literal (or a null-prototype object): not an array, a class instance or null. */
 export function isPlainObject(v: unknown): v is Record<string, unknown> {

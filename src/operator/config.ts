@@ -58,7 +58,9 @@ export interface ConfigIssue {
   message: string;
 }
 
-/** Thrown by {@link parseNetworksConfig} / {@link loadNetworksConfig}: every issue found, each naming network and field. */
+/**
+ * Thrown by {@link parseNetworksConfig} / {@link loadNetworksConfig}: every issue found, each naming network and field.
+ */
 export class NetworksConfigError extends Error {
   override readonly name = 'NetworksConfigError';
   constructor(
@@ -118,7 +120,9 @@ export function loadNetworksConfig(file: string): NetworksConfig {
   return parseNetworksConfig(json, file);
 }
 
-/** The modules enabled for `networkId`, in tag order, without the globally disabled ones (none for an unknown network). */
+/**
+ * The modules enabled for `networkId`, in tag order, without the globally disabled ones (none for an unknown network).
+ */
 export function enabledModules(config: NetworksConfig, networkId: string | number): ModuleName[] {
   const own = Object.hasOwn(config.networks, String(networkId)) ? config.networks[String(networkId)].modules : [];
   return MODULES.filter((m) => own.includes(m) && !config.disabledModules.includes(m));

@@ -39,7 +39,10 @@ export function versionedFileName(name: string, version: string): string {
  */
 export const brotliQuality = (debug: boolean): number => (debug ? 9 : 11);
 
-/** Compresses and hashes `text` (gzip level 9, brotli at `quality` in text mode: files are compressed once, served many times). */
+/**
+ * Compresses and hashes `text` (gzip level 9, brotli at `quality` in text mode: files are compressed once, served many
+ * times).
+ */
 export function encodeScript(text: string, quality = 11): EncodedScript {
   const raw = Buffer.from(text, 'utf8');
   const digest = createHash('sha384').update(raw).digest();

@@ -60,7 +60,10 @@ export function negotiateEncoding(header: string | undefined): 'br' | 'gzip' | u
   return ok('br') ? 'br' : ok('gzip') ? 'gzip' : undefined;
 }
 
-/** True when an `If-None-Match` header names one of `etags` (or is `*`); weak validators compare weakly (RFC 9110 §13.1.2). */
+/**
+ * True when an `If-None-Match` header names one of `etags` (or is `*`); weak validators compare weakly
+ * (RFC 9110 §13.1.2).
+ */
 function matches(header: string | undefined, etags: string[]): boolean {
   if (!header) return false;
   return header.split(',').some((t) => {

@@ -1,7 +1,11 @@
 /**
  * `eidkit/prebid`: the eidkit Prebid.js bid adapter (docs/wire-format.md#how-eids-reach-an-ad-call), for
  * publishers who build Prebid from npm. Publishers who load Prebid from a CDN add `dist/prebid/eidkit-adapter.js`.
- * @example import pbjs from 'prebid.js'; import 'prebid.js/modules/userId'; import { register } from 'eidkit/prebid'; register(pbjs);
+ * @example
+ * import pbjs from 'prebid.js';
+ * import 'prebid.js/modules/userId';
+ * import { register } from 'eidkit/prebid';
+ * register(pbjs);
  * @packageDocumentation
  */
 import { createSpec } from './spec.js';

@@ -50,7 +50,9 @@ export interface PrebidWireRequest {
   tmax?: number;
 }
 
-/** One bid of the answer: Prebid's own bid fields, which the adapter passes on (defaults: EUR, ttl 300, net revenue). */
+/**
+ * One bid of the answer: Prebid's own bid fields, which the adapter passes on (defaults: EUR, ttl 300, net revenue).
+ */
 export interface PrebidWireBid {
   /** The unit's `bidId`. */
   requestId: string;

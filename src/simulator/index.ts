@@ -226,7 +226,8 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
             : { message: 'Too many requests (injected fault)', code: 'RATE_LIMITED' };
         return new Response(JSON.stringify(body), { status: Number(kind), headers });
       }
-      // A dropped connection, half the time after the request was processed: the case that makes a retried create dangerous.
+      // A dropped connection, half the time after the request was processed: the case that makes a retried create
+      // dangerous.
       const after = random() < 0.5;
       entry.fault = after ? 'drop-after' : 'drop-before';
       if (after) {

@@ -7,5 +7,8 @@ import { createConsentExtension } from './consent.js';
 
 export { readConsent } from './consent.js';
 
-/** The consent reader: `gdpr`, `gdpr_consent`, `gpp`, `gpp_sid`, `us_privacy` on every call; no eids without a legal basis. */
+/**
+ * The consent reader: `gdpr`, `gdpr_consent`, `gpp`, `gpp_sid`, `us_privacy` on every call; no eids without a legal
+ * basis.
+ */
 export const builtinExtensions: TagExtension[] = [createConsentExtension()];

@@ -16,7 +16,9 @@ const yes = (map: Record<string, boolean> | boolean[] | number[] | undefined, id
  * True when a provider module with TCF vendor id `gvl` may touch storage, scrape the page and send its id:
  * every consent platform on the page has answered; no opt-out of sale (GPP / US Privacy); and, where GDPR
  * applies, a consent string with purpose 1 (store/access device) and the vendor's consent.
- * @example mayRunModule({ ready: true, gdprApplies: true, tcString: 'C…', purposes: { 1: true }, vendors: { 131: true } }, 131) // true
+ * @example
+ * const consent = { ready: true, gdprApplies: true, tcString: 'C…', purposes: { 1: true }, vendors: { 131: true } };
+ * mayRunModule(consent, 131); // true
  */
 export function mayRunModule(c: ConsentState, gvl: number): boolean {
   if (!c.ready || c.saleOptOut || optedOutByUsp(c)) return false;

@@ -47,7 +47,10 @@ export interface SetupOptions {
   eidsTimeout?: number;
   /** Provider module settings, by module name. */
   modules?: Record<string, unknown>;
-  /** The `inserter` of module eids (OpenRTB 2.6): the publisher's domain as in ads.txt. Default: the page's registrable domain. */
+  /**
+   * The `inserter` of module eids (OpenRTB 2.6): the publisher's domain as in ads.txt. Default: the page's registrable
+   * domain.
+   */
   inserter?: string;
   [key: string]: unknown;
 }

@@ -8,8 +8,9 @@
 export type CommandQueue = unknown[];
 
 /**
- * Hands every queued entry in order to `run` (which skips non-functions and guards the rest), then makes `queue.push` run its arguments at once.
- * Commands pushed while the queue drains run in order after the ones already queued. Returns the queue.
+ * Hands every queued entry in order to `run` (which skips non-functions and guards the rest), then makes `queue.push`
+ * run its arguments at once. Commands pushed while the queue drains run in order after the ones already queued. Returns
+ * the queue.
  * @example drainQueue(sas.cmd, (fn) => guard(fn, 'sas.cmd'))
  */
 export function drainQueue(queue: CommandQueue, run: (cmd: unknown) => void): CommandQueue {

@@ -93,7 +93,8 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
     () => {
       if (!win.sas || typeof win.sas !== 'object') win.sas = {};
       const sas = win.sas as SasApi;
-      // A second copy of the script changes nothing (a page may include the snippet twice); `version` marks a loaded tag.
+      // A second copy of the script changes nothing (a page may include the snippet twice); `version` marks a loaded
+      // tag.
       if (sas.version) {
         if (DEBUG_BUILD) log('tag already loaded');
         return sas;
@@ -189,7 +190,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
           // Snapshot now: the page may change its options object while extensions are consulted.
           const snapshot = copyKeys(opts, {});
           const base = domain;
-          // eslint-disable-next-line no-prototype-builtins -- Object.hasOwn needs Safari 15.4; CALL_PATHS is our literal
+          // eslint-disable-next-line no-prototype-builtins -- our own literal; Object.hasOwn needs Safari 15.4
           if (!CALL_PATHS.hasOwnProperty(type))
             throw Error(
               `unknown call type: ${type as string}` + (DEBUG_BUILD ? '; use std, video, generic or onecall' : ''),
@@ -224,8 +225,9 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
                       );
                     log(type, (r.url = req.url), DEBUG_BUILD ? describe((r.eids = req.eids)) : (r.eids = req.eids));
                     // Cookies go with the call: the ad server keeps its own `pid` user id there.
-                    // A string body goes as text/plain, a CORS "simple" request: no preflight round trip before the ad call.
-                    // No keepalive: its 64 KiB body cap would fail large POST bodies, and the page wants the response.
+                    // A string body goes as text/plain, a CORS "simple" request: no preflight round trip before the ad
+                    // call. No keepalive: its 64 KiB body cap would fail large POST bodies, and the page wants the
+                    // response.
                     sent(win.fetch!(req.url, { method: req.method, body: req.body, credentials: 'include' }));
                   }),
                 ),

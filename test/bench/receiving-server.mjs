@@ -4,7 +4,7 @@
 //   /bare    answers 200 and nothing else;
 //   /decode  Base64-decodes and JSON.parses the eids parameter, nothing else, and answers 200 (node server only);
 //   /parse   parses the call (parseIncomingMessage) and answers 200: /decode and /parse are floors, not budgeted;
-//   /memory  the full receiving path of docs/ad-server.md on the in-memory stores: parse, provider log to a sink, report,
+// /memory  the full receiving path of docs/ad-server.md on the in-memory stores: parse, provider log to a sink, report,
 //            `take` on one cap, OpenRTB bid requests for two partners (serialised, as sending them would);
 //   /redis   the same path on the Redis stores (argv[2] is the redis URL) through a node-redis client;
 //   /ioredis the same path on the Redis stores through an ioredis client (the client is the user's choice).

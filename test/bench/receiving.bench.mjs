@@ -1,13 +1,13 @@
 #!/usr/bin/env node
-// Receiving-side throughput, side by side in one run: the full receiving path of docs/ad-server.md (parse, provider log,
-// report, `take` on one cap, OpenRTB for two partners) on the in-memory stores and on the Redis stores (a local
+// Receiving-side throughput, side by side in one run: the full receiving path of docs/ad-server.md (parse, provider
+// log, report, `take` on one cap, OpenRTB for two partners) on the in-memory stores and on the Redis stores (a local
 // redis-server), beside floors served by the same HTTP server: a bare handler that only answers 200, `/decode` (the
 // least any receiving path must do) and `/parse`. Load: autocannon, in this process; the server runs in a child
 // process. Rounds are interleaved so a busy machine slows every case alike. Budgets, on the server's CPU per request
 // measured in the same run: the whole path on in-memory stores ≤ 3× `/decode`, the Redis path ≤ 1.1× the in-memory
 // path, and Redis commands sent per ad call ≤ 0.25 at 16 connections. Ratios to the bare handler are printed, not
-// budgeted. The Redis stores run twice, through a node-redis client (/redis) and an ioredis one (/ioredis): the
-// client is the user's choice; both are held to the budgets. Exit 1 when over a budget.
+// budgeted. The Redis stores run twice, through a node-redis client (/redis) and an ioredis one (/ioredis): the client
+// is the user's choice; both are held to the budgets. Exit 1 when over a budget.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -37,8 +37,8 @@ const USERS = 500;
 const SERVER = ['hono', 'hono-request'].includes(process.env.BENCH_SERVER) ? process.env.BENCH_SERVER : 'node';
 const CASES = ['/bare', ...(SERVER === 'node' ? ['/decode'] : []), '/parse', '/memory', '/redis', '/ioredis'];
 const REDIS_CASES = ['/redis', '/ioredis'];
-// `node` (default): plain node:http with parseIncomingMessage; `hono`: docs/ad-server.md's hono app parsing c.env.incoming;
-// `hono-request`: the hono app parsing its WHATWG Request (c.req.raw) with parseAdCallRequest.
+// `node` (default): plain node:http with parseIncomingMessage; `hono`: docs/ad-server.md's hono app parsing
+// c.env.incoming; `hono-request`: the hono app parsing its WHATWG Request (c.req.raw) with parseAdCallRequest.
 
 const redis = await startRedis();
 const admin = await connectRedis(redis.url);

@@ -1,4 +1,6 @@
-/** `eidkit deals plan | apply | schema`, spawning the built binary (dist/node/cli/index.js: run `npm run build` first). */
+/**
+ * `eidkit deals plan | apply | schema`, spawning the built binary (dist/node/cli/index.js: run `npm run build` first).
+ */
 import { describe, expect, test, vi } from 'vitest';
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -20,7 +22,9 @@ function workspace(deals: Record<string, unknown>[]) {
   return {
     file,
     rewrite: (next: Record<string, unknown>[]) => writeFileSync(file, stringify({ defaults: DEFAULTS, deals: next })),
-    /** On a terminal (util-linux `script` gives the command a pty): runs `eidkit <args> --simulator`, typing `typed`. */
+    /**
+     * On a terminal (util-linux `script` gives the command a pty): runs `eidkit <args> --simulator`, typing `typed`.
+     */
     onTerminal: (args: string[], typed: string) =>
       new Promise<{ code: number; output: string }>((resolve) => {
         const command = [process.execPath, bin, ...args, '--simulator', '--simulator-data', data].join(' ');

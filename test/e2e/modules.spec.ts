@@ -167,7 +167,8 @@ test('an email typed into a form added after load is hashed and sent, and never 
   await page.waitForFunction(() => !!localStorage.getItem('_sas_hem'));
   const { eids } = await displayCall(page);
   const hash = createHash('sha256').update('jane.doe+promo@example.com').digest('hex');
-  // Module eids carry provenance: the page (an IP host is its own registrable domain) inserted them, authenticated (mm 3).
+  // Module eids carry provenance: the page (an IP host is its own registrable domain) inserted them, authenticated (mm
+  // 3).
   expect(eids).toContainEqual({ source: 'hemsha256', uids: [{ id: hash, atype: 3 }], inserter: '127.0.0.1', mm: 3 });
   // A POST call too, so bodies are checked as well as URLs.
   const post = await requestAfterClick(page, '#call-generic', '/genericpost');

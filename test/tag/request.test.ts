@@ -84,7 +84,8 @@ describe('fitEids and the GET URL limit', () => {
   test('holds the 8,000-character limit to the character: every eid size around the boundary', () => {
     const base = buildRequest('std', {}, ctx([])).url.length;
     let longest = 0;
-    // One character at a time across the sizes whose URL lands around 8,000 (a coarser step can miss an off-by-a-few budget).
+    // One character at a time across the sizes whose URL lands around 8,000 (a coarser step can miss an off-by-a-few
+    // budget).
     for (let n = 5900; n < 6100; n++) {
       const r = buildRequest('std', {}, ctx([eid('criteo.com', n)]));
       expect(r.url.length).toBeLessThan(MAX_GET_URL);

@@ -35,7 +35,9 @@ const fail = (path: string, message: string): never => {
 /**
  * The JSON body answering a `/prebid/v1` call: one Prebid bid per input bid. Throws a TypeError naming the
  * field for a bid the adapter could not use (unknown placement, no price, no creative).
- * @example return Response.json(prebidBidResponse(call, [{ format: call.formats[0], cpm: 2.5, ad: '<div>…</div>', creativeId: 'c1', dealId: 'D-1' }]), { headers: cors })
+ * @example
+ * const bids = [{ format: call.formats[0], cpm: 2.5, ad: '<div>…</div>', creativeId: 'c1', dealId: 'D-1' }];
+ * return Response.json(prebidBidResponse(call, bids), { headers: cors });
  */
 export function prebidBidResponse(
   call: AdCall,

@@ -173,7 +173,10 @@ type Bounded<T> = { value: T } | { error: 'timeout' | 'error'; late?: Promise<{ 
  * Creates a frequency capper. Caps are validated on first use and cached; define them with
  * `defineFrequencyCap` to fail at start-up instead.
  * @example
- * const capper = createFrequencyCapper({ store: createRedisFrequencyCapStore(redis), alternativeIds: { 1234: 'id5-sync.com' } });
+ * const capper = createFrequencyCapper({
+ *   store: createRedisFrequencyCapStore(redis),
+ *   alternativeIds: { 1234: 'id5-sync.com' },
+ * });
  * const cap = defineFrequencyCap({ item: 'deal:42', windows: [{ max: 3, per: 'day' }, { max: 10, per: 'week' }] });
  * if ((await capper.take(call, cap)).allowed) serve();
  */

@@ -98,7 +98,8 @@ interface Pending {
  * longest window; per user × item Redis holds at most the impressions of that window (≤ the window's max when
  * served through `take`), never more than `maxEventsPerKey`.
  * @example
- * const redis = await createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true }).on('error', log).connect();
+ * const redis = createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true });
+ * await redis.on('error', log).connect();
  * const capper = createFrequencyCapper({ store: createRedisFrequencyCapStore(redis) });
  */
 export function createRedisFrequencyCapStore(

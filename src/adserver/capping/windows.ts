@@ -26,8 +26,8 @@ export interface CapWindow {
 
 /**
  * A frequency cap on `item`: either one window written inline (`{ item, max: 3, per: 'day' }`, or the original
- * rolling form `{ item, max, windowMs }`) or several (`{ item, windows: [{ max: 3, per: 'day' }, { max: 10, per: 'week' }] }`).
- * Every window must allow the impression.
+ * rolling form `{ item, max, windowMs }`) or several (`{ item, windows: [{ max: 3, per: 'day' }, { max: 10, per: 'week'
+ * }] }`). Every window must allow the impression.
  */
 export interface FrequencyCap extends Partial<CapWindow> {
   /** What is capped, for example `deal:123` or `campaign:9`. */
@@ -56,7 +56,9 @@ export interface ResolvedCap {
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-/** How far back a `lifetime` window counts: a store cannot keep every user forever (366 days, longer than any cookie). */
+/**
+ * How far back a `lifetime` window counts: a store cannot keep every user forever (366 days, longer than any cookie).
+ */
 export const LIFETIME_MS = 366 * DAY;
 
 const PERIODS: readonly CapPeriod[] = ['day', 'week', 'month', 'lifetime'];
@@ -142,7 +144,8 @@ export function resolveCap(cap: FrequencyCap): ResolvedCap {
 
 /**
  * Defines a cap, validated now (at start-up) rather than at the first ad call; returns it frozen.
- * @example const cap = defineFrequencyCap({ item: 'deal:42', windows: [{ max: 3, per: 'day' }, { max: 10, per: 'week' }] });
+ * @example
+ * const cap = defineFrequencyCap({ item: 'deal:42', windows: [{ max: 3, per: 'day' }, { max: 10, per: 'week' }] });
  */
 export function defineFrequencyCap<C extends FrequencyCap>(cap: C): Readonly<C> {
   const frozen = Object.freeze({

@@ -61,7 +61,9 @@ export interface OrtbVideo {
 }
 
 type Kind = 'int' | 'ints' | 'number' | 'strings' | 'string';
-/** Video fields of OpenRTB 2.5 and 2.6 alike, and their JSON kinds (companion ads and duration floors are not relayed). */
+/**
+ * Video fields of OpenRTB 2.5 and 2.6 alike, and their JSON kinds (companion ads and duration floors are not relayed).
+ */
 const VIDEO_COMMON: Partial<Record<keyof OrtbVideo, Kind>> = {
   mimes: 'strings',
   minduration: 'int',
@@ -101,7 +103,9 @@ const VIDEO_26: Partial<Record<keyof OrtbVideo, Kind>> = {
 /** Fields only OpenRTB 2.5 has (2.6 replaced `placement` with `plcmt`). */
 const VIDEO_25: Partial<Record<keyof OrtbVideo, Kind>> = { placement: 'int', sequence: 'int' };
 
-/** An OpenRTB integer: 32-bit, what strict decoders read (`1e21` would be written `1e+21`; docs/ad-server.md "Caps"). */
+/**
+ * An OpenRTB integer: 32-bit, what strict decoders read (`1e21` would be written `1e+21`; docs/ad-server.md "Caps").
+ */
 const isInt = isInt32;
 function fits(kind: Kind, v: unknown): boolean {
   switch (kind) {

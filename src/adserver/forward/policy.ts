@@ -151,15 +151,19 @@ function reasonOf(v: Verdict, eid: Eid, partner: DemandPartner, refusal: Consent
 
 /**
  * Creates a forwarding policy; throws {@link ForwardingPolicyError} naming each bad rule or field.
- * @example createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['dsp-a'] }], consent: { allowSources: ['pubcid.org'] } })
+ * @example
+ * createForwardingPolicy({
+ *   permissions: [{ source: 'id5-sync.com', partners: ['dsp-a'] }],
+ *   consent: { allowSources: ['pubcid.org'] },
+ * });
  */
 export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): ForwardingPolicy {
   const { cfg, rules, bySource, anySource } = compilePolicy(config);
 
-  // Speed (README "Measured sizes and ratios"): each partner id named in a rule gets a bit, any other partner the OTHER bit, and
-  // each rule the bits of its partners, so deciding an eid for a partner is one AND instead of a Set lookup. The
-  // bits stay small integers (V8 Smis). With more than 28 named partners the Set lookups stay (judge() below).
-  // Ids are lowercased (partners match case-insensitively); a partner is looked up as spelled, then lowercased.
+  // Speed (README "Measured sizes and ratios"): each partner id named in a rule gets a bit, any other partner the OTHER
+  // bit, and each rule the bits of its partners, so deciding an eid for a partner is one AND instead of a Set lookup.
+  // The bits stay small integers (V8 Smis). With more than 28 named partners the Set lookups stay (judge() below). Ids
+  // are lowercased (partners match case-insensitively); a partner is looked up as spelled, then lowercased.
   const named = [...new Set(rules.flatMap((r) => [...r.partners]))];
   const OTHER = 1 << 28;
   const EXEMPT = 1 << 29;

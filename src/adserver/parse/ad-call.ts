@@ -7,12 +7,18 @@ import { decodeBase64Json, validateEids } from '../../core/index.js';
 import type { Eid, Issue } from '../../core/index.js';
 import type { AdCallLimits } from './limits.js';
 
-/** Which ad-call endpoint a request hit: GET `/ac`, POST `/genericpost`, POST `/call`, POST `/prebid/v1`, or none of them. */
+/**
+ * Which ad-call endpoint a request hit: GET `/ac`, POST `/genericpost`, POST `/call`, POST `/prebid/v1`, or none of
+ * them.
+ */
 export type AdCallEndpoint = 'ac' | 'genericpost' | 'call' | 'prebid' | 'unknown';
 
 /** One requested format (placement) of the call. */
 export interface AdCallFormat {
-  /** Format id (`fmtid`, `formatId`, `formats[].id`, a Prebid unit's `formatId`, an OpenRTB imp's `ext.formatId`); 0 when an OpenRTB imp names none. */
+  /**
+   * Format id (`fmtid`, `formatId`, `formats[].id`, a Prebid unit's `formatId`, an OpenRTB imp's `ext.formatId`); 0
+   * when an OpenRTB imp names none.
+   */
   id: number;
   /** Publisher tag id of the placement: one-call `tagId`, Prebid ad unit code, OpenRTB `imp.tagid`. */
   tagId?: string;

@@ -120,7 +120,9 @@ export function readPrebidUnits(col: Collector, units: unknown): void {
   });
 }
 
-/** One OpenRTB imp: format id from `ext.formatId` or a numeric `tagid` (else 0), sizes from `banner.format` / `w`,`h`. */
+/**
+ * One OpenRTB imp: format id from `ext.formatId` or a numeric `tagid` (else 0), sizes from `banner.format` / `w`,`h`.
+ */
 function readImp(col: Collector, imp: Record<string, unknown>, p: string): AdCallFormat {
   const ext = obj(imp.ext);
   const tagid = col.text(`${p}.tagid`, imp.tagid, 256);

@@ -16,7 +16,9 @@ const ENDPOINTS: Record<string, AdCallEndpoint> = { ac: 'ac', genericpost: 'gene
 const PREBID_PATH = /\/prebid\/v1\/?$/i;
 const COOKIE_VALUE = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]+$/;
 
-/** The endpoint named by a URL path's last segment (`/ac`, `/x/genericpost`, `/call/`), or `prebid` for `…/prebid/v1`. */
+/**
+ * The endpoint named by a URL path's last segment (`/ac`, `/x/genericpost`, `/call/`), or `prebid` for `…/prebid/v1`.
+ */
 export function endpointOf(pathname: string): AdCallEndpoint {
   if (PREBID_PATH.test(pathname)) return 'prebid';
   const end = pathname.endsWith('/') ? pathname.length - 1 : pathname.length;
@@ -31,7 +33,9 @@ function header(headers: HeadersLike | undefined, name: string): string | undefi
   return Array.isArray(v) ? v.join(name === 'cookie' ? '; ' : ', ') : v;
 }
 
-/** Reads one cookie's value from a `Cookie` header; the first occurrence wins, as browsers send the most specific first. */
+/**
+ * Reads one cookie's value from a `Cookie` header; the first occurrence wins, as browsers send the most specific first.
+ */
 export function readCookie(cookieHeader: string | undefined, name: string): string | undefined {
   if (!cookieHeader) return undefined;
   const n = cookieHeader.length;
@@ -221,7 +225,11 @@ export function parseAdCallRequest(request: Request, options: ParseOptions = {})
  * Parses an ad call from Node's `http.IncomingMessage` (node:http, express, fastify's `request.raw`).
  * Buffers at most `maxBodyBytes`; a larger body is read to its end and discarded so the socket can answer.
  * When a body parser already consumed the stream (express.json(), body-parser), its `req.body` is used.
- * @example http.createServer(async (req, res) => { const call = await parseIncomingMessage(req, { ip: req.socket.remoteAddress }); … })
+ * @example
+ * http.createServer(async (req, res) => {
+ *   const call = await parseIncomingMessage(req, { ip: req.socket.remoteAddress });
+ *   …
+ * });
  */
 export function parseIncomingMessage(req: IncomingMessage, options: ParseOptions = {}): Promise<AdCall> {
   try {

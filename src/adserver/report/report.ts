@@ -83,7 +83,10 @@ export interface Report {
   add(call: AdCall, at?: Date): void;
   /** The report as plain data, per day (default) or per hour. */
   toJSON(options?: ReportReadOptions): ReportJson;
-  /** The report as CSV: `date,network_id,dimension,key,label,calls` (hourly: `date,hour,network_id,…`), one line per count. */
+  /**
+   * The report as CSV: `date,network_id,dimension,key,label,calls` (hourly: `date,hour,network_id,…`), one line per
+   * count.
+   */
   toCSV(options?: ReportReadOptions): string;
 }
 

@@ -134,7 +134,8 @@ export class DealsResource {
    * @example
    * const { id, location, historyId } = await client.deals.create(deal);
    * const copy = await client.deals.create(deal, { copyOf: id });
-   * const { id: same, recovered } = await client.deals.create(deal, { key: 'spring-fr' }); // safe to run again on failure
+   * // Safe to run again after a failure: the key finds the deal a lost answer created.
+   * const { id: same, recovered } = await client.deals.create(deal, { key: 'spring-fr' });
    */
   async create(deal: DealWriteInput, options?: CreateOptions & { copyOf?: undefined }): Promise<CreatedDeal>;
   /** A copy of deal `copyOf` with the given fields changed (the `X-CopyOfDealId` header); `{}` copies it as it is. */

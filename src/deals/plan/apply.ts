@@ -78,7 +78,9 @@ const ORDER: Partial<Record<PlanAction, number>> = { update: 0, pause: 0, resume
 /**
  * Applies a plan made by {@link planDeals} a moment ago.
  * @example
- * const result = await applyPlan(client, plan, { onProgress: (p) => p.phase === 'end' && console.error(p.item.status, p.item.key) });
+ * const result = await applyPlan(client, plan, {
+ *   onProgress: (p) => p.phase === 'end' && console.error(p.item.status, p.item.key),
+ * });
  */
 export async function applyPlan(client: DealApiClient, plan: Plan, options: ApplyOptions = {}): Promise<ApplyResult> {
   const refused = plan.items.filter((i) => i.action === 'refused');

@@ -27,7 +27,10 @@ export interface PlanItem {
   name?: string;
   /** For update / pause / resume: each changed field, live value → desired value. */
   changes?: FieldChange[];
-  /** True when the live deal was changed outside eidkit since apply last wrote it (its content no longer matches the marker). */
+  /**
+   * True when the live deal was changed outside eidkit since apply last wrote it (its content no longer matches the
+   * marker).
+   */
   drift?: boolean;
   /** For refused: every problem, each naming its field. */
   issues?: DealIssue[];

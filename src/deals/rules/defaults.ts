@@ -3,7 +3,10 @@
  */
 import { DEAL_WRITE_FIELDS, MANDATORY_DEAL_FIELDS, type DealWrite } from './schemas.js';
 
-/** Write fields whose default is not null: lists (`[]`), segment expressions (`''`), isCTV and isDspSyncEnabled (`false`). */
+/**
+ * Write fields whose default is not null: lists (`[]`), segment expressions (`''`), isCTV and isDspSyncEnabled
+ * (`false`).
+ */
 type NonNullDefaultField =
   | { [K in keyof DealWrite]-?: NonNullable<DealWrite[K]> extends readonly unknown[] ? K : never }[keyof DealWrite]
   | 'audienceSegmentsTargeting'

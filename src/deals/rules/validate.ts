@@ -41,7 +41,10 @@ export const DEAL_RULES = {
 /** The id of a rule of DEAL_RULES. */
 export type DealRuleId = keyof typeof DEAL_RULES;
 
-/** One problem found in a deal: `path` names the field (`hyperLocalTargeting.coordinates[0].latitude`; `''` is the whole deal). */
+/**
+ * One problem found in a deal: `path` names the field (`hyperLocalTargeting.coordinates[0].latitude`; `''` is the whole
+ * deal).
+ */
 export interface DealIssue {
   path: string;
   message: string;
@@ -64,7 +67,9 @@ export interface DealReference {
   buyers?: ReferenceTable<{ id: number; isGuaranteedDealEligible: boolean }>;
   /** Identity providers by id (GET /identityProviders items); without `isFrequencyCappingSupported`, no capping. */
   identityProviders?: ReferenceTable<{ id: number; isFrequencyCappingSupported: boolean }>;
-  /** True when the given tables hold every existing item, so an id missing from a given table is reported as unknown. */
+  /**
+   * True when the given tables hold every existing item, so an id missing from a given table is reported as unknown.
+   */
   complete?: boolean;
 }
 
@@ -72,9 +77,14 @@ export interface DealReference {
 export interface DealValidationContext {
   /** `create` (POST /deals) or `update` (PUT /deals/{id}: full replacement, omitted fields reset to defaults). */
   mode: 'create' | 'update';
-  /** In update mode, the deal as stored now (read or write shape); immutables and flight phases compare against it. Skipped when absent. */
+  /**
+   * In update mode, the deal as stored now (read or write shape); immutables and flight phases compare against it.
+   * Skipped when absent.
+   */
   stored?: Partial<CompleteDealWrite> & { id?: number; dealId?: string };
-  /** The current time (ms since the epoch or a Date) for the guaranteed-deal flight phases; defaults to `Date.now()`. */
+  /**
+   * The current time (ms since the epoch or a Date) for the guaranteed-deal flight phases; defaults to `Date.now()`.
+   */
   now?: number | Date;
   /** Lookup data for the DSP, buyer and identity provider rules. */
   reference?: DealReference;

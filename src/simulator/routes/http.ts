@@ -11,7 +11,10 @@ export function fieldError(c: Context, field: string, message: string, status: 4
   return c.json({ message: `${field}: ${message}`, errors: [{ field, message, ...(rule ? { rule } : {}) }] }, status);
 }
 
-/** The 400 of a deal that fails the rules: the first issue (or the multiple-buyer refusal) in `message`, all in `errors`. */
+/**
+ * The 400 of a deal that fails the rules: the first issue (or the multiple-buyer refusal) in `message`, all in
+ * `errors`.
+ */
 export function validationError(c: Context, issues: DealIssue[]) {
   // The multiple-buyer refusal is said in `message`, followed by the DSP id.
   const multiBuyer = issues.find((i) => i.message.startsWith('Deal cannot target DSPs'));

@@ -5,7 +5,8 @@
  * See docs/wire-format.md#automatic-transfer-settings.
  */
 
-// Deliberately simple: one @, no spaces, a dot in the domain, a 2+ letter TLD. Inputs holding anything else are ignored.
+// Deliberately simple: one @, no spaces, a dot in the domain, a 2+ letter TLD. Inputs holding anything else are
+// ignored.
 const EMAIL = /^[^\s@<>()",;:]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}$/;
 
 /**

@@ -23,7 +23,8 @@ export interface ModuleContext {
   consent: ConsentState;
   /**
    * Asks again, now: true while consent (and the switches) still allow the module. A module that writes storage
-   * outside an ad call checks it first: consent withdrawn between two calls must stop the write, not only the next call.
+   * outside an ad call checks it first: consent withdrawn between two calls must stop the write, not only the next
+   * call.
    */
   allowed(): Promise<boolean>;
 }

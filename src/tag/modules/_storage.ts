@@ -1,7 +1,7 @@
 /**
- * First-party storage with expiry for provider modules: localStorage or a cookie, holding `{"v": value, "e": expiresAtMs}`.
- * Callers gate every read and write on consent (consent-rules.ts `mayRunModule`); nothing here checks it.
- * Every access is guarded: storage that is disabled, full or blocked reads as empty and drops writes.
+ * First-party storage with expiry for provider modules: localStorage or a cookie, holding `{"v": value, "e":
+ * expiresAtMs}`. Callers gate every read and write on consent (consent-rules.ts `mayRunModule`); nothing here checks
+ * it. Every access is guarded: storage that is disabled, full or blocked reads as empty and drops writes.
  */
 
 /** Where a module keeps its own entries. */

@@ -87,7 +87,8 @@ describe('GDPR (TCF v2 string decoded with @iabtcf/core)', () => {
       for (const p of purposes) m.publisherRestrictions.add(131, new PurposeRestriction(p, type));
       return TCString.encode(m);
     };
-    expect(sent(call({ gdpr: 1, gdprConsent: restricted(RestrictionType.NOT_ALLOWED, [2, 3]) }))).toEqual(EIDS); // purpose 4 still allowed
+    // Purpose 4 is still allowed.
+    expect(sent(call({ gdpr: 1, gdprConsent: restricted(RestrictionType.NOT_ALLOWED, [2, 3]) }))).toEqual(EIDS);
     const c = call({ gdpr: 1, gdprConsent: restricted(RestrictionType.NOT_ALLOWED, [2, 3, 4]) });
     expect(sent(c)).toEqual([PUBCID]);
     expect(explainForwarding(c, [DSP], policy).partners[0].consent?.message).toMatch(

@@ -150,7 +150,8 @@ describe('OpenRTB forwarding', () => {
             ],
             floor: { value: 1.5, currency: 'USD' },
           },
-          // `placement` is 2.5 only, `plcmt` and `podid` 2.6 only; `mimes` of the wrong kind and an unknown key are not relayed.
+          // `placement` is 2.5 only, `plcmt` and `podid` 2.6 only; `mimes` of the wrong kind and an unknown key are not
+          // relayed.
           {
             bidId: 'b2',
             adUnitCode: 'player',
