@@ -201,26 +201,69 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
   // partner of the same call: bid requests go out in a loop over partners, and the policy must add little to it
   // (README "Measured sizes and ratios"). The call is taken as unchanged while its requests are built.
   let last: Prepared | undefined;
+  // The code found at each position of the last call's eids, with what it was worked out from: the tag sends a
+  // network's eids in one order, so a call's eid at position i usually has the source and provenance the last
+  // call's had there, and is decided by comparing four fields instead of a Map lookup and the rules. A code
+  // depends on nothing else (the rules are fixed), so reusing it cannot change a decision. Bounded: 64 positions.
+  const seen: { source: string; inserter?: string; matcher?: string; mm?: number; code: number }[] = [];
+  let seenCodes: number[] = [];
+  let seenCommon = ALL;
+  // The last call's consent signals and their decoding: a user's calls repeat them, and each call is a new object.
+  let lastConsent: (AdCallConsent & { decoded: DecodedConsent }) | undefined;
+  const decodeConsent = (c: AdCallConsent): DecodedConsent => {
+    const m = lastConsent;
+    if (m && m.gdpr === c.gdpr && m.gdprConsent === c.gdprConsent && m.usPrivacy === c.usPrivacy && m.gpp === c.gpp) {
+      const a = m.gppSid;
+      const b = c.gppSid;
+      if (a === b) return m.decoded;
+      if (a && b && a.length === b.length && a.every((sid, i) => sid === b[i])) return m.decoded;
+    }
+    const decoded = decoder.decode(c);
+    const { gdpr, gdprConsent, usPrivacy, gpp, gppSid } = c;
+    // A copy of gpp_sid: the caller's array may change after this call.
+    lastConsent = { gdpr, gdprConsent, usPrivacy, gpp, gppSid: gppSid && [...gppSid], decoded };
+    return decoded;
+  };
   const prepare = (call: AdCall, extra: readonly Eid[] | undefined): Prepared => {
     const l = last;
     if (l && l.call === call && l.consent === call.consent && l.eids === call.eids && l.length === call.eids.length && l.extra === extra && l.extraLength === (extra?.length ?? 0)) return l;
     const all = extra?.length ? [...call.eids, ...extra] : call.eids;
-    const codes: number[] = [];
-    let common = ALL;
+    // The last call's codes as they are when every eid matches its position's (arrays are never changed once made).
+    let same = all.length === seenCodes.length;
+    let codes = same ? seenCodes : [];
+    let common = same ? seenCommon : ALL;
     for (let i = 0; i < all.length; i++) {
       const eid = all[i];
-      const entry = sourceEntry(eid.source);
-      const plain = eid.inserter === undefined && eid.matcher === undefined && eid.mm === undefined;
-      let code = plain ? entry.plain : undefined;
-      if (code === undefined) {
-        const rule = entry.rules && match(eid, entry.rules);
-        code = (rule ? rule.mask : ALL) | (entry.exempt ? EXEMPT : 0);
-        if (plain) entry.plain = code;
+      const s = seen[i];
+      let code: number;
+      if (s !== undefined && s.source === eid.source && s.inserter === eid.inserter && s.matcher === eid.matcher && s.mm === eid.mm) {
+        code = s.code;
+      } else {
+        const entry = sourceEntry(eid.source);
+        const plain = eid.inserter === undefined && eid.matcher === undefined && eid.mm === undefined;
+        const known = plain ? entry.plain : undefined;
+        if (known === undefined) {
+          const rule = entry.rules && match(eid, entry.rules);
+          code = (rule ? rule.mask : ALL) | (entry.exempt ? EXEMPT : 0);
+          if (plain) entry.plain = code;
+        } else code = known;
+        if (i < 64) seen[i] = { source: eid.source, inserter: eid.inserter, matcher: eid.matcher, mm: eid.mm, code };
       }
-      codes.push(code);
-      common &= code;
+      if (same && codes[i] !== code) {
+        same = false;
+        codes = seenCodes.slice(0, i);
+        common = codes.reduce((m, c) => m & c, ALL);
+      }
+      if (!same) {
+        codes.push(code);
+        common &= code;
+      }
     }
-    const decoded = enforce ? decoder.decode(call.consent) : undefined;
+    if (!same) {
+      seenCodes = codes;
+      seenCommon = common;
+    }
+    const decoded = enforce ? decodeConsent(call.consent) : undefined;
     return (last = { call, consent: call.consent, eids: call.eids, length: call.eids.length, extra, extraLength: extra?.length ?? 0, all, codes, common, decoded });
   };
   /** The eids of a prepared call with their rules, for judge(). */
@@ -248,15 +291,23 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
       const p = prepare(call, extraEids);
       const preferred = preferredOf(partner);
       const refusal = refusalFor(p, partner);
-      const out: Eid[] = [];
       if (bitOf && preferred === undefined) {
-        // judge() for the common case (a DSP): the same tests, without building a verdict.
+        // judge() for the common case (a DSP): the same tests, without building a verdict. An eid is kept when its
+        // code has the partner's bit and, under a consent refusal, EXEMPT too.
         const bit = bitOf.get(partner.id) ?? bitOf.get(partner.id.toLowerCase()) ?? OTHER;
+        const need = refusal ? bit | EXEMPT : bit;
         const { all, codes } = p;
         // Every eid goes to this partner: one copy instead of a test per eid.
-        if (!refusal && (p.common & bit) !== 0) return all.slice();
-        for (let i = 0; i < codes.length; i++) if ((codes[i] & bit) !== 0 && (!refusal || (codes[i] & EXEMPT) !== 0)) out.push(all[i]);
-      } else for (const item of itemsOf(p)) if (judge(item, partner.id, preferred, refusal).kept) out.push(item.eid);
+        if ((p.common & need) === need) return all.slice();
+        // Counted first, so the array is made at its size instead of grown.
+        let kept = 0;
+        for (let i = 0; i < codes.length; i++) if ((codes[i] & need) === need) kept++;
+        const out = new Array<Eid>(kept);
+        for (let i = 0, j = 0; j < kept; i++) if ((codes[i] & need) === need) out[j++] = all[i];
+        return out;
+      }
+      const out: Eid[] = [];
+      for (const item of itemsOf(p)) if (judge(item, partner.id, preferred, refusal).kept) out.push(item.eid);
       return out;
     },
     explain(call, partners, extraEids) {
