@@ -276,6 +276,35 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
   const refusalFor = (p: Prepared, partner: DemandPartner) => (p.decoded ? decoder.refusal(p.decoded, partner.gvlVendorId) : undefined);
   const preferredOf = (partner: DemandPartner) => ((partner.kind ?? 'dsp') === 'dmp' ? preferredProviderOf(partner).id : undefined);
 
+  // What the fast path of eidsFor needs of a partner, per partner object as the caller keeps it: its bit, and what
+  // consent requires of the eids it receives (its bit, plus EXEMPT under a refusal) for the decoding last seen, so
+  // a user's calls (decoded once, see decodeConsent) cost no refusal lookup per partner. Partners come in the same
+  // order call after call, so the slot after the last one used is tried first. Bounded: 64 slots, then reused.
+  const slots: { partner: DemandPartner; id: string; vendor?: number; bit: number; decoded?: DecodedConsent | null; need: number }[] = [];
+  let nextSlot = 0;
+  let evict = 0;
+  const needOf = (p: Prepared, partner: DemandPartner, bitOf: ReadonlyMap<string, number>): number => {
+    let k = nextSlot < slots.length && slots[nextSlot].partner === partner ? nextSlot : slots.findIndex((s) => s.partner === partner);
+    if (k < 0) {
+      k = slots.length < 64 ? slots.length : evict++ & 63;
+      slots[k] = { partner, id: '', bit: 0, decoded: null, need: 0 };
+    }
+    nextSlot = k + 1;
+    const s = slots[k];
+    // The partner object may have changed since: its id and vendor id are what the bit and the refusal depend on.
+    if (s.id !== partner.id || s.vendor !== partner.gvlVendorId) {
+      s.id = partner.id;
+      s.vendor = partner.gvlVendorId;
+      s.bit = bitOf.get(partner.id) ?? bitOf.get(partner.id.toLowerCase()) ?? OTHER;
+      s.decoded = null;
+    }
+    if (s.decoded !== p.decoded) {
+      s.need = refusalFor(p, partner) ? s.bit | EXEMPT : s.bit;
+      s.decoded = p.decoded;
+    }
+    return s.need;
+  };
+
   /** The one decision procedure both eidsFor and explain use, so they cannot disagree. */
   const judge = (item: Item, partnerId: string, preferred: number | undefined, refusal: ConsentRefusal | undefined): Verdict => {
     const { eid, rule } = item;
@@ -289,13 +318,10 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
     config: Object.freeze(structuredClone(cfg)) as ForwardingPolicyConfig,
     eidsFor(call, partner, extraEids) {
       const p = prepare(call, extraEids);
-      const preferred = preferredOf(partner);
-      const refusal = refusalFor(p, partner);
-      if (bitOf && preferred === undefined) {
+      if (bitOf && (partner.kind ?? 'dsp') !== 'dmp') {
         // judge() for the common case (a DSP): the same tests, without building a verdict. An eid is kept when its
         // code has the partner's bit and, under a consent refusal, EXEMPT too.
-        const bit = bitOf.get(partner.id) ?? bitOf.get(partner.id.toLowerCase()) ?? OTHER;
-        const need = refusal ? bit | EXEMPT : bit;
+        const need = needOf(p, partner, bitOf);
         const { all, codes } = p;
         // Every eid goes to this partner: one copy instead of a test per eid.
         if ((p.common & need) === need) return all.slice();
@@ -306,6 +332,8 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
         for (let i = 0, j = 0; j < kept; i++) if ((codes[i] & need) === need) out[j++] = all[i];
         return out;
       }
+      const preferred = preferredOf(partner);
+      const refusal = refusalFor(p, partner);
       const out: Eid[] = [];
       for (const item of itemsOf(p)) if (judge(item, partner.id, preferred, refusal).kept) out.push(item.eid);
       return out;
