@@ -224,9 +224,13 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
     lastConsent = { gdpr, gdprConsent, usPrivacy, gpp, gppSid: gppSid && [...gppSid], decoded };
     return decoded;
   };
+  // Small, so that it is inlined in eidsFor: the call's next partners cost these comparisons only.
   const prepare = (call: AdCall, extra: readonly Eid[] | undefined): Prepared => {
     const l = last;
     if (l && l.call === call && l.consent === call.consent && l.eids === call.eids && l.length === call.eids.length && l.extra === extra && l.extraLength === (extra?.length ?? 0)) return l;
+    return (last = prepareCall(call, extra));
+  };
+  const prepareCall = (call: AdCall, extra: readonly Eid[] | undefined): Prepared => {
     const all = extra?.length ? [...call.eids, ...extra] : call.eids;
     // The last call's codes as they are when every eid matches its position's (arrays are never changed once made).
     let same = all.length === seenCodes.length;
@@ -264,7 +268,7 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
       seenCommon = common;
     }
     const decoded = enforce ? decodeConsent(call.consent) : undefined;
-    return (last = { call, consent: call.consent, eids: call.eids, length: call.eids.length, extra, extraLength: extra?.length ?? 0, all, codes, common, decoded });
+    return { call, consent: call.consent, eids: call.eids, length: call.eids.length, extra, extraLength: extra?.length ?? 0, all, codes, common, decoded };
   };
   /** The eids of a prepared call with their rules, for judge(). */
   const itemsOf = (p: Prepared): Item[] =>
@@ -276,33 +280,47 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
   const refusalFor = (p: Prepared, partner: DemandPartner) => (p.decoded ? decoder.refusal(p.decoded, partner.gvlVendorId) : undefined);
   const preferredOf = (partner: DemandPartner) => ((partner.kind ?? 'dsp') === 'dmp' ? preferredProviderOf(partner).id : undefined);
 
-  // What the fast path of eidsFor needs of a partner, per partner object as the caller keeps it: its bit, and what
+  // What the fast path of eidsFor needs of a partner, per partner object as the caller keeps it: its bit; what
   // consent requires of the eids it receives (its bit, plus EXEMPT under a refusal) for the decoding last seen, so
-  // a user's calls (decoded once, see decodeConsent) cost no refusal lookup per partner. Partners come in the same
-  // order call after call, so the slot after the last one used is tried first. Bounded: 64 slots, then reused.
-  const slots: { partner: DemandPartner; id: string; vendor?: number; bit: number; decoded?: DecodedConsent | null; need: number }[] = [];
+  // a user's calls (decoded once, see decodeConsent) cost no refusal lookup per partner; and the positions of the
+  // eids it receives for the codes last seen (undefined: every eid), so that its list is made without testing each
+  // eid. Partners come in the same order call after call, so the slot after the last one used is tried first.
+  // Bounded: 64 slots, then reused.
+  interface Slot {
+    partner: DemandPartner;
+    id: string;
+    vendor: number | undefined;
+    bit: number;
+    decoded: DecodedConsent | undefined | null;
+    need: number;
+    codes: readonly number[] | undefined;
+    keep: number[] | undefined;
+  }
+  const slots: Slot[] = [];
   let nextSlot = 0;
   let evict = 0;
-  const needOf = (p: Prepared, partner: DemandPartner, bitOf: ReadonlyMap<string, number>): number => {
+  const slotFor = (p: Prepared, partner: DemandPartner, bitOf: ReadonlyMap<string, number>): Slot => {
     let k = nextSlot < slots.length && slots[nextSlot].partner === partner ? nextSlot : slots.findIndex((s) => s.partner === partner);
-    if (k < 0) {
-      k = slots.length < 64 ? slots.length : evict++ & 63;
-      slots[k] = { partner, id: '', bit: 0, decoded: null, need: 0 };
+    let s = slots[k];
+    // A new partner, or one whose id or vendor id (what its bit and refusal depend on) changed since.
+    if (k < 0 || s.id !== partner.id || s.vendor !== partner.gvlVendorId) {
+      if (k < 0) k = slots.length < 64 ? slots.length : evict++ & 63;
+      const bit = bitOf.get(partner.id) ?? bitOf.get(partner.id.toLowerCase()) ?? OTHER;
+      s = slots[k] = { partner, id: partner.id, vendor: partner.gvlVendorId, bit, decoded: null, need: 0, codes: undefined, keep: undefined };
     }
     nextSlot = k + 1;
-    const s = slots[k];
-    // The partner object may have changed since: its id and vendor id are what the bit and the refusal depend on.
-    if (s.id !== partner.id || s.vendor !== partner.gvlVendorId) {
-      s.id = partner.id;
-      s.vendor = partner.gvlVendorId;
-      s.bit = bitOf.get(partner.id) ?? bitOf.get(partner.id.toLowerCase()) ?? OTHER;
-      s.decoded = null;
-    }
     if (s.decoded !== p.decoded) {
       s.need = refusalFor(p, partner) ? s.bit | EXEMPT : s.bit;
       s.decoded = p.decoded;
+      s.codes = undefined;
     }
-    return s.need;
+    if (s.codes !== p.codes) {
+      const need = s.need;
+      s.codes = p.codes;
+      s.keep = (p.common & need) === need ? undefined : [];
+      if (s.keep) for (let i = 0; i < p.codes.length; i++) if ((p.codes[i] & need) === need) s.keep.push(i);
+    }
+    return s;
   };
 
   /** The one decision procedure both eidsFor and explain use, so they cannot disagree. */
@@ -321,15 +339,11 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
       if (bitOf && (partner.kind ?? 'dsp') !== 'dmp') {
         // judge() for the common case (a DSP): the same tests, without building a verdict. An eid is kept when its
         // code has the partner's bit and, under a consent refusal, EXEMPT too.
-        const need = needOf(p, partner, bitOf);
-        const { all, codes } = p;
+        const { keep } = slotFor(p, partner, bitOf);
         // Every eid goes to this partner: one copy instead of a test per eid.
-        if ((p.common & need) === need) return all.slice();
-        // Counted first, so the array is made at its size instead of grown.
-        let kept = 0;
-        for (let i = 0; i < codes.length; i++) if ((codes[i] & need) === need) kept++;
-        const out = new Array<Eid>(kept);
-        for (let i = 0, j = 0; j < kept; i++) if ((codes[i] & need) === need) out[j++] = all[i];
+        if (keep === undefined) return p.all.slice();
+        const out = new Array<Eid>(keep.length);
+        for (let j = 0; j < keep.length; j++) out[j] = p.all[keep[j]];
         return out;
       }
       const preferred = preferredOf(partner);
