@@ -240,18 +240,20 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
       const eid = all[i];
       const s = seen[i];
       let code: number;
-      if (s !== undefined && s.source === eid.source && s.inserter === eid.inserter && s.matcher === eid.matcher && s.mm === eid.mm) {
+      // The same source and provenance as the last call's eid at this position: the same code.
+      const { source, inserter, matcher, mm } = eid;
+      if (s !== undefined && s.source === source && s.inserter === inserter && s.matcher === matcher && s.mm === mm) {
         code = s.code;
       } else {
-        const entry = sourceEntry(eid.source);
-        const plain = eid.inserter === undefined && eid.matcher === undefined && eid.mm === undefined;
+        const entry = sourceEntry(source);
+        const plain = inserter === undefined && matcher === undefined && mm === undefined;
         const known = plain ? entry.plain : undefined;
         if (known === undefined) {
           const rule = entry.rules && match(eid, entry.rules);
           code = (rule ? rule.mask : ALL) | (entry.exempt ? EXEMPT : 0);
           if (plain) entry.plain = code;
         } else code = known;
-        if (i < 64) seen[i] = { source: eid.source, inserter: eid.inserter, matcher: eid.matcher, mm: eid.mm, code };
+        if (i < 64) seen[i] = { source, inserter, matcher, mm, code };
       }
       if (same && codes[i] !== code) {
         same = false;
@@ -268,7 +270,9 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
       seenCommon = common;
     }
     const decoded = enforce ? decodeConsent(call.consent) : undefined;
-    return { call, consent: call.consent, eids: call.eids, length: call.eids.length, extra, extraLength: extra?.length ?? 0, all, codes, common, decoded };
+    const { consent, eids } = call;
+    const extraLength = extra?.length ?? 0;
+    return { call, consent, eids, length: eids.length, extra, extraLength, all, codes, common, decoded };
   };
   /** The eids of a prepared call with their rules, for judge(). */
   const itemsOf = (p: Prepared): Item[] =>
@@ -300,15 +304,18 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
   let nextSlot = 0;
   let evict = 0;
   const slotFor = (p: Prepared, partner: DemandPartner, bitOf: ReadonlyMap<string, number>): Slot => {
-    let k = nextSlot < slots.length && slots[nextSlot].partner === partner ? nextSlot : slots.findIndex((s) => s.partner === partner);
+    let k = nextSlot < slots.length && slots[nextSlot].partner === partner ? nextSlot : -1;
+    for (let i = 0; k < 0 && i < slots.length; i++) if (slots[i].partner === partner) k = i;
     let s = slots[k];
     // A new partner, or one whose id or vendor id (what its bit and refusal depend on) changed since.
     if (k < 0 || s.id !== partner.id || s.vendor !== partner.gvlVendorId) {
       if (k < 0) k = slots.length < 64 ? slots.length : evict++ & 63;
       const bit = bitOf.get(partner.id) ?? bitOf.get(partner.id.toLowerCase()) ?? OTHER;
-      s = slots[k] = { partner, id: partner.id, vendor: partner.gvlVendorId, bit, decoded: null, need: 0, codes: undefined, keep: undefined };
+      const vendor = partner.gvlVendorId;
+      s = { partner, id: partner.id, vendor, bit, decoded: null, need: 0, codes: undefined, keep: undefined };
+      slots[k] = s;
     }
-    nextSlot = k + 1;
+    nextSlot = k + 1 < slots.length ? k + 1 : 0;
     if (s.decoded !== p.decoded) {
       s.need = refusalFor(p, partner) ? s.bit | EXEMPT : s.bit;
       s.decoded = p.decoded;

@@ -175,14 +175,27 @@ describe('forwarding policy properties', () => {
     // changed (an eid's field, a consent signal, the partner's vendor id), or the same one again (as the same
     // object, a copy or parsed anew): none may get a decision made for another.
     // Rules on mm come first, so that an eid whose mm changes often changes hands.
-    const mmRuleArb = fc.record({ source: fc.constantFrom(...SOURCES), mm: fc.integer({ min: 0, max: 5 }), partners: fc.subarray(PARTNERS) });
+    const mmRuleArb = fc.record({
+      source: fc.constantFrom(...SOURCES),
+      mm: fc.integer({ min: 0, max: 5 }),
+      partners: fc.subarray(PARTNERS),
+    });
     const configArb = fc.record({
-      permissions: fc.tuple(fc.array(mmRuleArb, { maxLength: 3 }), fc.array(ruleArb, { maxLength: 4 })).map(([a, b]) => [...a, ...b]),
-      consent: fc.record({ allowSources: fc.subarray(SOURCES, { maxLength: 2 }), enforce: fc.constantFrom(true, true, false) }),
+      permissions: fc
+        .tuple(fc.array(mmRuleArb, { maxLength: 3 }), fc.array(ruleArb, { maxLength: 4 }))
+        .map(([a, b]) => [...a, ...b]),
+      consent: fc.record({
+        allowSources: fc.subarray(SOURCES, { maxLength: 2 }),
+        enforce: fc.constantFrom(true, true, false),
+      }),
     });
     const changeArb = fc.oneof(
       fc.record({ eid: fc.nat(), field: fc.constant('source'), value: fc.constantFrom(...SOURCES, 'ID5-SYNC.com') }),
-      fc.record({ eid: fc.nat(), field: fc.constant('inserter'), value: opt(fc.constantFrom(...INSERTERS, 'PUB.example')) }),
+      fc.record({
+        eid: fc.nat(),
+        field: fc.constant('inserter'),
+        value: opt(fc.constantFrom(...INSERTERS, 'PUB.example')),
+      }),
       fc.record({ eid: fc.nat(), field: fc.constant('matcher'), value: opt(fc.constantFrom(...MATCHERS)) }),
       fc.record({ eid: fc.nat(), field: fc.constant('mm'), value: opt(fc.integer({ min: 0, max: 5 })) }),
       fc.record({ signal: fc.constant('gdpr'), value: opt(fc.constantFrom(0, 1)) }),
@@ -194,7 +207,12 @@ describe('forwarding policy properties', () => {
       fc.record({ drop: fc.constant(true) }),
       fc.constant({}),
     );
-    const stepArb = fc.record({ change: changeArb, copy: fc.constantFrom('same', 'shallow', 'parsed anew'), partner: fc.nat(3), extra: fc.boolean() });
+    const stepArb = fc.record({
+      change: changeArb,
+      copy: fc.constantFrom('same', 'shallow', 'parsed anew'),
+      partner: fc.nat(3),
+      extra: fc.boolean(),
+    });
     const steps = fc.array(stepArb, { minLength: 1, maxLength: 30 });
     let compared = 0;
     fc.assert(
@@ -206,7 +224,12 @@ describe('forwarding policy properties', () => {
           if (e instanceof ForwardingPolicyError) return fc.pre(false);
           throw e;
         }
-        const partners: DemandPartner[] = [{ id: 'dsp-a', gvlVendorId: 45 }, { id: 'DSP-B', gvlVendorId: 131 }, { id: 'dsp-c' }, { id: 'other' }];
+        const partners: DemandPartner[] = [
+          { id: 'dsp-a', gvlVendorId: 45 },
+          { id: 'DSP-B', gvlVendorId: 131 },
+          { id: 'dsp-c' },
+          { id: 'other' },
+        ];
         let call = first;
         for (const { change, copy, partner: k, extra: withExtra } of steps) {
           const partner = partners[k];
@@ -222,12 +245,14 @@ describe('forwarding policy properties', () => {
             else consent[change.signal] = change.value;
             call = { ...call, consent };
           }
-          else if ('vendor' in change) partner.gvlVendorId = change.vendor; // the caller's object, changed between calls
+          // The caller's partner object, changed between calls.
+          else if ('vendor' in change) partner.gvlVendorId = change.vendor;
           else if ('drop' in change) call = { ...call, eids: call.eids.slice(0, -1) };
           else if (copy === 'shallow') call = { ...call, consent: { ...call.consent } };
           else if (copy === 'parsed anew') call = JSON.parse(JSON.stringify(call)) as AdCall;
           const extra = withExtra ? other.eids : undefined;
-          expect(policy.eidsFor(call, partner, extra)).toEqual(createForwardingPolicy(config).eidsFor(call, partner, extra));
+          const fresh = createForwardingPolicy(config);
+          expect(policy.eidsFor(call, partner, extra)).toEqual(fresh.eidsFor(call, partner, extra));
           compared++;
         }
       }),
@@ -249,10 +274,16 @@ describe('forwarding policy properties', () => {
       uids: [{ id: `u${i}` }],
       ...(i % 3 ? { inserter: 'pub.example' } : {}),
     }));
-    const consents: AdCallConsent[] = [{ gdpr: 1, gdprConsent: TC[0] }, { gdpr: 1, gdprConsent: TC[1] }, { usPrivacy: '1YYN' }];
+    const consents: AdCallConsent[] = [
+      { gdpr: 1, gdprConsent: TC[0] },
+      { gdpr: 1, gdprConsent: TC[1] },
+      { usPrivacy: '1YYN' },
+    ];
     for (let round = 0; round < 3; round++) {
       for (let i = 0; i < 100; i++) {
-        const call: AdCall = { endpoint: 'call', formats: [{ id: 1 }], eids: eids.slice(0, 40 + ((i * 7) % 41)), consent: consents[(i + round) % 3], issues: [] };
+        const consent = consents[(i + round) % 3];
+        const some = eids.slice(0, 40 + ((i * 7) % 41));
+        const call: AdCall = { endpoint: 'call', formats: [{ id: 1 }], eids: some, consent, issues: [] };
         const partner: DemandPartner = { id: `dsp-${i % 5}`, gvlVendorId: VENDORS[i % 3] };
         expect(policy.eidsFor(call, partner)).toEqual(createForwardingPolicy(config).eidsFor(call, partner));
       }
