@@ -303,7 +303,15 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
   const slots: Slot[] = [];
   let nextSlot = 0;
   let evict = 0;
+  // Small, so that it is inlined in eidsFor: the slot tried first, when nothing it holds has changed.
   const slotFor = (p: Prepared, partner: DemandPartner, bitOf: ReadonlyMap<string, number>): Slot => {
+    const s = nextSlot < slots.length ? slots[nextSlot] : undefined;
+    const fresh = s !== undefined && s.partner === partner && s.id === partner.id && s.vendor === partner.gvlVendorId;
+    if (!fresh || s.decoded !== p.decoded || s.codes !== p.codes) return refreshSlot(p, partner, bitOf);
+    nextSlot = nextSlot + 1 < slots.length ? nextSlot + 1 : 0;
+    return s;
+  };
+  const refreshSlot = (p: Prepared, partner: DemandPartner, bitOf: ReadonlyMap<string, number>): Slot => {
     let k = nextSlot < slots.length && slots[nextSlot].partner === partner ? nextSlot : -1;
     for (let i = 0; k < 0 && i < slots.length; i++) if (slots[i].partner === partner) k = i;
     let s = slots[k];
