@@ -212,6 +212,7 @@ describe('forwarding policy properties', () => {
       copy: fc.constantFrom('same', 'shallow', 'parsed anew'),
       partner: fc.nat(3),
       extra: fc.boolean(),
+      all: fc.boolean(),
     });
     const steps = fc.array(stepArb, { minLength: 1, maxLength: 30 });
     let compared = 0;
@@ -231,7 +232,10 @@ describe('forwarding policy properties', () => {
           { id: 'other' },
         ];
         let call = first;
-        for (const { change, copy, partner: k, extra: withExtra } of steps) {
+        // A first call to every partner in turn, as a server's first bid requests go out.
+        const oracle = createForwardingPolicy(config);
+        for (const p of partners) expect(policy.eidsFor(call, p)).toEqual(oracle.eidsFor(call, p));
+        for (const { change, copy, partner: k, extra: withExtra, all } of steps) {
           const partner = partners[k];
           if ('eid' in change && call.eids.length) {
             const eids = call.eids.map((e) => ({ ...e }));
@@ -251,14 +255,37 @@ describe('forwarding policy properties', () => {
           else if (copy === 'shallow') call = { ...call, consent: { ...call.consent } };
           else if (copy === 'parsed anew') call = JSON.parse(JSON.stringify(call)) as AdCall;
           const extra = withExtra ? other.eids : undefined;
+          // One partner, or every partner in turn as bid requests are built (the order the policy expects).
           const fresh = createForwardingPolicy(config);
-          expect(policy.eidsFor(call, partner, extra)).toEqual(fresh.eidsFor(call, partner, extra));
-          compared++;
+          for (const p of all ? partners : [partner]) {
+            expect(policy.eidsFor(call, p, extra)).toEqual(fresh.eidsFor(call, p, extra));
+            compared++;
+          }
         }
       }),
       { numRuns: 500 },
     );
     expect(compared).toBeGreaterThan(2000);
+  });
+
+  test('a partner object whose gvlVendorId or id changes between calls is decided by its new values', () => {
+    const policy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['dsp-a'] }] });
+    const eids = validateEids([
+      { source: 'id5-sync.com', uids: [{ id: 'x' }] },
+      { source: 'pubcid.org', uids: [{ id: 'y' }] },
+    ]).value;
+    // TC[1]: consent for purposes 1 and 2, vendor 45 only.
+    const consent: AdCallConsent = { gdpr: 1, gdprConsent: TC[1] };
+    const call: AdCall = { endpoint: 'call', formats: [{ id: 1 }], eids, consent, issues: [] };
+    const again = () => ({ ...call, consent: { ...call.consent } });
+    const partner: DemandPartner = { id: 'dsp-a', gvlVendorId: 45 };
+    expect(policy.eidsFor(call, partner)).toEqual(eids);
+    partner.gvlVendorId = 131;
+    expect(policy.eidsFor(again(), partner)).toEqual([]);
+    partner.gvlVendorId = 45;
+    expect(policy.eidsFor(again(), partner)).toEqual(eids);
+    partner.id = 'dsp-b';
+    expect(policy.eidsFor(again(), partner)).toEqual([eids[1]]);
   });
 
   test('past 64 partner objects and 64 eids, a policy still decides as a new one does', () => {
