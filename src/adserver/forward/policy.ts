@@ -201,10 +201,11 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
   // partner of the same call: bid requests go out in a loop over partners, and the policy must add little to it
   // (README "Measured sizes and ratios"). The call is taken as unchanged while its requests are built.
   let last: Prepared | undefined;
-  // The code found at each position of the last call's eids, with what it was worked out from: the tag sends a
-  // network's eids in one order, so a call's eid at position i usually has the source and provenance the last
-  // call's had there, and is decided by comparing four fields instead of a Map lookup and the rules. A code
-  // depends on nothing else (the rules are fixed), so reusing it cannot change a decision. Bounded: 64 positions.
+  // The code found at each position of the last call's eids, with what it was worked out from: a network's calls
+  // mostly carry the same sources in the same order, so a call's eid at position i usually has the source and
+  // provenance the last call's had there, and is decided by comparing four fields instead of a Map lookup and the
+  // rules (docs/ad-server.md, "What a policy keeps between calls"). A code depends on nothing else (the rules are
+  // fixed), so reusing it cannot change a decision. Bounded: 64 positions.
   const seen: { source: string; inserter?: string; matcher?: string; mm?: number; code: number }[] = [];
   let seenCodes: number[] = [];
   let seenCommon = ALL;
