@@ -174,8 +174,9 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
     if (gdprApplies) {
       out.tcf = tcString ? tcfCache.get(tcString, decodeTcf) : { problem: NO_TC_STRING };
     }
-    // US Privacy: the third character is the opt-out of sale (`1YYN`).
-    if (c.usPrivacy?.charAt(2).toUpperCase() === 'Y') {
+    // US Privacy: the third character is the opt-out of sale (`1YYN`), `Y` or `y` (89, 121: no string made).
+    const sale = c.usPrivacy ? c.usPrivacy.charCodeAt(2) : 0;
+    if (sale === 89 || sale === 121) {
       out.usOptOuts.push({ section: 'usp', field: 'us_privacy' });
     }
     if (gpp && (gpp.optOuts.length || gpp.problem)) {

@@ -205,6 +205,31 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
   // partner of the same call: bid requests go out in a loop over partners, and the policy must add little to it
   // (README "Measured sizes and ratios"). The call is taken as unchanged while its requests are built.
   let last: Prepared | undefined;
+  // The code found at each position of the last call's eids, with what it was worked out from: a network's calls
+  // mostly carry the same sources in the same order, so a call's eid at position i usually has the source and
+  // provenance the last call's had there, and is decided by comparing four fields instead of a Map lookup and the
+  // rules (docs/ad-server.md, "What a policy keeps between calls"). A code depends on nothing else (the rules are
+  // fixed), so reusing it cannot change a decision. Bounded: 64 positions.
+  const seen: { source: string; inserter?: string; matcher?: string; mm?: number; code: number }[] = [];
+  let seenCodes: number[] = [];
+  let seenCommon = ALL;
+  // The last call's consent signals and their decoding: a user's calls repeat them, and each call is a new object.
+  let lastConsent: (AdCallConsent & { decoded: DecodedConsent }) | undefined;
+  const decodeConsent = (c: AdCallConsent): DecodedConsent => {
+    const m = lastConsent;
+    if (m && m.gdpr === c.gdpr && m.gdprConsent === c.gdprConsent && m.usPrivacy === c.usPrivacy && m.gpp === c.gpp) {
+      const a = m.gppSid;
+      const b = c.gppSid;
+      if (a === b) return m.decoded;
+      if (a && a.length === b?.length && a.every((sid, i) => sid === b[i])) return m.decoded;
+    }
+    const decoded = decoder.decode(c);
+    const { gdpr, gdprConsent, usPrivacy, gpp, gppSid } = c;
+    // A copy of gpp_sid: the caller's array may change after this call.
+    lastConsent = { gdpr, gdprConsent, usPrivacy, gpp, gppSid: gppSid && [...gppSid], decoded };
+    return decoded;
+  };
+  // Small, so that it is inlined in eidsFor: the call's next partners cost these comparisons only.
   const prepare = (call: AdCall, extra: readonly Eid[] | undefined): Prepared => {
     const l = last;
     if (
@@ -216,35 +241,51 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
       l.extraLength === (extra?.length ?? 0)
     )
       return l;
+    return (last = prepareCall(call, extra));
+  };
+  const prepareCall = (call: AdCall, extra: readonly Eid[] | undefined): Prepared => {
     const all = extra?.length ? [...call.eids, ...extra] : call.eids;
-    const codes: number[] = [];
-    let common = ALL;
+    // The last call's codes as they are when every eid matches its position's (arrays are never changed once made).
+    let same = all.length === seenCodes.length;
+    let codes = same ? seenCodes : [];
+    let common = same ? seenCommon : ALL;
     for (let i = 0; i < all.length; i++) {
       const eid = all[i];
-      const entry = sourceEntry(eid.source);
-      const plain = eid.inserter === undefined && eid.matcher === undefined && eid.mm === undefined;
-      let code = plain ? entry.plain : undefined;
-      if (code === undefined) {
-        const rule = entry.rules && match(eid, entry.rules);
-        code = (rule ? rule.mask : ALL) | (entry.exempt ? EXEMPT : 0);
-        if (plain) entry.plain = code;
+      const s = seen[i];
+      let code: number;
+      // The same source and provenance as the last call's eid at this position: the same code.
+      const { source, inserter, matcher, mm } = eid;
+      if (s?.source === source && s.inserter === inserter && s.matcher === matcher && s.mm === mm) {
+        code = s.code;
+      } else {
+        const entry = sourceEntry(source);
+        const plain = inserter === undefined && matcher === undefined && mm === undefined;
+        const known = plain ? entry.plain : undefined;
+        if (known === undefined) {
+          const rule = entry.rules && match(eid, entry.rules);
+          code = (rule ? rule.mask : ALL) | (entry.exempt ? EXEMPT : 0);
+          if (plain) entry.plain = code;
+        } else code = known;
+        if (i < 64) seen[i] = { source, inserter, matcher, mm, code };
       }
-      codes.push(code);
-      common &= code;
+      if (same && codes[i] !== code) {
+        same = false;
+        codes = seenCodes.slice(0, i);
+        common = codes.reduce((m, c) => m & c, ALL);
+      }
+      if (!same) {
+        codes.push(code);
+        common &= code;
+      }
     }
-    const decoded = enforce ? decoder.decode(call.consent) : undefined;
-    return (last = {
-      call,
-      consent: call.consent,
-      eids: call.eids,
-      length: call.eids.length,
-      extra,
-      extraLength: extra?.length ?? 0,
-      all,
-      codes,
-      common,
-      decoded,
-    });
+    if (!same) {
+      seenCodes = codes;
+      seenCommon = common;
+    }
+    const decoded = enforce ? decodeConsent(call.consent) : undefined;
+    const { consent, eids } = call;
+    const extraLength = extra?.length ?? 0;
+    return { call, consent, eids, length: eids.length, extra, extraLength, all, codes, common, decoded };
   };
   /** The eids of a prepared call with their rules, for judge(). */
   const itemsOf = (p: Prepared): Item[] =>
@@ -257,6 +298,60 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
     p.decoded ? decoder.refusal(p.decoded, partner.gvlVendorId) : undefined;
   const preferredOf = (partner: DemandPartner) =>
     (partner.kind ?? 'dsp') === 'dmp' ? preferredProviderOf(partner).id : undefined;
+
+  // What the fast path of eidsFor needs of a partner, per partner object as the caller keeps it: its bit; what
+  // consent requires of the eids it receives (its bit, plus EXEMPT under a refusal) for the decoding last seen, so
+  // a user's calls (decoded once, see decodeConsent) cost no refusal lookup per partner; and the positions of the
+  // eids it receives for the codes last seen (undefined: every eid), so that its list is made without testing each
+  // eid. Partners come in the same order call after call, so the slot after the last one used is tried first.
+  // Bounded: 64 slots, then reused.
+  interface Slot {
+    partner: DemandPartner;
+    id: string;
+    vendor: number | undefined;
+    bit: number;
+    decoded: DecodedConsent | undefined | null;
+    need: number;
+    codes: readonly number[] | undefined;
+    keep: number[] | undefined;
+  }
+  const slots: Slot[] = [];
+  let nextSlot = 0;
+  let evict = 0;
+  // Small, so that it is inlined in eidsFor: the slot tried first, when nothing it holds has changed.
+  const slotFor = (p: Prepared, partner: DemandPartner, bitOf: ReadonlyMap<string, number>): Slot => {
+    const s = nextSlot < slots.length ? slots[nextSlot] : undefined;
+    const fresh = s?.partner === partner && s.id === partner.id && s.vendor === partner.gvlVendorId;
+    if (!fresh || s.decoded !== p.decoded || s.codes !== p.codes) return refreshSlot(p, partner, bitOf);
+    nextSlot = nextSlot + 1 < slots.length ? nextSlot + 1 : 0;
+    return s;
+  };
+  const refreshSlot = (p: Prepared, partner: DemandPartner, bitOf: ReadonlyMap<string, number>): Slot => {
+    let k = nextSlot < slots.length && slots[nextSlot].partner === partner ? nextSlot : -1;
+    for (let i = 0; k < 0 && i < slots.length; i++) if (slots[i].partner === partner) k = i;
+    let s = slots[k];
+    // A new partner, or one whose id or vendor id (what its bit and refusal depend on) changed since.
+    if (k < 0 || s.id !== partner.id || s.vendor !== partner.gvlVendorId) {
+      if (k < 0) k = slots.length < 64 ? slots.length : evict++ & 63;
+      const bit = bitOf.get(partner.id) ?? bitOf.get(partner.id.toLowerCase()) ?? OTHER;
+      const vendor = partner.gvlVendorId;
+      s = { partner, id: partner.id, vendor, bit, decoded: null, need: 0, codes: undefined, keep: undefined };
+      slots[k] = s;
+    }
+    nextSlot = k + 1 < slots.length ? k + 1 : 0;
+    if (s.decoded !== p.decoded) {
+      s.need = refusalFor(p, partner) ? s.bit | EXEMPT : s.bit;
+      s.decoded = p.decoded;
+      s.codes = undefined;
+    }
+    if (s.codes !== p.codes) {
+      const need = s.need;
+      s.codes = p.codes;
+      s.keep = (p.common & need) === need ? undefined : [];
+      if (s.keep) for (let i = 0; i < p.codes.length; i++) if ((p.codes[i] & need) === need) s.keep.push(i);
+    }
+    return s;
+  };
 
   /** The one decision procedure both eidsFor and explain use, so they cannot disagree. */
   const judge = (
@@ -277,18 +372,20 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
     config: Object.freeze(structuredClone(cfg)),
     eidsFor(call, partner, extraEids) {
       const p = prepare(call, extraEids);
+      if (bitOf && (partner.kind ?? 'dsp') !== 'dmp') {
+        // judge() for the common case (a DSP): the same tests, without building a verdict. An eid is kept when its
+        // code has the partner's bit and, under a consent refusal, EXEMPT too.
+        const { keep } = slotFor(p, partner, bitOf);
+        // Every eid goes to this partner: one copy instead of a test per eid.
+        if (keep === undefined) return p.all.slice();
+        const out = new Array<Eid>(keep.length);
+        for (let j = 0; j < keep.length; j++) out[j] = p.all[keep[j]];
+        return out;
+      }
       const preferred = preferredOf(partner);
       const refusal = refusalFor(p, partner);
       const out: Eid[] = [];
-      if (bitOf && preferred === undefined) {
-        // judge() for the common case (a DSP): the same tests, without building a verdict.
-        const bit = bitOf.get(partner.id) ?? bitOf.get(partner.id.toLowerCase()) ?? OTHER;
-        const { all, codes } = p;
-        // Every eid goes to this partner: one copy instead of a test per eid.
-        if (!refusal && (p.common & bit) !== 0) return all.slice();
-        for (let i = 0; i < codes.length; i++)
-          if ((codes[i] & bit) !== 0 && (!refusal || (codes[i] & EXEMPT) !== 0)) out.push(all[i]);
-      } else for (const item of itemsOf(p)) if (judge(item, partner.id, preferred, refusal).kept) out.push(item.eid);
+      for (const item of itemsOf(p)) if (judge(item, partner.id, preferred, refusal).kept) out.push(item.eid);
       return out;
     },
     explain(call, partners, extraEids) {

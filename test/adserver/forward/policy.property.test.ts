@@ -202,6 +202,154 @@ describe('forwarding policy properties', () => {
     expect(decided).toBeGreaterThan(100); // rules really decide, so the model is really compared
   });
 
+  test('a policy serving call after call decides each call as a new policy with the same configuration does', () => {
+    // The policy keeps what it worked out for the last calls and partners (codes per eid position, the decoded
+    // consent, per partner object its refusal and kept positions). Each call here is the last one with one thing
+    // changed (an eid's field, a consent signal, the partner's vendor id), or the same one again (as the same
+    // object, a copy or parsed anew): none may get a decision made for another.
+    // Rules on mm come first, so that an eid whose mm changes often changes hands.
+    const mmRuleArb = fc.record({
+      source: fc.constantFrom(...SOURCES),
+      mm: fc.integer({ min: 0, max: 5 }),
+      partners: fc.subarray(PARTNERS),
+    });
+    const configArb = fc.record({
+      permissions: fc
+        .tuple(fc.array(mmRuleArb, { maxLength: 3 }), fc.array(ruleArb, { maxLength: 4 }))
+        .map(([a, b]) => [...a, ...b]),
+      consent: fc.record({
+        allowSources: fc.subarray(SOURCES, { maxLength: 2 }),
+        enforce: fc.constantFrom(true, true, false),
+      }),
+    });
+    const changeArb = fc.oneof(
+      fc.record({ eid: fc.nat(), field: fc.constant('source'), value: fc.constantFrom(...SOURCES, 'ID5-SYNC.com') }),
+      fc.record({
+        eid: fc.nat(),
+        field: fc.constant('inserter'),
+        value: opt(fc.constantFrom(...INSERTERS, 'PUB.example')),
+      }),
+      fc.record({ eid: fc.nat(), field: fc.constant('matcher'), value: opt(fc.constantFrom(...MATCHERS)) }),
+      fc.record({ eid: fc.nat(), field: fc.constant('mm'), value: opt(fc.integer({ min: 0, max: 5 })) }),
+      fc.record({ signal: fc.constant('gdpr'), value: opt(fc.constantFrom(0, 1)) }),
+      fc.record({ signal: fc.constant('gdprConsent'), value: opt(fc.constantFrom(...TC)) }),
+      fc.record({ signal: fc.constant('usPrivacy'), value: opt(fc.constantFrom('1YYN', '1YNN', '1---')) }),
+      fc.record({ signal: fc.constant('gpp'), value: opt(fc.constantFrom(...GPP)) }),
+      fc.record({ signal: fc.constant('gppSid'), value: opt(fc.constantFrom<number[]>([7], [2], [2, 7])) }),
+      fc.record({ vendor: opt(fc.constantFrom(...VENDORS, 999)) }),
+      fc.record({ drop: fc.constant(true) }),
+      fc.constant({}),
+    );
+    const stepArb = fc.record({
+      change: changeArb,
+      copy: fc.constantFrom('same', 'shallow', 'parsed anew'),
+      partner: fc.nat(3),
+      extra: fc.boolean(),
+      all: fc.boolean(),
+    });
+    const steps = fc.array(stepArb, { minLength: 1, maxLength: 30 });
+    let compared = 0;
+    fc.assert(
+      fc.property(configArb, callArb, callArb, steps, (config, first, other, steps) => {
+        let policy: ForwardingPolicy;
+        try {
+          policy = createForwardingPolicy(config);
+        } catch (e) {
+          if (e instanceof ForwardingPolicyError) return fc.pre(false);
+          throw e;
+        }
+        const partners: DemandPartner[] = [
+          { id: 'dsp-a', gvlVendorId: 45 },
+          { id: 'DSP-B', gvlVendorId: 131 },
+          { id: 'dsp-c' },
+          { id: 'other' },
+        ];
+        let call = first;
+        // A first call to every partner in turn, as a server's first bid requests go out.
+        const oracle = createForwardingPolicy(config);
+        for (const p of partners) expect(policy.eidsFor(call, p)).toEqual(oracle.eidsFor(call, p));
+        for (const { change, copy, partner: k, extra: withExtra, all } of steps) {
+          const partner = partners[k];
+          if ('eid' in change && call.eids.length) {
+            const eids = call.eids.map((e) => ({ ...e }));
+            const e = eids[change.eid % eids.length] as Record<string, unknown>;
+            if (change.value === undefined) delete e[change.field];
+            else e[change.field] = change.value;
+            call = { ...call, eids };
+          } else if ('signal' in change) {
+            const consent = { ...call.consent } as Record<string, unknown>;
+            if (change.value === undefined) delete consent[change.signal];
+            else consent[change.signal] = change.value;
+            call = { ...call, consent };
+          }
+          // The caller's partner object, changed between calls.
+          else if ('vendor' in change) partner.gvlVendorId = change.vendor;
+          else if ('drop' in change) call = { ...call, eids: call.eids.slice(0, -1) };
+          else if (copy === 'shallow') call = { ...call, consent: { ...call.consent } };
+          else if (copy === 'parsed anew') call = JSON.parse(JSON.stringify(call)) as AdCall;
+          const extra = withExtra ? other.eids : undefined;
+          // One partner, or every partner in turn as bid requests are built (the order the policy expects).
+          const fresh = createForwardingPolicy(config);
+          for (const p of all ? partners : [partner]) {
+            expect(policy.eidsFor(call, p, extra)).toEqual(fresh.eidsFor(call, p, extra));
+            compared++;
+          }
+        }
+      }),
+      { numRuns: 500 },
+    );
+    expect(compared).toBeGreaterThan(2000);
+  });
+
+  test('a partner object whose gvlVendorId or id changes between calls is decided by its new values', () => {
+    const policy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['dsp-a'] }] });
+    const eids = validateEids([
+      { source: 'id5-sync.com', uids: [{ id: 'x' }] },
+      { source: 'pubcid.org', uids: [{ id: 'y' }] },
+    ]).value;
+    // TC[1]: consent for purposes 1 and 2, vendor 45 only.
+    const consent: AdCallConsent = { gdpr: 1, gdprConsent: TC[1] };
+    const call: AdCall = { endpoint: 'call', formats: [{ id: 1 }], eids, consent, issues: [] };
+    const again = () => ({ ...call, consent: { ...call.consent } });
+    const partner: DemandPartner = { id: 'dsp-a', gvlVendorId: 45 };
+    expect(policy.eidsFor(call, partner)).toEqual(eids);
+    partner.gvlVendorId = 131;
+    expect(policy.eidsFor(again(), partner)).toEqual([]);
+    partner.gvlVendorId = 45;
+    expect(policy.eidsFor(again(), partner)).toEqual(eids);
+    partner.id = 'dsp-b';
+    expect(policy.eidsFor(again(), partner)).toEqual([eids[1]]);
+  });
+
+  test('past 64 partner objects and 64 eids, a policy still decides as a new one does', () => {
+    const permissions: PermissionRule[] = [
+      { source: 'id5-sync.com', partners: ['dsp-1', 'dsp-2'] },
+      { source: 'uidapi.com', inserter: 'pub.example', partners: ['dsp-3'] },
+    ];
+    const config = { permissions, consent: { allowSources: ['pubcid.org'] } };
+    const policy = createForwardingPolicy(config);
+    // Eids as a service may add them (extraEids), not merged by source: 80 of them.
+    const eids: AdCall['eids'] = Array.from({ length: 80 }, (_, i) => ({
+      source: i % 2 ? SOURCES[i % SOURCES.length] : `s${i}.example`,
+      uids: [{ id: `u${i}` }],
+      ...(i % 3 ? { inserter: 'pub.example' } : {}),
+    }));
+    const consents: AdCallConsent[] = [
+      { gdpr: 1, gdprConsent: TC[0] },
+      { gdpr: 1, gdprConsent: TC[1] },
+      { usPrivacy: '1YYN' },
+    ];
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 100; i++) {
+        const consent = consents[(i + round) % 3];
+        const some = eids.slice(0, 40 + ((i * 7) % 41));
+        const call: AdCall = { endpoint: 'call', formats: [{ id: 1 }], eids: some, consent, issues: [] };
+        const partner: DemandPartner = { id: `dsp-${i % 5}`, gvlVendorId: VENDORS[i % 3] };
+        expect(policy.eidsFor(call, partner)).toEqual(createForwardingPolicy(config).eidsFor(call, partner));
+      }
+    }
+  });
+
   test('with an empty policy and full consent, every eid reaches every DSP unmodified: what was sent before any policy', () => {
     const full: AdCallConsent = { gdpr: 1, gdprConsent: TC[0], usPrivacy: '1YNN', gpp: GPP[1], gppSid: [7] };
     const empty = createForwardingPolicy();
