@@ -79,13 +79,14 @@ export interface TagHost {
 
 /**
  * Calls consent platform `api` (`__tcfapi`, `__gpp`, `__uspapi`) with `command`, `version` and `parameter`;
- * `cb(returnValue, success)` gets the answer. Falsy when the platform is nowhere to be found.
+ * `cb(returnValue, success)` gets the answer, of whatever shape the platform gave (the callback checks it). Falsy
+ * when the platform is nowhere to be found.
  */
 export type CmpCall = (
   api: string,
   command: string,
   version: number,
-  cb: (value: any, ok: boolean) => void,
+  cb: (value: unknown, ok: boolean) => void,
   param?: unknown,
 ) => unknown;
 
