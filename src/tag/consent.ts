@@ -7,22 +7,35 @@
  * again until it answers. A platform that was absent or silent is asked again on every later call, so a consent
  * platform that loads late is heard from then on.
  */
-import { MAX_TIMEOUT, type CmpCall, type ConsentState, type TagExtension, type TagHost } from './extension.js';
+import {
+  MAX_TIMEOUT,
+  type CmpApi,
+  type CmpCall,
+  type ConsentState,
+  type TagExtension,
+  type TagHost,
+} from './extension.js';
 import { consentParams, hasLegalBasis } from './consent-rules.js';
 import { DEBUG_BUILD } from './log.js';
 
 /**
- * The parts of a window the reader uses: its messages, its frame tree (`frames[name]` is a child frame by name) and
- * the consent platforms' functions, looked up by name (`__tcfapi`, …) and checked to be functions before a call.
+ * The parts of a window the reader uses: its messages, its frame tree and the consent platforms' names. A page may
+ * hold anything under those names: a platform is checked to be a function before a call.
  */
 export interface Win {
-  [name: string]: unknown;
   addEventListener(type: 'message', listener: (e: MessageEvent<unknown>) => void): void;
   postMessage(message: unknown, targetOrigin: string): void;
-  readonly frames: Win;
+  /** The window's child frames, looked up by name (`frames['__tcfapiLocator']`). */
+  readonly frames: object;
   readonly parent: Win;
   readonly top: Win | null;
+  __tcfapi?: unknown;
+  __gpp?: unknown;
+  __uspapi?: unknown;
 }
+
+/** A window's `frames` as a lookup by name: the frame holding a platform has a child frame named `<api>Locator`. */
+type ChildFrames = Record<string, unknown>;
 
 /**
  * A consent platform's function: TCF and US Privacy take (command, version, callback, parameter), GPP 1.1 takes
@@ -120,7 +133,7 @@ export function createCmpCaller(w: Win): CmpCall {
     let f = w;
     let to: Win | undefined;
     try {
-      for (; !(f.frames[api + 'Locator'] && (to = f)) && f != w.top; f = f.parent);
+      for (; !((f.frames as ChildFrames)[api + 'Locator'] && (to = f)) && f != w.top; f = f.parent);
     } catch {
       /* an ancestor we may not look at: no platform reachable */
     }
@@ -159,7 +172,7 @@ export function createConsentReader(w: Win): ConsentReader {
    * Calls platform `name` until it has answered (every time with `again`). A platform that throws counts as one
    * that never answers (fail closed); once it answered, a later failure keeps the last answer.
    */
-  const ask = (name: string, again: boolean, command: string, version: number, cb: PlatformCallback) => {
+  const ask = (name: CmpApi, again: boolean, command: string, version: number, cb: PlatformCallback) => {
     try {
       if ((again || seen[name] != 2) && call(name, command, version, cb as (d: unknown, ok: boolean) => void))
         seen[name] ||= 1;
@@ -241,7 +254,7 @@ let reader: ConsentReader | undefined;
  * (a contribution that arrived after that bound would be dropped, and with it the `blockEids` verdict).
  */
 export function readConsent(host?: TagHost): Promise<ConsentState> {
-  reader ||= createConsentReader(window as unknown as Win);
+  reader ||= createConsentReader(window);
   // A number or not (then NaN): `!` on the optional chain would claim it is there.
   // eslint-disable-next-line @typescript-eslint/non-nullable-type-assertion-style
   const t = +(host?.options().eidsTimeout as number);
