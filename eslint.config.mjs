@@ -110,15 +110,6 @@ export default defineConfig(
       // (`window.sas = 0`), and each rewrite moves a size budget counted in bytes.
       '@typescript-eslint/prefer-nullish-coalescing': 'off',
       '@typescript-eslint/prefer-optional-chain': 'off',
-      // Off in the tag for now: the consent platforms' and provider scripts' answers are read as `any` inside the
-      // guard (a wrong shape throws into it, and the ad call still goes out). Typing them is type-only work (no
-      // bytes) still to do: 130 findings, in consent.ts and modules/.
-      '@typescript-eslint/no-explicit-any': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
   {

@@ -8,9 +8,15 @@ import type { ConsentState } from './extension.js';
 /** TCF Global Vendor List id of the ad service itself. */
 export const AD_SERVICE_GVL = 45;
 
+/** A consent map or an id list as `yes` reads it: an entry by id, or `includes` (lists only). */
+interface IdMap {
+  [id: number]: unknown;
+  includes?: (id: number) => boolean;
+}
+
 // TCF gives `{ id: true }` maps; GPP's EU section gives vendors as a list of ids (consent.ts).
 const yes = (map: Record<string, boolean> | boolean[] | number[] | undefined, id: number) =>
-  !!map && ((map as any)[id] === true || !!(map as any).includes?.(id));
+  !!map && ((map as IdMap)[id] === true || !!(map as IdMap).includes?.(id));
 
 /**
  * True when a provider module with TCF vendor id `gvl` may touch storage, scrape the page and send its id:

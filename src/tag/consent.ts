@@ -7,11 +7,96 @@
  * again until it answers. A platform that was absent or silent is asked again on every later call, so a consent
  * platform that loads late is heard from then on.
  */
-import { MAX_TIMEOUT, type CmpCall, type ConsentState, type TagExtension, type TagHost } from './extension.js';
+import {
+  MAX_TIMEOUT,
+  type CmpApi,
+  type CmpCall,
+  type ConsentState,
+  type TagExtension,
+  type TagHost,
+} from './extension.js';
 import { consentParams, hasLegalBasis } from './consent-rules.js';
 import { DEBUG_BUILD } from './log.js';
 
-type Win = Record<string, any>;
+/**
+ * The parts of a window the reader uses: its messages, its frame tree and the consent platforms' names. A page may
+ * hold anything under those names: a platform is checked to be a function before a call.
+ */
+export interface Win {
+  addEventListener(type: 'message', listener: (e: MessageEvent<unknown>) => void): void;
+  postMessage(message: unknown, targetOrigin: string): void;
+  /** The window's child frames, looked up by name (`frames['__tcfapiLocator']`). */
+  readonly frames: object;
+  readonly parent: Win;
+  readonly top: Win | null;
+  __tcfapi?: unknown;
+  __gpp?: unknown;
+  __uspapi?: unknown;
+}
+
+/** A window's `frames` as a lookup by name: the frame holding a platform has a child frame named `<api>Locator`. */
+type ChildFrames = Record<string, unknown>;
+
+/**
+ * A consent platform's function: TCF and US Privacy take (command, version, callback, parameter), GPP 1.1 takes
+ * (command, callback, parameter).
+ */
+type CmpFunction = (command: string, ...args: unknown[]) => void;
+
+/**
+ * What a platform's frame posts back: `{ __tcfapiReturn | __gppReturn | __uspapiReturn: CmpReturn }`. Any other
+ * message fails the lookup of its `callId` (it throws inside the listener's `try`).
+ */
+interface CmpReturn {
+  returnValue: unknown;
+  success: boolean;
+  callId: number;
+}
+
+/** TCF's TCData, as far as the reader uses it (a platform may send less: each field is checked before use). */
+interface TcfData {
+  eventStatus: string;
+  gdprApplies?: boolean;
+  tcString?: string;
+  purpose?: TcfConsents;
+  vendor?: TcfConsents;
+}
+
+/** TCF consents and legitimate interests by purpose or vendor id: `{ 45: true }`. */
+interface TcfConsents {
+  consents?: Record<string, boolean>;
+  legitimateInterests?: Record<string, boolean>;
+}
+
+/** GPP's event data, as far as the reader uses it (GPP 1.1 `pingData`; a 1.0 platform sends less). */
+interface GppEvent {
+  pingData?: {
+    signalStatus?: string;
+    gppString: string;
+    applicableSections: number | number[];
+    sectionList?: number[];
+    parsedSections?: { tcfeuv2?: GppTcfSection | GppTcfSection[] };
+  };
+}
+
+/** GPP's decoded EU TCF section: purposes as booleans for purposes 1, 2, …; vendors as lists of ids. */
+interface GppTcfSection {
+  PurposeConsents?: boolean[];
+  PurposeLegitimateInterests?: boolean[];
+  VendorConsents?: number[];
+  VendorLegitimateInterests?: number[];
+}
+
+/**
+ * A callback for one platform's answers. Its parameter declares the shape it reads (any shape fits `never`);
+ * the platform's answer may not have that shape, so the callback checks each field before use.
+ */
+type PlatformCallback = (d: never, ok: boolean) => void;
+
+/** US Privacy's `getUSPData` answer. */
+interface UspData {
+  uspString?: string;
+}
 
 /** A live view of the page's consent: `read(boundMs)` resolves once every platform answered, or at the bound. */
 export interface ConsentReader {
@@ -32,7 +117,7 @@ export function createCmpCaller(w: Win): CmpCall {
     try {
       // `{ __tcfapiReturn | __gppReturn | __uspapiReturn: { returnValue, success, callId } }`: the IAB stubs answer
       // an object call with an object (JSON strings only to string calls, which this caller never sends).
-      const r = (Object as any).values(e.data)[0];
+      const r = Object.values(e.data as Record<string, CmpReturn>)[0];
       waiting[r.callId](r.returnValue, r.success, e.source);
     } catch {
       /* not an answer to us */
@@ -41,14 +126,14 @@ export function createCmpCaller(w: Win): CmpCall {
   return (api, command, version, cb, param) => {
     // TCF and US Privacy take (command, version, callback, parameter); GPP 1.1 takes (command, callback, parameter).
     if (typeof w[api] == 'function') {
-      if (api == '__gpp') w[api](command, cb, param);
-      else w[api](command, version, cb, param);
+      if (api == '__gpp') (w[api] as CmpFunction)(command, cb, param);
+      else (w[api] as CmpFunction)(command, version, cb, param);
       return true;
     }
     let f = w;
     let to: Win | undefined;
     try {
-      for (; !(f.frames[api + 'Locator'] && (to = f)) && f != w.top; f = f.parent);
+      for (; !((f.frames as ChildFrames)[api + 'Locator'] && (to = f)) && f != w.top; f = f.parent);
     } catch {
       /* an ancestor we may not look at: no platform reachable */
     }
@@ -87,9 +172,10 @@ export function createConsentReader(w: Win): ConsentReader {
    * Calls platform `name` until it has answered (every time with `again`). A platform that throws counts as one
    * that never answers (fail closed); once it answered, a later failure keeps the last answer.
    */
-  const ask = (name: string, again: boolean, command: string, version: number, cb: (d: any, ok: boolean) => void) => {
+  const ask = (name: CmpApi, again: boolean, command: string, version: number, cb: PlatformCallback) => {
     try {
-      if ((again || seen[name] != 2) && call(name, command, version, cb)) seen[name] ||= 1;
+      if ((again || seen[name] != 2) && call(name, command, version, cb as (d: unknown, ok: boolean) => void))
+        seen[name] ||= 1;
     } catch {
       seen[name] ||= 1;
     }
@@ -99,10 +185,10 @@ export function createConsentReader(w: Win): ConsentReader {
     call,
     read(boundMs) {
       // 'cmpuishown' means the user has not decided yet: keep waiting for the decision.
-      ask('__tcfapi', false, 'addEventListener', 2, (d, ok) => {
+      ask('__tcfapi', false, 'addEventListener', 2, (d: TcfData | undefined, ok) => {
         if (!ok || !d || !/^(tcloaded|useractioncomplete)$/.test(d.eventStatus)) return;
-        const p = d.purpose || {};
-        const v = d.vendor || {};
+        const p: TcfConsents = d.purpose || {};
+        const v: TcfConsents = d.vendor || {};
         answer('__tcfapi', {
           gdprApplies: d.gdprApplies !== false,
           tcString: d.tcString,
@@ -112,25 +198,25 @@ export function createConsentReader(w: Win): ConsentReader {
           vendorLI: v.legitimateInterests,
         });
       });
-      ask('__gpp', false, 'addEventListener', 1, (evt, ok) => {
+      ask('__gpp', false, 'addEventListener', 1, (evt: GppEvent | undefined, ok) => {
         const p = evt && evt.pingData;
         // GPP 1.1 says `signalStatus: 'ready'`; 1.0 CMPs have no signalStatus and answer with the string.
         if (!ok || !p || (p.signalStatus ? p.signalStatus !== 'ready' : typeof p.gppString !== 'string')) return;
-        const sids: number[] = [].concat(p.applicableSections).filter((n: number) => n > 0);
+        const sids: number[] = ([] as number[]).concat(p.applicableSections).filter((n: number) => n > 0);
         const f: Partial<ConsentState> = { gppString: p.gppString, gppSid: sids };
         // GDPR signalled only through GPP's EU TCF section (no TCF API anywhere): the same rules, read from that
         // section (GPP 1.1 pingData: `sectionList` orders the string's sections, `parsedSections` decodes them).
         // The US sections' sale opt-out only matters to provider modules: they read it (modules/_module.ts).
         if (sids.includes(2) && !seen.__tcfapi) {
-          const t: any = [].concat(p.parsedSections?.tcfeuv2)[0] || {};
+          const t: GppTcfSection = ([] as (GppTcfSection | undefined)[]).concat(p.parsedSections?.tcfeuv2)[0] || {};
           const i = (p.sectionList || []).indexOf(2);
           Object.assign(f, {
             gdprApplies: true,
             // Not listed (i = -1): index -1, no string.
             tcString: p.gppString.split('~')[i + 1 || -1],
             // Purposes come as booleans for purposes 1, 2, …: behind a 0 they index like TCF's map.
-            purposes: [0].concat(t.PurposeConsents),
-            purposeLI: [0].concat(t.PurposeLegitimateInterests),
+            purposes: ([0] as unknown[]).concat(t.PurposeConsents),
+            purposeLI: ([0] as unknown[]).concat(t.PurposeLegitimateInterests),
             // Vendors come as a list of ids: consent-rules.ts takes lists as well as TCF's `{ id: true }` maps.
             vendors: t.VendorConsents,
             vendorLI: t.VendorLegitimateInterests,
@@ -139,7 +225,7 @@ export function createConsentReader(w: Win): ConsentReader {
         answer('__gpp', f);
       });
       // US Privacy has no change events: ask again on every read.
-      ask('__uspapi', true, 'getUSPData', 1, (d, ok) =>
+      ask('__uspapi', true, 'getUSPData', 1, (d: UspData | undefined, ok) =>
         answer('__uspapi', ok && d && typeof d.uspString === 'string' ? { usPrivacy: d.uspString } : {}),
       );
       settle();

@@ -77,15 +77,19 @@ export interface TagHost {
   cmp?: CmpCall;
 }
 
+/** The consent platforms' API names: TCF v2.2, GPP, US Privacy. */
+export type CmpApi = '__tcfapi' | '__gpp' | '__uspapi';
+
 /**
  * Calls consent platform `api` (`__tcfapi`, `__gpp`, `__uspapi`) with `command`, `version` and `parameter`;
- * `cb(returnValue, success)` gets the answer. Falsy when the platform is nowhere to be found.
+ * `cb(returnValue, success)` gets the answer, of whatever shape the platform gave (the callback checks it). Falsy
+ * when the platform is nowhere to be found.
  */
 export type CmpCall = (
-  api: string,
+  api: CmpApi,
   command: string,
   version: number,
-  cb: (value: any, ok: boolean) => void,
+  cb: (value: unknown, ok: boolean) => void,
   param?: unknown,
 ) => unknown;
 

@@ -56,6 +56,9 @@ export const CALL_PATHS: Record<CallType, string> = {
   onecall: '/call',
 };
 
+/** One entry of a call's `formats` as the page may give it (any value: each field is checked). */
+type FormatEntry = { id?: unknown; tagId?: unknown } | null | undefined;
+
 /** An id as given when it is a finite number or a non-empty string; digit strings become numbers. */
 const toId = (v: unknown): number | string | undefined =>
   typeof v === 'string'
@@ -143,8 +146,8 @@ export function buildRequest(type: CallType, options: unknown, ctx: CallContext)
 
   if (type === 'onecall') {
     fields.formatId = undefined;
-    fields.formats = (Array.isArray(o.formats) ? o.formats : [{ id: formatId }])
-      .map((f) => ({ id: toId(f && f.id), tagId: f && typeof f.tagId === 'string' ? f.tagId : undefined }))
+    fields.formats = (Array.isArray(o.formats) ? (o.formats as FormatEntry[]) : [{ id: formatId }])
+      .map((f: FormatEntry) => ({ id: toId(f && f.id), tagId: f && typeof f.tagId === 'string' ? f.tagId : undefined }))
       .filter((f) => f.id !== undefined);
   }
   // JSON.stringify leaves out the undefined fields (uid, eids when there are none).

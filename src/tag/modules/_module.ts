@@ -4,7 +4,15 @@
  * storage, no listeners, no requests.
  */
 import type { Eid } from '../../core/index.js';
-import type { CallType, CmpCall, ConsentState, TagExtension, TagHost } from '../extension.js';
+import type {
+  CallType,
+  CmpCall,
+  ConsentState,
+  ExtensionRegistration,
+  OperatorSwitches,
+  TagExtension,
+  TagHost,
+} from '../extension.js';
 import { mayRunModule } from '../consent-rules.js';
 import { registrableDomain, stampProvenance } from './_provenance.js';
 
@@ -45,7 +53,18 @@ export interface ModuleDefinition {
   mm?: false | ((eid: Eid) => number | undefined);
 }
 
-type Win = Record<string, any>;
+/**
+ * The globals of `window` the modules share: the operator's switches, the modules' status and registrations,
+ * and the page's `sas_disable_<name>` flags (any value; a truthy one turns the module off).
+ */
+interface Win {
+  [flag: string]: unknown;
+  /** Served by the ad server, but a page may overwrite it: `modules` is checked to be an array. */
+  __sasop?: OperatorSwitches;
+  __sasms?: Record<string, ModuleStatus>;
+  __sasm?: Record<string, 1>;
+  __sasx?: ExtensionRegistration[];
+}
 
 // GPP section ids 7–27 are the US sections, each with a `SaleOptOut` field (1 = opted out); 6 is uspv1 ('Y').
 const US_SECTIONS =
@@ -84,7 +103,7 @@ const consentOf = (h: TagHost): Promise<ConsentState> =>
 export const flagName = (name: string): string => 'sas_disable_' + name;
 
 /** Why a module is off (operator switch, window flag, `modules.<name>: false`), or undefined when it may run. */
-export function whyOff(name: string, host: TagHost, w: Win = window): string | undefined {
+export function whyOff(name: string, host: TagHost, w: Win = window as unknown as Win): string | undefined {
   const ops = w.__sasop?.modules;
   if (!Array.isArray(ops) || !ops.includes(name)) return 'not enabled by the operator';
   if (w[flagName(name)]) return 'window.' + flagName(name);
@@ -202,9 +221,9 @@ export function defineModule(def: ModuleDefinition): TagExtension {
  * Registers an extension with the tag core through `window.__sasx` (the core drains it on load and runs later
  * pushes at once). A second copy of the same module script on the page registers nothing.
  */
-export function registerExtension(ext: TagExtension, w: Win = window): void {
-  const seen = (w.__sasm ||= {}) as Record<string, 1>;
+export function registerExtension(ext: TagExtension, w: Win = window as unknown as Win): void {
+  const seen = (w.__sasm ||= {});
   if (seen[ext.name]) return;
   seen[ext.name] = 1;
-  (w.__sasx ||= []).push((register: (e: TagExtension) => void) => register(ext));
+  (w.__sasx ||= []).push((register) => register(ext));
 }

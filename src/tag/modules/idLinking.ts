@@ -41,14 +41,26 @@ export interface CachedId {
   refreshAt: number;
 }
 
+/**
+ * The provider's JSON answer, as far as the module reads it. Nothing in it is guaranteed (any JSON may come back):
+ * every field is checked before it is kept.
+ */
+export interface IdLinkingAnswer {
+  universal_uid?: unknown;
+  signature?: unknown;
+  ext?: { linkType?: unknown; abTestingControlGroup?: unknown } | null;
+  ab_testing?: { result?: unknown } | null;
+  cache_control?: { max_age_sec?: unknown } | null;
+}
+
 /** The provider's answer reduced to what we keep, or undefined when it holds no id. */
 export function parseResponse(
-  body: any,
+  body: IdLinkingAnswer | null | undefined,
 ): (Omit<CachedId, 'pd' | 'gdpr' | 'refreshAt'> & { maxAgeSec?: number }) | undefined {
   if (!body || typeof body.universal_uid !== 'string' || !body.universal_uid || body.universal_uid === '0')
     return undefined;
   const ext: Record<string, unknown> = {};
-  const src = body.ext && typeof body.ext === 'object' ? body.ext : {};
+  const src: NonNullable<IdLinkingAnswer['ext']> = body.ext && typeof body.ext === 'object' ? body.ext : {};
   if (Number.isInteger(src.linkType)) ext.linkType = src.linkType;
   // The control group comes either in ext or as `ab_testing.result` ('control' / 'normal').
   const ab =
@@ -126,7 +138,7 @@ export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
       headers: { 'Content-Type': 'text/plain' },
     })
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error('HTTP ' + r.status))))
-      .then(async (json) => {
+      .then(async (json: IdLinkingAnswer | null) => {
         const got = parseResponse(json);
         if (!got) throw new Error('no id in the answer');
         const entry: CachedId = {

@@ -66,33 +66,49 @@ export function readSettings(s: Record<string, unknown>): IdentityLinkSettings |
   };
 }
 
+/** The envelope's JSON, stored or from the script: `{ envelope }` (checked to be a non-empty string). */
+interface Envelope {
+  envelope?: unknown;
+}
+
 /** Decodes the provider's stored envelope: Base64 (standard or URL-safe) of JSON `{ timestamp, version, envelope }`. */
 export function decodeEnvelope(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
   try {
-    const parsed = JSON.parse(decodeBase64Loose(raw)) as { envelope?: unknown };
+    const parsed = JSON.parse(decodeBase64Loose(raw)) as Envelope;
     return typeof parsed.envelope === 'string' && parsed.envelope ? parsed.envelope : undefined;
   } catch {
     return undefined;
   }
 }
 
+/**
+ * The provider's script on the page (`window.ats`), as far as the module uses it: a page may hold anything under
+ * that name, so `retrieveEnvelope` is checked to be a function and its answer is checked too.
+ */
+interface AtsWindow {
+  ats?: { retrieveEnvelope?: unknown } | null;
+}
+
+/** `ats.retrieveEnvelope(callback)`: answers through the callback, and some versions return a promise as well. */
+type RetrieveEnvelope = (cb: (v: unknown) => void) => unknown;
+
 // The provider's script API answers with a JSON string `{ envelope }` through a callback; it may never answer,
 // so the host's eidsTimeout bound is what limits the wait.
-function envelopeFromScript(w: Record<string, any>): Promise<string | undefined> | undefined {
+function envelopeFromScript(w: AtsWindow): Promise<string | undefined> | undefined {
   const ats = w.ats;
   if (!ats || typeof ats.retrieveEnvelope !== 'function') return undefined;
   return new Promise((resolve) => {
     const done = (v: unknown) => {
       try {
-        const e = typeof v === 'string' ? (JSON.parse(v) as { envelope?: unknown }).envelope : (v as any)?.envelope;
+        const e = typeof v === 'string' ? (JSON.parse(v) as Envelope).envelope : (v as Envelope | null)?.envelope;
         resolve(typeof e === 'string' && e ? e : undefined);
       } catch {
         resolve(undefined);
       }
     };
     try {
-      const r = ats.retrieveEnvelope(done);
+      const r = (ats.retrieveEnvelope as RetrieveEnvelope)(done) as PromiseLike<unknown> | null | undefined;
       if (r && typeof r.then === 'function') r.then(done, () => resolve(undefined));
     } catch {
       resolve(undefined);
@@ -108,7 +124,7 @@ export function startIdentityLink(ctx: ModuleContext): ModuleRun | undefined {
     host.warn('identityLink: off:', cfg);
     return undefined;
   }
-  const w = window as unknown as Record<string, any>;
+  const w = window as unknown as AtsWindow;
   let hash = loadItem(cfg.storageType, HASH_KEY);
   let pending: Promise<void> | undefined;
   let live = true;

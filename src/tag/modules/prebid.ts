@@ -14,6 +14,15 @@ import {
   type ModuleRun,
 } from './_module.js';
 
+/**
+ * The Prebid.js global, as far as the bridge uses it; a page may hold anything under that name, so each method is
+ * checked to be a function before it is called, and the eids it returns are checked to be an array.
+ */
+interface PrebidGlobal {
+  getUserIdsAsEids?: unknown;
+  getUserIdsAsync?: unknown;
+}
+
 /** Starts the bridge under `ctx`. Exported for tests. */
 export function startPrebid(ctx: ModuleContext): ModuleRun | undefined {
   const name = ctx.settings.global === undefined ? 'pbjs' : ctx.settings.global;
@@ -23,16 +32,16 @@ export function startPrebid(ctx: ModuleContext): ModuleRun | undefined {
   }
   return {
     async eids() {
-      const lib = (window as unknown as Record<string, any>)[name];
+      const lib = (window as unknown as Record<string, PrebidGlobal | null | undefined>)[name];
       if (!lib || typeof lib.getUserIdsAsEids !== 'function') return [];
       const read = () => {
-        const eids = lib.getUserIdsAsEids() as unknown;
+        const eids = (lib.getUserIdsAsEids as () => unknown)();
         return Array.isArray(eids) ? (eids as Eid[]) : [];
       };
       const now = read();
       // Nothing yet: the library may still be fetching its ids; wait for them (the host bounds the wait).
       if (now.length || typeof lib.getUserIdsAsync !== 'function') return now;
-      await lib.getUserIdsAsync();
+      await (lib.getUserIdsAsync as () => unknown)();
       return read();
     },
   };

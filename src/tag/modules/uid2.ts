@@ -7,14 +7,24 @@
 import type { Eid } from '../../core/index.js';
 import { defineModule, registerExtension, type ModuleDefinition, type ModuleRun } from './_module.js';
 
+/**
+ * A UID2 or EUID SDK (`window.__uid2`, `window.__euid`), as far as the module uses it; a page may hold anything
+ * under those names, so each getter is checked to be a function and each token to be a non-empty string.
+ */
+interface UidSdk {
+  getAdvertisingToken?: unknown;
+  getAdvertisingTokenAsync?: unknown;
+}
+
 // The SDK's synchronous getter, else its async one (the host's bound limits the wait).
-function token(sdk: any): string | undefined | Promise<string | undefined> {
+function token(sdk: UidSdk | null | undefined): string | undefined | Promise<string | undefined> {
   if (!sdk) return undefined;
   const ok = (t: unknown) => (typeof t === 'string' && t ? t : undefined);
   try {
-    const now = typeof sdk.getAdvertisingToken === 'function' ? ok(sdk.getAdvertisingToken()) : undefined;
+    const now =
+      typeof sdk.getAdvertisingToken === 'function' ? ok((sdk.getAdvertisingToken as () => unknown)()) : undefined;
     if (now || typeof sdk.getAdvertisingTokenAsync !== 'function') return now;
-    return Promise.resolve(sdk.getAdvertisingTokenAsync()).then(ok, () => undefined);
+    return Promise.resolve((sdk.getAdvertisingTokenAsync as () => unknown)()).then(ok, () => undefined);
   } catch {
     return undefined;
   }
@@ -22,7 +32,7 @@ function token(sdk: any): string | undefined | Promise<string | undefined> {
 
 /** Reads the tokens of the SDKs on the page. Exported for tests. */
 export function startUid2(): ModuleRun {
-  const w = window as unknown as Record<string, unknown>;
+  const w = window as unknown as { __uid2?: UidSdk | null; __euid?: UidSdk | null };
   return {
     async eids(_call, c) {
       const out: Eid[] = [];
