@@ -30,15 +30,17 @@ export interface RedisFrequencyCapStoreOptions {
 }
 
 // Several decisions in one call, each decided and counted in turn, exactly as if it had run alone.
-// ARGV: maxEvents, member base, then one per decision, space-separated (one argument each costs the client less
-// than one per number): mode, now, key count, then per key: keepMs, window count, (since, max) per window.
+// ARGV: maxEvents, member base, then every decision in one argument (each argument costs the client a write):
+// decisions separated by ';', each space-separated: mode, now, key count, then per key: keepMs, window count,
+// (since, max) per window.
 // KEYS: the decisions' keys in order. Returns per decision: allowed (1/0), then the count of each window of each key.
 const TAKE = luaScript(`
 local maxEvents, base = tonumber(ARGV[1]), ARGV[2]
-local out, k = {}, 0
-for d = 3, #ARGV do
+local out, k, d = {}, 0, 0
+for decision in string.gmatch(ARGV[3], '[^;]+') do
+  d = d + 1
   local f = {}
-  for word in string.gmatch(ARGV[d], '%S+') do f[#f + 1] = word end
+  for word in string.gmatch(decision, '%S+') do f[#f + 1] = word end
   local mode, now, n, a = f[1], tonumber(f[2]), tonumber(f[3]), 4
   local at, keep = #out + 1, {}
   out[at] = 1
@@ -164,16 +166,17 @@ export function createRedisFrequencyCapStore(
 
   function send(batch: Pending[]) {
     const keys: string[] = [];
-    const args = [String(maxEvents), `${origin}:${(seq = (seq + 1) % 1e9)}`];
+    let decisions = '';
     for (const p of batch) {
-      let arg = `${p.mode} ${p.at} ${p.checks.length}`;
+      let arg = `${decisions ? ';' : ''}${p.mode} ${p.at} ${p.checks.length}`;
       for (const c of p.checks) {
         keys.push(keyOf(c.user, c.item));
         arg += ` ${c.keepMs} ${c.windows.length}`;
         for (const w of c.windows) arg += ` ${w.since === -Infinity ? '-inf' : w.since} ${w.max}`;
       }
-      args.push(arg);
+      decisions += arg;
     }
+    const args = [String(maxEvents), `${origin}:${(seq = (seq + 1) % 1e9)}`, decisions];
     inFlight++;
     TAKE(client, keys, args)
       .then(

@@ -163,19 +163,42 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
     return f;
   }
 
-  function add(call: AdCall, at = new Date(now())) {
-    const { day, hour } = periodsOf(at);
+  // The two buckets of the hour calls arrive in, kept between calls (a new buffer after each flush starts over).
+  let hourBuckets: { start: number; day: Map<string, number>; hour: Map<string, number> } | undefined;
+
+  function add(call: AdCall, at?: Date) {
+    const t = at === undefined ? now() : at.getTime();
+    let b = hourBuckets;
+    if (b === undefined || !(t >= b.start && t < b.start + HOUR)) {
+      const { day, hour } = periodsOf(t);
+      const dayFields = fieldsFor(bucketKey('day', day), 'day', day);
+      b = hourBuckets = {
+        start: t - (t % HOUR),
+        day: dayFields,
+        hour: fieldsFor(bucketKey('hour', hour), 'hour', hour),
+      };
+    }
     const net = call.networkId ?? '';
-    const fields = countersOf(call, dmps).map((c) => `${net}|${c}`);
-    const targets = [fieldsFor(bucketKey('day', day), 'day', day), fieldsFor(bucketKey('hour', hour), 'hour', hour)];
-    const fresh = targets.reduce((n, t) => n + fields.filter((f) => !t.has(f)).length, 0);
+    const counters = countersOf(call, dmps);
+    const fields: string[] = [];
+    let fresh = 0;
+    for (let i = 0; i < counters.length; i++) {
+      const f = `${net}|${counters[i]}`;
+      fields.push(f);
+      if (!b.day.has(f)) fresh++;
+      if (!b.hour.has(f)) fresh++;
+    }
     if (entries + fresh > maxBuffered) {
       m.droppedCalls++;
       droppedUnflushed++;
       return;
     }
     entries += fresh;
-    for (const t of targets) for (const f of fields) t.set(f, (t.get(f) ?? 0) + 1);
+    for (let i = 0; i < fields.length; i++) {
+      const f = fields[i];
+      b.day.set(f, (b.day.get(f) ?? 0) + 1);
+      b.hour.set(f, (b.hour.get(f) ?? 0) + 1);
+    }
   }
 
   /** Puts a failed flush's counts back, merging with what arrived meanwhile. */
@@ -190,6 +213,7 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
     const batch = buffer;
     const dropped = droppedUnflushed;
     buffer = new Map();
+    hourBuckets = undefined;
     droppedUnflushed = 0;
     if (batch.size === 0 && dropped === 0) return;
     const t = now();
