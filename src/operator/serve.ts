@@ -46,6 +46,11 @@ export interface TagAppOptions {
   files?: TagFiles;
   /** Overrides {@link TAG_CACHE_CONTROL}. */
   cacheControl?: string;
+  /**
+   * Told of an unexpected error while serving (the client gets a plain 500, never a stack trace). Default: one
+   * `eidkit tags:` line on stderr; give your own logger to route it elsewhere.
+   */
+  onError?: (err: unknown) => void;
 }
 
 /** The encoding to send for an `Accept-Encoding` header: `br`, `gzip`, or undefined for none. */
@@ -81,6 +86,9 @@ export function createTagApp({
   config,
   files = loadTagFiles(),
   cacheControl = TAG_CACHE_CONTROL,
+  onError = (err) => {
+    console.error('eidkit tags:', err);
+  },
 }: TagAppOptions): Hono {
   const encode = createEncoder();
   const byModules = new Map<string, EncodedScript>();
@@ -158,7 +166,7 @@ export function createTagApp({
   app.notFound((c) => c.text('not found', 404));
   // Never a crash, never a stack trace to the client.
   app.onError((err, c) => {
-    console.error('eidkit tags: ', err);
+    onError(err);
     return c.text('internal error', 500);
   });
   return app;

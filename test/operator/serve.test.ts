@@ -54,6 +54,20 @@ describe('createTagApp: versioned scripts for Subresource Integrity', () => {
 });
 
 describe('createTagApp', () => {
+  test('an unexpected error answers a plain 500 and goes to onError, not to the client', async () => {
+    const errors: unknown[] = [];
+    const broken = createTagApp({
+      config: () => {
+        throw new Error('config store unreachable');
+      },
+      onError: (err) => errors.push(err),
+    });
+    const res = await broken.request('/tag/4321/sas.js');
+    expect(res.status).toBe(500);
+    expect(await res.text()).toBe('internal error');
+    expect(errors.map((e) => (e as Error).message)).toEqual(['config store unreachable']);
+  });
+
   test("serves a network's script with type, cache, CORS and a strong ETag", async () => {
     const r = await get('/tag/2345/sas.js');
     expect(r.status).toBe(200);

@@ -46,8 +46,12 @@ const identity = (s: string): string => s;
  * Base class of every error the deal API client throws.
  *
  * @example
- * try { await client.deals.get(42); } catch (err) { if (err instanceof NotFoundError) …; else if (err instanceof
- * DealApiError) console.error(err.message); }
+ * try {
+ *   await client.deals.get(42);
+ * } catch (err) {
+ *   if (err instanceof NotFoundError) …;
+ *   else if (err instanceof DealApiError) console.error(err.message);
+ * }
  */
 export class DealApiError extends Error {
   /** Stable class name used for cross-copy `instanceof`; never minified. */
