@@ -47,6 +47,8 @@ describe('references in the repository', () => {
     [sample('reset (sp', 'ec 4.3)'), 'specification section number'],
     [sample('the two-step flow of sp', 'ec ', section, '5'), 'specification section number'],
     [sample('it overrides pid, ', section, '2.3'), 'section sign without a public standard'],
+    [sample('  // 2', '.1: end after begin.'), 'comment opening with a section number'],
+    [sample('  // 2', '.1 / 7: a DSP without multiple-buyer support'), 'comment opening with a section number'],
   ])('flags %j as a %s', (line, rule) => {
     expect(rulesBroken(line)).toContain(rule);
   });
@@ -57,6 +59,7 @@ describe('references in the repository', () => {
     'registers the spec under its code with GVL id 45',
     'each problem is one issue per field',
     'see docs/wire-format.md#the-eid-and-uid-objects',
+    '  // 2.5 and 2.6 name the eids array differently',
   ])('lets %j pass', (line) => {
     expect(rulesBroken(line)).toEqual([]);
   });

@@ -44,6 +44,12 @@ export const OUTSIDE_RULES: OutsideRule[] = [
     pattern: /(?<!\b(?:RFC \d+|OpenRTB [\d.]+),? ?)§ ?\d/,
     instead: 'link the guide section, or name the public standard before the section sign',
   },
+  {
+    name: 'comment opening with a section number',
+    // `// 2.1: exactly one of…`: a numbered section of a document the clone does not have.
+    pattern: /^\s*(?:\/\/|\*)\s+\d+\.\d+(?: \/ [\d.]+)?:/,
+    instead: 'say the rule in words and link the guide section',
+  },
 ];
 
 /** A line that points outside the repository. */

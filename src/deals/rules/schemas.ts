@@ -107,7 +107,7 @@ export const ThirdPartyProviderCostSchema = z.strictObject({
  * isActive, name, pricingModel, price. Every other field is optional and nullable (null means "default").
  */
 export const dealWriteFields = {
-  // 2.1 general
+  // General fields (docs/deal-rules.md#general-fields)
   name: text(255),
   isActive: z.boolean(),
   beginDate: dateTime.nullable(),
@@ -144,7 +144,7 @@ export const dealWriteFields = {
   domains: z.array(domain).max(100_000).nullish(),
   domainListId: id.nullish(),
   countryCodesPostalCodes: z.array(countryPostalCode).max(100_000).nullish(),
-  // 2.2 pricing
+  // Pricing fields (docs/deal-rules.md#pricing-fields)
   pricingModel: PricingModelSchema,
   price: money,
   companyVendorCostRate: rate.nullish(),
@@ -152,7 +152,7 @@ export const dealWriteFields = {
   managementVendorCostCpm: money.nullish(),
   managementVendorCostRate: rate.nullish(),
   smartVendorCostRate: rate.nullish(),
-  // 2.3 targeting
+  // Targeting fields (docs/deal-rules.md#targeting-fields)
   apiCompliance: ApiComplianceSchema.nullish(),
   audienceSegmentsTargeting: segmentExpression.nullish(),
   semanticSegmentsTargeting: segmentExpression.nullish(),
@@ -183,7 +183,7 @@ export const dealWriteFields = {
   viewabilityTargetingPercentage: percentage.nullish(),
   hyperLocalTargeting: HyperLocalTargetingSchema.nullish(),
   coordinates: z.array(CoordinateSchema).max(10_000).nullish(),
-  // 2.5 delivery capping, frequency capping, budgets
+  // Delivery capping, frequency capping, budgets (docs/deal-rules.md#frequency-capping-and-budgets)
   overallCapUnits: count.nullish(),
   overallCapCents: count.nullish(),
   dailyCapUnits: count.nullish(),

@@ -332,7 +332,7 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
   const d = applyDealDefaults(parsed as DealWrite) as Record<string, unknown> & CompleteDealWrite;
   const ok = (...fields: string[]) => fields.every((f) => !bad.has(f));
 
-  // 2.1: exactly one of buyerIds / dspIds non-empty.
+  // Exactly one of buyerIds / dspIds non-empty (docs/deal-rules.md#buyers-or-dsps).
   if (ok('buyerIds', 'dspIds')) {
     if (d.buyerIds.length > 0 && d.dspIds.length > 0) {
       issues.push({ path: 'dspIds', message: 'set either buyerIds or dspIds, not both', rule: 'buyers-or-dsps' });
@@ -340,7 +340,7 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
       issues.push({ path: 'buyerIds', message: 'one of buyerIds or dspIds must be non-empty', rule: 'buyers-or-dsps' });
     }
   }
-  // 2.1 / 7: a DSP without multiple-buyer support is refused, with the DSP id after the message.
+  // A DSP without multiple-buyer support is refused, with the DSP id after the message.
   d.dspIds.forEach((dspId, i) => {
     const dsp = lookup(reference?.dsps, dspId);
     if (dsp?.isMultiBuyerDealForbidden) {
@@ -359,7 +359,7 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
     }
   });
 
-  // 2.3: at least one targeting criterion.
+  // At least one targeting criterion (docs/deal-rules.md#targeting-is-required).
   if (ok(...TARGETING_FIELDS) && !TARGETING_FIELDS.some((f) => isSet(f, d[f]))) {
     issues.push({
       path: '',
@@ -368,7 +368,7 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
       rule: 'targeting-required',
     });
   }
-  // 2.3: one geographic targeting type at a time; hyperlocal needs another one.
+  // One geographic targeting type at a time; hyperlocal needs another one (docs/deal-rules.md#one-kind-of-geography).
   const geo = GEO_FIELDS.filter((f) => isSet(f, d[f]));
   if (geo.length > 1) {
     for (const f of geo.slice(1)) {
@@ -395,7 +395,7 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
       });
     }
   }
-  // 2.3: a player size needs one of its two dimensions.
+  // A player size needs one of its two dimensions.
   const size = d.videoPlayerSizeDimension;
   if (size && (size.minWidth ?? null) === null && (size.minHeight ?? null) === null) {
     issues.push({
@@ -405,7 +405,7 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
     });
   }
 
-  // 2.2: pricing shapes per model.
+  // Pricing shapes per model (docs/deal-rules.md#pricing-fields).
   if (ok('pricingModel', 'price', 'companyVendorCostRate', 'minCompanyVendorCost')) {
     const cvr = d.companyVendorCostRate ?? 0;
     const minCost = d.minCompanyVendorCost ?? 0;
@@ -446,7 +446,7 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
     }
   }
 
-  // 2.2 / 3: guaranteed price.
+  // Guaranteed price (docs/deal-rules.md#guaranteed-deals).
   if (ok('pricingModel') && d.pricingModel === PricingModel.GuaranteedPrice) {
     if (ok('buyerIds') && d.buyerIds.length !== 1) {
       issues.push({
@@ -490,7 +490,7 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
       issues.push({ path: 'endDate', message: 'a guaranteed-price deal needs an endDate', rule: 'guaranteed-deal' });
   }
 
-  // 2.1: end after begin.
+  // End after begin.
   if (
     ok('beginDate', 'endDate') &&
     d.beginDate &&
@@ -568,7 +568,8 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
     }
   }
 
-  // 2.5: budgets (delivery capping by budgetIds / allocations) need both dates.
+  // Budgets (delivery capping by budgetIds / allocations) need both dates
+  // (docs/deal-rules.md#capping-and-budget-rules).
   const budget =
     d.budgetIds.length > 0 || d.publisherId !== null || d.shareAllocation !== null || d.adjustedTarget !== null;
   if (budget && ok('beginDate', 'endDate')) {
@@ -582,7 +583,8 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
     }
   }
 
-  // 2.5: frequency capping needs a capable identity provider, otherwise it is ignored.
+  // Frequency capping needs a capable identity provider, otherwise it is ignored
+  // (docs/deal-rules.md#capping-and-budget-rules).
   if (ok('timeFrameId', 'impressions', 'identityProviderId')) {
     const tf = d.timeFrameId;
     const imp = d.impressions;
