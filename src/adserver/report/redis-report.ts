@@ -163,20 +163,17 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
     return f;
   }
 
-  // The two buckets of the hour calls arrive in, kept between calls (a new buffer after each flush starts over).
-  let hourBuckets: { start: number; day: Map<string, number>; hour: Map<string, number> } | undefined;
+  // The two buckets of the hour calls arrive in, kept while periodsOf answers with the same (cached) periods; a new
+  // buffer after each flush starts over.
+  let hourBuckets: { periods: object; day: Map<string, number>; hour: Map<string, number> } | undefined;
 
   function add(call: AdCall, at?: Date) {
-    const t = at === undefined ? now() : at.getTime();
+    const periods = periodsOf(at ?? now());
     let b = hourBuckets;
-    if (b === undefined || !(t >= b.start && t < b.start + HOUR)) {
-      const { day, hour } = periodsOf(t);
+    if (b?.periods !== periods) {
+      const { day, hour } = periods;
       const dayFields = fieldsFor(bucketKey('day', day), 'day', day);
-      b = hourBuckets = {
-        start: t - (t % HOUR),
-        day: dayFields,
-        hour: fieldsFor(bucketKey('hour', hour), 'hour', hour),
-      };
+      b = hourBuckets = { periods, day: dayFields, hour: fieldsFor(bucketKey('hour', hour), 'hour', hour) };
     }
     const net = call.networkId ?? '';
     const counters = countersOf(call, dmps);
