@@ -10,7 +10,7 @@ import {
   defineFrequencyCap,
 } from '../../src/adserver/index.js';
 // @ts-expect-error plain ESM helper shared with the bench
-import { connectRedis, startRedis } from '../support/redis-server.mjs';
+import { connectRedis, startRedis, untilReconnected } from '../support/redis-server.mjs';
 import { ID5, UID2, callWith } from './fixtures.js';
 
 let redis: Awaited<ReturnType<typeof startRedis>>;
@@ -64,19 +64,7 @@ test('Redis stopped mid-run and restarted: calls answered within the timeout, po
 
   await redis.start();
   // The clients reconnect on their own; wait until both answer again.
-  for (const c of [capClient, reportClient]) {
-    for (
-      let i = 0;
-      !(await c.ping().then(
-        () => true,
-        () => false,
-      ));
-      i++
-    ) {
-      if (i > 200) throw new Error('the client did not reconnect');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  for (const c of [capClient, reportClient]) await untilReconnected(c);
   for (let i = 0; i < 100; i++) expect((await adCall()).decision.storeError).toBeUndefined();
 
   await report.close();

@@ -120,3 +120,16 @@ export async function connectRedis(url, options = {}) {
   await client.connect();
   return client;
 }
+
+/** Resolves once `client` answers PING again (it reconnects on its own after a restart); throws after ~10 s. */
+export async function untilReconnected(client) {
+  for (let i = 0; ; i++) {
+    const ok = await client.ping().then(
+      () => true,
+      () => false,
+    );
+    if (ok) return;
+    if (i > 200) throw new Error('the client did not reconnect');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -13,7 +13,7 @@ import { DEFAULT_CAP_TIMEOUT_MS } from '../../../src/adserver/index.js';
 import { clusterKeySlot } from '../../../src/adserver/common/redis-client.js';
 import type { FrequencyCapStore } from '../../../src/adserver/index.js';
 // @ts-expect-error plain ESM helper shared with the bench
-import { connectRedis, startRedis } from '../../support/redis-server.mjs';
+import { connectRedis, startRedis, untilReconnected } from '../../support/redis-server.mjs';
 import { callWith } from '../fixtures.js';
 import { typecheckFile } from '../../support/typecheck.js';
 
@@ -356,17 +356,7 @@ describe('while the store does not answer', () => {
       expect(capper.metrics()).toMatchObject(counted);
 
       await down.start();
-      for (
-        let i = 0;
-        !(await c.ping().then(
-          () => true,
-          () => false,
-        ));
-        i++
-      ) {
-        if (i > 200) throw new Error('the client did not reconnect');
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await untilReconnected(c);
       await capper.flush();
       expect(capper.metrics()).toMatchObject({ replayed: 6, replayPending: 0, replayDropped: 0 });
       // What was served is counted: u1 1 + 3, u2 3. Both are at their cap now.

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createRedisReport, parseDmpConfig } from '../../../src/adserver/index.js';
 // @ts-expect-error plain ESM helper shared with the bench
-import { connectRedis, startRedis } from '../../support/redis-server.mjs';
+import { connectRedis, startRedis, untilReconnected } from '../../support/redis-server.mjs';
 import { ID5, UID2, callWith } from '../fixtures.js';
 
 const DAY = 86_400_000;
@@ -111,17 +111,7 @@ describe('the Redis report', () => {
       report.add(callWith({ pid: 'p', networkId: 2 }), at); // still fits: merges into kept entries
       expect(report.metrics()).toMatchObject({ buffered: 16, droppedCalls: 1 });
       await down.start();
-      for (
-        let i = 0;
-        !(await c.ping().then(
-          () => true,
-          () => false,
-        ));
-        i++
-      ) {
-        if (i > 200) throw new Error('no reconnect');
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      await untilReconnected(c);
       await report.close();
       const json = await report.toJSON();
       expect(json.droppedCalls).toBe(1);
