@@ -21,20 +21,6 @@ import { Redactor } from '../../../src/deals/client/redact.js';
 import { mapApiError } from '../../../src/deals/client/transport.js';
 import { PASS, SECRETS, clientOptions, connectionRefused, connectionReset, fakeApi, json, caught } from './fake.js';
 
-const DEAL = {
-  id: 7,
-  dealId: 'EQ-7',
-  name: 'Spring',
-  isActive: true,
-  beginDate: null,
-  endDate: null,
-  currency: 'EUR',
-  pricingModel: 1,
-  price: 2.5,
-  minCompanyVendorCost: 0.1,
-  buyerIds: [1],
-  countryCodes: ['FR'],
-};
 const VALID = {
   name: 'Spring',
   isActive: true,
@@ -47,6 +33,7 @@ const VALID = {
   buyerIds: [1],
   countryCodes: ['FR'],
 };
+const DEAL = { id: 7, dealId: 'EQ-7', ...VALID };
 
 describe('retries', () => {
   test('retries a GET on 503, 502, 504, 408 and a dropped connection, then succeeds', async () => {
