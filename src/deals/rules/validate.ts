@@ -501,7 +501,7 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
   }
 
   if (mode === 'update' && stored) {
-    // 3: currency and pricingModel are immutable.
+    // currency and pricingModel are immutable (docs/deal-rules.md#fields-that-cannot-change).
     if (ok('currency') && stored.currency !== undefined && d.currency !== stored.currency) {
       issues.push({
         path: 'currency',
@@ -516,7 +516,7 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
         rule: 'immutable-after-creation',
       });
     }
-    // 3: isDspSyncEnabled never returns to false; an omitted value keeps true, as it cannot reset.
+    // isDspSyncEnabled never returns to false; an omitted value keeps true, as it cannot reset.
     if (stored.isDspSyncEnabled === true && ok('isDspSyncEnabled')) {
       if (body.isDspSyncEnabled === false) {
         issues.push({
@@ -527,7 +527,7 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
       }
       d.isDspSyncEnabled = true;
     }
-    // 3: guaranteed deal flight phases.
+    // Guaranteed deal flight phases (docs/deal-rules.md#flight-phases-of-a-guaranteed-deal).
     if (
       stored.pricingModel === PricingModel.GuaranteedPrice &&
       stored.beginDate &&
