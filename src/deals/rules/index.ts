@@ -5,5 +5,6 @@
 export * from './enums.js';
 export * from './schemas.js';
 export * from './defaults.js';
+export * from './validation-types.js';
 export * from './validate.js';
 export { ISO_3166_COUNTRIES, isIso3166Alpha2 } from './countries.js';

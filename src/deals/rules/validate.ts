@@ -1,106 +1,13 @@
 /**
  * validateDeal: every rule of docs/deal-rules.md#rules-a-deal-must-follow, collected as issues, never thrown.
  */
-import { formatPath } from '../../core/path.js';
 import type { z } from 'zod';
 import { applyDealDefaults, type CompleteDealWrite } from './defaults.js';
 import { GUARANTEED_IMPRESSION_TYPE_IDS, IMPRESSION_TYPES, PricingModel } from './enums.js';
 import { DEAL_READ_ONLY_FIELDS, MANDATORY_DEAL_FIELDS, dealWriteFields, type DealWrite } from './schemas.js';
-
-/**
- * The rules validateDeal checks beyond each field's own shape, by id: an issue that breaks one of them names it in
- * `rule`. The simulator's OpenAPI document lists them (JSON Schema cannot express them), so a body the document
- * accepts is refused only for one of these reasons (docs/simulator.md "The OpenAPI document").
- */
-export const DEAL_RULES = {
-  'buyers-or-dsps': 'exactly one of buyerIds and dspIds is non-empty',
-  'multiple-buyer-dsp': 'a DSP in dspIds supports multiple-buyer deals (GET /dsps: isMultiBuyerDealForbidden false)',
-  'known-ids': 'dspIds, buyerIds and identityProviderId name existing lookup items',
-  'targeting-required':
-    'at least one targeting criterion is set, e.g. countryCodes, platformIds or audienceSegmentsTargeting',
-  'one-geo-type':
-    'at most one of countryCodes, regionIds, cityIds, stateIds, dmaIds and countryCodesPostalCodes is set',
-  'hyperlocal-needs-geo': 'hyperLocalTargeting and coordinates come with another geographic targeting field',
-  'player-size-dimension': 'videoPlayerSizeDimension has minWidth or minHeight',
-  'pricing-model-costs':
-    'variable floor: price 0 with companyVendorCostRate above 0, or a price with no rate, and no minCompanyVendorCost; ' +
-    'other models: price above 0 and no companyVendorCostRate',
-  'guaranteed-deal':
-    'a guaranteed-price deal has one eligible buyer, beginDate, endDate and impression types among Display, ' +
-    'In-Stream and Out-Stream',
-  'end-after-begin': 'endDate is after beginDate',
-  'immutable-after-creation': 'currency and pricingModel never change; isDspSyncEnabled never returns to false',
-  'guaranteed-flight':
-    'a guaranteed deal in flight keeps its beginDate and may only extend endDate; an ended one keeps both',
-  'budget-needs-dates':
-    'a budget (budgetIds, publisherId, shareAllocation, adjustedTarget) needs beginDate and endDate',
-  'frequency-capping-pair': 'timeFrameId and impressions come together',
-  'matches-replaced-deal': 'in a PUT body, id and dealId, when given, are those of the deal replaced',
-} as const;
-
-/** The id of a rule of DEAL_RULES. */
-export type DealRuleId = keyof typeof DEAL_RULES;
-
-/**
- * One problem found in a deal: `path` names the field (`hyperLocalTargeting.coordinates[0].latitude`; `''` is the whole
- * deal).
- */
-export interface DealIssue {
-  path: string;
-  message: string;
-  /** The cross-field rule broken, when the field's own shape is fine (DEAL_RULES). */
-  rule?: DealRuleId;
-}
-
-/** Reference data for one kind of lookup item: a map from id to item, or a plain list of items. */
-export type ReferenceTable<T extends { id: number }> = ReadonlyMap<number, T> | readonly T[];
-
-/**
- * Reference data the rules that depend on lookups read, synchronously. Every table is optional: when the table
- * or the entry for an id is absent, the rule for that id is skipped (unless `complete` is true).
- * The simulator passes full tables with `complete: true`; a client passes what it prefetched.
- */
-export interface DealReference {
-  /** DSPs by id (GET /dsps items); `isMultiBuyerDealForbidden: true` refuses the DSP in `dspIds`. */
-  dsps?: ReferenceTable<{ id: number; isMultiBuyerDealForbidden: boolean }>;
-  /** Buyer seats by id (GET /buyers items); `isGuaranteedDealEligible` allows a guaranteed deal. */
-  buyers?: ReferenceTable<{ id: number; isGuaranteedDealEligible: boolean }>;
-  /** Identity providers by id (GET /identityProviders items); without `isFrequencyCappingSupported`, no capping. */
-  identityProviders?: ReferenceTable<{ id: number; isFrequencyCappingSupported: boolean }>;
-  /**
-   * True when the given tables hold every existing item, so an id missing from a given table is reported as unknown.
-   */
-  complete?: boolean;
-}
-
-/** What validateDeal needs besides the deal. */
-export interface DealValidationContext {
-  /** `create` (POST /deals) or `update` (PUT /deals/{id}: full replacement, omitted fields reset to defaults). */
-  mode: 'create' | 'update';
-  /**
-   * In update mode, the deal as stored now (read or write shape); immutables and flight phases compare against it.
-   * Skipped when absent.
-   */
-  stored?: Partial<CompleteDealWrite> & { id?: number; dealId?: string };
-  /**
-   * The current time (ms since the epoch or a Date) for the guaranteed-deal flight phases; defaults to `Date.now()`.
-   */
-  now?: number | Date;
-  /** Lookup data for the DSP, buyer and identity provider rules. */
-  reference?: DealReference;
-}
-
-/** The outcome of validateDeal. */
-export interface DealValidationResult {
-  /** True when there is no issue. */
-  ok: boolean;
-  /** When ok: the body to store, every optional field filled with its default (null, [], '' or false). */
-  value?: CompleteDealWrite;
-  /** Every problem, with the field path; empty when ok. */
-  issues: DealIssue[];
-  /** Accepted but noteworthy, e.g. frequency capping dropped for lack of a capable identity provider. */
-  warnings: DealIssue[];
-}
+import { messageFor, typeName, zodIssues } from './messages.js';
+import { GEO_FIELDS, TARGETING_FIELDS, isSet } from './targeting.js';
+import type { DealIssue, DealValidationContext, DealValidationResult, ReferenceTable } from './validation-types.js';
 
 /** Parses a deal date-time to ms since the epoch; a date-time without an offset is read as UTC, as the API reads it. */
 export function parseDealDate(value: string): number {
@@ -108,136 +15,10 @@ export function parseDealDate(value: string): number {
   return Date.parse(hasZone ? value : `${value}Z`);
 }
 
-function typeName(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'number') return String(v);
-  if (typeof v === 'object') return 'an object';
-  if (typeof v === 'string') return 'a string';
-  if (typeof v === 'boolean') return String(v);
-  return typeof v;
-}
-
-const EXPECTED: Record<string, string> = {
-  int: 'an integer',
-  number: 'a number',
-  string: 'a string',
-  boolean: 'true or false',
-  array: 'an array',
-  object: 'an object',
-  null: 'null',
-};
-
-/** zod error map giving short, field-level messages (schema-level custom messages take precedence). */
-function messageFor(iss: z.core.$ZodRawIssue): string {
-  switch (iss.code) {
-    case 'invalid_type': {
-      const exp = EXPECTED[iss.expected] ?? iss.expected;
-      return `must be ${exp}, got ${typeName(iss.input)}`;
-    }
-    case 'too_small': {
-      if (iss.origin === 'array') return `needs at least ${iss.minimum} item${Number(iss.minimum) === 1 ? '' : 's'}`;
-      if (iss.origin === 'string')
-        return Number(iss.minimum) <= 1 ? 'must not be empty' : `must be at least ${iss.minimum} characters`;
-      return iss.inclusive === false ? `must be greater than ${iss.minimum}` : `must be at least ${iss.minimum}`;
-    }
-    case 'too_big': {
-      if (iss.origin === 'array') return `takes at most ${iss.maximum} items`;
-      if (iss.origin === 'string') return `must be at most ${iss.maximum} characters`;
-      return iss.inclusive === false ? `must be less than ${iss.maximum}` : `must be at most ${iss.maximum}`;
-    }
-    case 'invalid_value':
-      return `must be one of ${iss.values.map((v) => JSON.stringify(v)).join(', ')}`;
-    case 'invalid_union':
-      return `must be a positive integer id or a non-empty string, got ${typeName(iss.input)}`;
-    case 'unrecognized_keys':
-      return `unknown field${iss.keys.length === 1 ? '' : 's'} ${iss.keys.map((k) => `"${k}"`).join(', ')}`;
-    case 'invalid_format':
-      return `has an invalid format (${iss.format})`;
-    default:
-      return 'is invalid';
-  }
-}
-
-function zodIssues(field: string, issues: readonly z.core.$ZodIssue[]): DealIssue[] {
-  const out: DealIssue[] = [];
-  for (const iss of issues) {
-    const base = [field, ...iss.path];
-    if (iss.code === 'unrecognized_keys') {
-      for (const key of iss.keys) out.push({ path: formatPath([...base, key]), message: `unknown field "${key}"` });
-    } else {
-      out.push({ path: formatPath(base), message: iss.message });
-    }
-  }
-  return out;
-}
-
 function lookup<T extends { id: number }>(table: ReferenceTable<T> | undefined, id: number): T | undefined {
   if (!table) return undefined;
   if (Array.isArray(table)) return (table as readonly T[]).find((item) => item.id === id);
   return (table as ReadonlyMap<number, T>).get(id);
-}
-
-/** Fields that count as a targeting criterion (and the API's undefined targeting-like ones). */
-const TARGETING_FIELDS = [
-  'apiCompliance',
-  'audienceSegmentsTargeting',
-  'semanticSegmentsTargeting',
-  'cityIds',
-  'countryCodes',
-  'creativeSizes',
-  'ctvOttIds',
-  'ctvCategoryIds',
-  'ctvChannelIds',
-  'ctvDistributorIds',
-  'ctvNetworkIds',
-  'dmaIds',
-  'impressionTypeIds',
-  'inventoryTypeIds',
-  'isCTV',
-  'platformIds',
-  'networkIds',
-  'regionIds',
-  'stateIds',
-  'videoAdBreakTypeIds',
-  'videoCompletionTargetingPercentage',
-  'videoPlacementTypeIds',
-  'videoPlayerSizeDimension',
-  'videoPlayerSizeBucketIds',
-  'viewabilityTargetingPercentage',
-  'hyperLocalTargeting',
-  'coordinates',
-  'countryCodesPostalCodes',
-  'domains',
-  'domainListId',
-  'domainCategorySegmentsTargeting',
-  'contentGenreNames',
-  'contentCategoryNames',
-  'contentContextIds',
-  'contentIds',
-  'contentLanguageIso6391Alpha2Codes',
-  'contentChannelNames',
-  'contentNetworkNames',
-  'videoMaxAdDurationIds',
-  'ctrTargetingPercentage',
-  'isRewardedVideo',
-  'skippable',
-  'spoTargetingIds',
-] as const;
-
-/** Geographic targeting types, only one of which may be active. */
-const GEO_FIELDS = ['countryCodes', 'regionIds', 'cityIds', 'stateIds', 'dmaIds', 'countryCodesPostalCodes'] as const;
-
-function isSet(field: string, v: unknown): boolean {
-  if (v === null || v === undefined) return false;
-  if (Array.isArray(v)) return v.length > 0;
-  if (typeof v === 'string') return v.trim() !== '';
-  if (field === 'isCTV') return v === true;
-  if (field === 'apiCompliance') {
-    const a = v as { isVpaidCompliant: boolean; isOmSdkCompliant: boolean };
-    return a.isVpaidCompliant || a.isOmSdkCompliant;
-  }
-  return true;
 }
 
 const READ_ONLY = new Set<string>(DEAL_READ_ONLY_FIELDS);
