@@ -163,27 +163,53 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
     return f;
   }
 
-  // The two buckets of the hour calls arrive in, kept while periodsOf answers with the same (cached) periods; a new
-  // buffer after each flush starts over.
-  let hourBuckets: { periods: object; day: Map<string, number>; hour: Map<string, number> } | undefined;
+  // The hour calls arrive in: its two buckets, and the calls counted since, per network → counter → calls (the
+  // counters are constant strings, so no field string is built per call). Folded into both buckets when the hour
+  // changes and before each flush. `entries` already counts every (network, counter) staged here.
+  let staged:
+    | {
+        periods: object;
+        day: Map<string, number>;
+        hour: Map<string, number>;
+        networks: Map<number | undefined, Map<string, number>>;
+      }
+    | undefined;
+
+  function fold() {
+    const s = staged;
+    if (!s) return;
+    staged = undefined;
+    for (const [networkId, counts] of s.networks) {
+      const net = networkId ?? '';
+      for (const [counter, n] of counts) {
+        const f = `${net}|${counter}`;
+        s.day.set(f, (s.day.get(f) ?? 0) + n);
+        s.hour.set(f, (s.hour.get(f) ?? 0) + n);
+      }
+    }
+  }
 
   function add(call: AdCall, at?: Date) {
     const periods = periodsOf(at ?? now());
-    let b = hourBuckets;
-    if (b?.periods !== periods) {
+    let s = staged;
+    if (s?.periods !== periods) {
+      fold();
       const { day, hour } = periods;
-      const dayFields = fieldsFor(bucketKey('day', day), 'day', day);
-      b = hourBuckets = { periods, day: dayFields, hour: fieldsFor(bucketKey('hour', hour), 'hour', hour) };
+      s = staged = {
+        periods,
+        day: fieldsFor(bucketKey('day', day), 'day', day),
+        hour: fieldsFor(bucketKey('hour', hour), 'hour', hour),
+        networks: new Map(),
+      };
     }
-    const net = call.networkId ?? '';
     const counters = countersOf(call, dmps);
-    const fields: string[] = [];
+    let counts = s.networks.get(call.networkId);
     let fresh = 0;
     for (let i = 0; i < counters.length; i++) {
-      const f = `${net}|${counters[i]}`;
-      fields.push(f);
-      if (!b.day.has(f)) fresh++;
-      if (!b.hour.has(f)) fresh++;
+      if (counts?.has(counters[i])) continue;
+      // A counter new this hour: one new entry in the hour bucket, and one in the day bucket unless it has it.
+      const f = `${call.networkId ?? ''}|${counters[i]}`;
+      fresh += (s.hour.has(f) ? 0 : 1) + (s.day.has(f) ? 0 : 1);
     }
     if (entries + fresh > maxBuffered) {
       m.droppedCalls++;
@@ -191,10 +217,10 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
       return;
     }
     entries += fresh;
-    for (let i = 0; i < fields.length; i++) {
-      const f = fields[i];
-      b.day.set(f, (b.day.get(f) ?? 0) + 1);
-      b.hour.set(f, (b.hour.get(f) ?? 0) + 1);
+    if (!counts) s.networks.set(call.networkId, (counts = new Map<string, number>()));
+    for (let i = 0; i < counters.length; i++) {
+      const c = counters[i];
+      counts.set(c, (counts.get(c) ?? 0) + 1);
     }
   }
 
@@ -207,10 +233,10 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
   }
 
   async function send(): Promise<void> {
+    fold();
     const batch = buffer;
     const dropped = droppedUnflushed;
     buffer = new Map();
-    hourBuckets = undefined;
     droppedUnflushed = 0;
     if (batch.size === 0 && dropped === 0) return;
     const t = now();
@@ -255,6 +281,7 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
     m.commands += scripts.length + ops.length + (droppedOp ? 1 : 0);
     const settled = await Promise.allSettled(scripts.map((c) => c[2]));
     let failed = 0;
+    fold(); // calls staged meanwhile are in the buckets first, so that a restored count merges with them exactly
     settled.forEach((s, i) => {
       const [key, sent] = scripts[i];
       if (s.status === 'rejected') {

@@ -125,6 +125,33 @@ describe('the Redis report', () => {
     }
   });
 
+  test('calls counted while a flush is in flight and then fails merge with its restored counts, each entry once', async () => {
+    const down = await startRedis();
+    const c = await connectRedis(down.url, { disableOfflineQueue: true });
+    const admin = await connectRedis(down.url);
+    const report = createRedisReport(c, { prefix: 'p4:', flushMs: 60_000 });
+    try {
+      const at = new Date();
+      report.add(callWith({ pid: 'p', networkId: 1 }), at);
+      await admin.sendCommand(['CLIENT', 'PAUSE', '10000', 'ALL']); // the flush below stays in flight
+      const flushed = report.flush();
+      await new Promise((r) => setTimeout(r, 100));
+      report.add(callWith({ pid: 'p', networkId: 1 }), at); // the same 8 entries, new to the fresh buffer
+      expect(report.metrics().buffered).toBe(16); // 8 in flight, 8 buffered
+      await down.kill();
+      await expect(flushed).rejects.toThrow(/flush failed/);
+      expect(report.metrics().buffered).toBe(8); // the restored counts merged into the buffered entries
+      await down.start();
+      await untilReconnected(c);
+      await report.close();
+      expect((await report.toJSON()).rows.map((r) => [r.networkId, r.calls])).toEqual([[1, 2]]);
+    } finally {
+      admin.destroy();
+      await c.close().catch(() => {});
+      await down.stop();
+    }
+  });
+
   test("20,000 calls of distinct networks keep the day's network cap, count the rest as dropped, and read fast", async () => {
     const report = createRedisReport(client, { prefix: 'pcap:', flushMs: 60_000, maxNetworksPerDay: 1_000 });
     const at = new Date();
