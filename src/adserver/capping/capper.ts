@@ -10,7 +10,8 @@ import type { AdCall } from '../parse/index.js';
 import { resolveCap } from './windows.js';
 import type { FrequencyCap, ResolvedCap } from './windows.js';
 import { MemoryFrequencyCapStore } from './memory-store.js';
-import type { CapCheck, CapOutcome, FrequencyCapStore } from './store.js';
+import { enqueue, isQueueing } from './store.js';
+import type { CapCheck, CapOutcome, FrequencyCapStore, QueuedDecision } from './store.js';
 import { given } from '../common/index.js';
 
 /** Which id identified the user for capping. */
@@ -182,6 +183,7 @@ type Bounded<T> = { value: T } | { error: 'timeout' | 'error'; late?: Promise<{ 
  */
 export function createFrequencyCapper(options: FrequencyCapperOptions = {}): FrequencyCapper {
   const store = options.store ?? new MemoryFrequencyCapStore();
+  const queueing = isQueueing(store) ? store : undefined;
   const alternatives = resolveAlternativeIds(options.alternativeIds);
   const now = options.now ?? Date.now;
   const blockWithoutUser = options.withoutUser === 'block';
@@ -223,7 +225,7 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
 
   // Decisions waiting for an asynchronous store, oldest first: they share one timeout, so their deadlines come in
   // the order they were made and one timer serves them all (cheaper than a timer per decision).
-  let waiting: { deadline: number; expire: () => void }[] = [];
+  let waiting: { deadline: number; expire(): void }[] = [];
   let waitingHead = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
   // Unref'd: a pending deadline alone does not keep the process running.
@@ -231,8 +233,8 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   function expireDue() {
     timer = undefined;
     const t = performance.now();
-    const due: (() => void)[] = [];
-    while (waitingHead < waiting.length && waiting[waitingHead].deadline <= t) due.push(waiting[waitingHead++].expire);
+    const due: { expire(): void }[] = [];
+    while (waitingHead < waiting.length && waiting[waitingHead].deadline <= t) due.push(waiting[waitingHead++]);
     // Drop the expired entries from the array once they are most of it.
     if (waitingHead === waiting.length || (waitingHead > 1024 && waitingHead * 2 > waiting.length)) {
       waiting = waiting.slice(waitingHead);
@@ -241,7 +243,10 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     if (waitingHead < waiting.length) arm(waiting[waitingHead].deadline - t);
     // Decided after the event loop's next poll: when the process was starved of CPU, the deadline and the store's
     // reply are both due, and a reply already waiting in the socket must win.
-    if (due.length > 0) setImmediate(() => due.forEach((expire) => expire()));
+    if (due.length > 0)
+      setImmediate(() => {
+        for (const d of due) d.expire();
+      });
   }
 
   /** Runs the store without it throwing, or taking longer than `timeoutMs` when it is asynchronous. */
@@ -381,24 +386,83 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
       return Promise.resolve({ allowed: !blockWithoutUser, count: 0, windows: windowsWith(resolved), user });
     const at = now();
     const checks = checksOf(user, resolved, at);
-    const finish = (result: Bounded<CapOutcome>): CapDecision => {
-      if ('error' in result) {
-        let allowed = onStoreError === 'serve';
-        if (allowed && !shadow.apply(mode, checks, at).allowed) {
-          allowed = false;
-          m.shadowCapped++;
-        }
-        m[allowed ? 'servedOnError' : 'blockedOnError']++;
-        if (allowed && mode === 'take') reconcile(result.late, (v) => v.allowed, checks, at);
-        return { allowed, count: 0, windows: windowsWith(resolved), user, storeError: result.error };
-      }
-      if (replay.length > 0) void writeReplay();
-      const { allowed, counts } = result.value;
-      return { allowed, count: counts[0]?.[0] ?? 0, windows: windowsWith(resolved, counts), user };
-    };
+    if (queueing) {
+      m.storeCalls++;
+      return new Promise((resolve) => new Queued(mode, checks, at, resolved, user, resolve));
+    }
     const result = bounded(() => (store.apply ? store.apply(mode, checks, at) : fallback(mode, checks, at)));
     // A synchronous store (the in-memory one) is answered without waiting for another tick.
-    return result instanceof Promise ? result.then(finish) : Promise.resolve(finish(result));
+    return result instanceof Promise
+      ? result.then((r) => finish(mode, checks, at, resolved, user, r))
+      : Promise.resolve(finish(mode, checks, at, resolved, user, result));
+  }
+
+  /** The decision from the store's outcome, or from the `onStoreError` policy and the shadow count when it failed. */
+  function finish(
+    mode: 'check' | 'take',
+    checks: CapCheck[],
+    at: number,
+    resolved: readonly ResolvedCap[],
+    user: CappingUser,
+    result: Bounded<CapOutcome>,
+  ): CapDecision {
+    if ('error' in result) {
+      let allowed = onStoreError === 'serve';
+      if (allowed && !shadow.apply(mode, checks, at).allowed) {
+        allowed = false;
+        m.shadowCapped++;
+      }
+      m[allowed ? 'servedOnError' : 'blockedOnError']++;
+      if (allowed && mode === 'take') reconcile(result.late, (v) => v.allowed, checks, at);
+      return { allowed, count: 0, windows: windowsWith(resolved), user, storeError: result.error };
+    }
+    if (replay.length > 0) void writeReplay();
+    const { allowed, counts } = result.value;
+    return { allowed, count: counts[0]?.[0] ?? 0, windows: windowsWith(resolved, counts), user };
+  }
+
+  /**
+   * A decision queued in a queueing store (the Redis one): one object is its store callback and its timeout entry, so
+   * a decision allocates no promise besides the one `take` returns. The same outcomes as `bounded` then `finish`.
+   */
+  class Queued implements QueuedDecision {
+    readonly deadline = performance.now() + timeoutMs;
+    /** Set once the timeout decided: the store's late answer goes there. */
+    private late?: (late: { value: CapOutcome } | undefined) => void;
+    private decided = false;
+    constructor(
+      readonly mode: 'check' | 'take',
+      readonly checks: CapCheck[],
+      readonly at: number,
+      private readonly resolved: readonly ResolvedCap[],
+      private readonly user: CappingUser,
+      private readonly resolve: (decision: CapDecision) => void,
+    ) {
+      waiting.push(this);
+      if (!timer) arm(timeoutMs);
+      try {
+        queueing![enqueue](this);
+      } catch (e) {
+        this.settle(e, undefined);
+      }
+    }
+
+    settle(_error: unknown, outcome: CapOutcome | undefined) {
+      if (this.late) return this.late(outcome && { value: outcome });
+      if (this.decided) return;
+      this.decided = true;
+      if (!outcome) m.errors++;
+      const result: Bounded<CapOutcome> = outcome ? { value: outcome } : { error: 'error' };
+      this.resolve(finish(this.mode, this.checks, this.at, this.resolved, this.user, result));
+    }
+
+    expire() {
+      if (this.decided) return;
+      this.decided = true;
+      m.timeouts++;
+      const late = new Promise<{ value: CapOutcome } | undefined>((l) => (this.late = l));
+      this.resolve(finish(this.mode, this.checks, this.at, this.resolved, this.user, { error: 'timeout', late }));
+    }
   }
 
   // Stores with only count/record: the check and the record are separate steps (not atomic across servers).

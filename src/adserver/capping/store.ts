@@ -36,3 +36,27 @@ export interface FrequencyCapStore {
    */
   apply?(mode: 'check' | 'take' | 'record', checks: readonly CapCheck[], at: number): CapOutcome | Promise<CapOutcome>;
 }
+
+/** A decision handed to a queueing store: what to decide, and whom to tell (once) when it is decided or failed. */
+export interface QueuedDecision {
+  readonly mode: 'check' | 'take' | 'record';
+  readonly checks: readonly CapCheck[];
+  readonly at: number;
+  /** Called once: with the outcome, or with the error and no outcome. */
+  settle(error: unknown, outcome: CapOutcome | undefined): void;
+}
+
+/**
+ * Internal to the package: the key of a store's queue entry point, which the capper prefers to `apply` when a store
+ * has it (the built-in Redis store does). A decision then costs one object instead of a promise and its callbacks.
+ */
+export const enqueue: unique symbol = Symbol('eidkit.enqueue');
+
+/** A store that takes decisions through {@link enqueue}. */
+export interface QueueingStore {
+  [enqueue](decision: QueuedDecision): void;
+}
+
+/** Whether `store` takes decisions through {@link enqueue}. */
+export const isQueueing = (store: FrequencyCapStore): store is FrequencyCapStore & QueueingStore =>
+  typeof (store as Partial<QueueingStore>)[enqueue] === 'function';

@@ -109,6 +109,24 @@ describe.each(stores)('cap windows at their boundaries (%s store)', (_, makeStor
     expect(await s.take(life)).toBe(false);
   });
 
+  test('a custom window of a fractional or a huge number of ms counts like any other', async () => {
+    const odd = defineFrequencyCap({
+      item: 'deal:odd',
+      windows: [
+        { max: 2, windowMs: 1_500.5 },
+        { max: 3, windowMs: 1e300 },
+      ],
+    });
+    const s = setup('2025-03-01T10:00:00Z');
+    expect(await takeN(s.take, odd, 3)).toEqual([true, true, false]);
+    s.at('2025-03-01T10:00:01.501Z'); // the short window has passed; the huge one holds the 2
+    expect(await s.capper.take(s.user, odd)).toMatchObject({
+      allowed: true,
+      windows: [{ count: 0 }, { count: 2 }],
+    });
+    expect(await s.take(odd)).toBe(false);
+  });
+
   test('check does not count; record counts even over the cap (serve first, count later)', async () => {
     const cap = defineFrequencyCap({ item: 'deal:cr', max: 1, per: 'day' });
     const s = setup('2025-03-01T10:00:00Z');
