@@ -8,6 +8,8 @@
 //            `take` on one cap, OpenRTB bid requests for two partners (serialised, as sending them would);
 //   /redis   the same path on the Redis stores (argv[2] is the redis URL) through a node-redis client;
 //   /ioredis the same path on the Redis stores through an ioredis client (the client is the user's choice).
+// /gc runs a full garbage collection (the bench starts this process with --expose-gc) before each measured run, so
+// that no case pays for the garbage the case before it left.
 // argv[3] = 'node' serves the same handlers on plain node:http instead; 'hono-request' parses c.req.raw.
 // Prints `{"port": N}` once listening.
 import { createWriteStream } from 'node:fs';
@@ -85,6 +87,10 @@ if (process.argv[3] === 'node') {
     const path = req.url.slice(0, req.url.indexOf('?') >>> 0);
     if (path === '/bare') return answer(res);
     if (path === '/metrics') return res.writeHead(200).end(metrics());
+    if (path === '/gc') {
+      globalThis.gc?.();
+      return answer(res);
+    }
     if (path === '/decode') {
       // Only what any receiving path must do first: Base64-decode the eids parameter and JSON.parse it (no checks).
       const url = req.url;
@@ -105,6 +111,10 @@ if (process.argv[3] === 'node') {
   const app = new Hono();
   app.get('/bare', (c) => c.json({ ok: true }));
   app.get('/metrics', (c) => c.body(metrics()));
+  app.get('/gc', (c) => {
+    globalThis.gc?.();
+    return c.json({ ok: true });
+  });
   // `hono-request` parses hono's WHATWG Request (c.req.raw); `hono` parses the Node request under it (c.env.incoming),
   // which spares @hono/node-server building a Request.
   const parse =

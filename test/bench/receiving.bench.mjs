@@ -44,7 +44,7 @@ const redis = await startRedis();
 const admin = await connectRedis(redis.url);
 const child = spawn(
   process.execPath,
-  [fileURLToPath(new URL('./receiving-server.mjs', import.meta.url)), redis.url, SERVER],
+  ['--expose-gc', fileURLToPath(new URL('./receiving-server.mjs', import.meta.url)), redis.url, SERVER],
   { stdio: ['ignore', 'pipe', 'inherit'] },
 );
 const { port } = JSON.parse(
@@ -72,6 +72,20 @@ const serverCpu = () => {
   const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(f[11]) + Number(f[12])) * TICK_US;
 };
+
+// Each measured run starts from the same state: a full GC in the server (none pays for the previous case's garbage),
+// then PRIME_SECONDS of the same case unmeasured (none pays for switching from the previous case: caches, inline
+// caches, connections). Without both, a case measured right after itself ran up to 15 % cheaper than after another.
+const PRIME_SECONDS = 0.5;
+async function prime(path) {
+  await fetch(`http://127.0.0.1:${port}/gc`);
+  await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration: PRIME_SECONDS,
+    requests: requests(path),
+  });
+}
 
 async function load(path, seconds) {
   const cpu0 = serverCpu();
@@ -102,6 +116,7 @@ let redisCalls = 0;
 const before = await commandStats();
 for (let round = 0; round < ROUNDS; round++) {
   for (const path of round % 2 ? [...CASES].reverse() : CASES) {
+    await prime(path);
     const r = await load(path, SECONDS);
     runs[path].push(r);
     if (REDIS_CASES.includes(path)) redisCalls += r.total;

@@ -10,7 +10,14 @@
 import { randomBytes } from 'node:crypto';
 import { enqueue } from './store.js';
 import type { CapCheck, CapOutcome, FrequencyCapStore, QueuedDecision, QueueingStore } from './store.js';
-import { checkPrefix, clusterKeySlot, given, isRedisCluster, luaScript, requireRedisClient } from '../common/index.js';
+import {
+  checkPrefix,
+  clusterKeySlot,
+  given,
+  isRedisCluster,
+  luaScript,
+  requireUntimedRedisClient,
+} from '../common/index.js';
 import type { RedisClientInput } from '../common/index.js';
 
 /** Options of {@link createRedisFrequencyCapStore}. */
@@ -26,6 +33,12 @@ export interface RedisFrequencyCapStoreOptions {
    * policy answers. With the batches in flight, this bounds the memory a stalled Redis can take.
    */
   maxPending?: number;
+  /**
+   * Longest wait for one script call, in ms (default 5,000, node-redis's own default per command); then its
+   * decisions fail (the capper's `timeoutMs` answered them long before) and its place in flight is freed for the
+   * next. The store bounds its calls itself, so node-redis's per-command timer, ~20 µs of CPU per command, is off.
+   */
+  commandTimeoutMs?: number;
   /** Whether the client is a Redis Cluster: batches are then grouped by hash slot. Default: detected. */
   cluster?: boolean;
 }
@@ -80,6 +93,13 @@ return out
 const escapeKeyPart = (s: string) =>
   /[{}%]/.test(s) ? s.replace(/[{}%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`) : s;
 
+/** A script call in flight: its decisions and when it was sent. */
+interface InFlightCall {
+  batch: QueuedDecision[];
+  sentAt: number;
+  done: boolean;
+}
+
 const MODES = { check: 0, take: 1, record: 2 } as const;
 // Redis wants whole milliseconds for an expiry, and Lua writes numbers with 14 significant digits: a key is kept for
 // a whole number of ms, at most ten years (a custom `windowMs` may be fractional or huge).
@@ -113,11 +133,12 @@ export function createRedisFrequencyCapStore(
     /** The Redis key of one user × item. */
     keyOf(user: string, item: string): string;
   } {
-  const client = requireRedisClient(redis, 'createRedisFrequencyCapStore');
+  const client = requireUntimedRedisClient(redis, 'createRedisFrequencyCapStore');
   const prefix = checkPrefix(options.prefix ?? 'eidkit:fc:');
   const maxEvents = positiveInt(options.maxEventsPerKey, 'maxEventsPerKey', 1_000);
   const maxBatch = positiveInt(options.maxBatch, 'maxBatch', 64);
   const maxPending = positiveInt(options.maxPending, 'maxPending', 10_000);
+  const commandTimeoutMs = positiveInt(options.commandTimeoutMs, 'commandTimeoutMs', 5_000);
   const cluster = options.cluster ?? isRedisCluster(redis);
   // Impressions at the same millisecond must stay distinct members: a per-process random part, the call's
   // sequence number and the decision's place in the call.
@@ -132,6 +153,7 @@ export function createRedisFrequencyCapStore(
 
   let queue: QueuedDecision[] = [];
   let inFlight = 0;
+  const calls = new Set<InFlightCall>();
   let scheduled = false;
   // At most this many calls in flight, so that a stalled Redis holds at most maxInFlight × maxBatch decisions there.
   const maxInFlight = 8;
@@ -180,30 +202,61 @@ export function createRedisFrequencyCapStore(
     }
     const args = [String(maxEvents), `${origin}:${(seq = (seq + 1) % 1e9)}`, `${decisions}]`];
     inFlight++;
-    TAKE(client, keys, args)
-      .then(
-        (reply) => {
-          const r = reply as number[];
-          let i = 0;
-          for (const p of batch) {
-            const allowed = Number(r[i++]) === 1;
-            const counts: number[][] = [];
-            for (const c of p.checks) {
-              const row: number[] = [];
-              for (let w = 0; w < c.windows.length; w++) row.push(Number(r[i++]));
-              counts.push(row);
-            }
-            p.settle(undefined, { allowed, counts });
+    const call = { batch, sentAt: performance.now(), done: false };
+    calls.add(call);
+    watch();
+    TAKE(client, keys, args).then(
+      (reply) => {
+        if (!finished(call)) return;
+        const r = reply as number[];
+        let i = 0;
+        for (const p of batch) {
+          const allowed = Number(r[i++]) === 1;
+          const counts: number[][] = [];
+          for (const c of p.checks) {
+            const row: number[] = [];
+            for (let w = 0; w < c.windows.length; w++) row.push(Number(r[i++]));
+            counts.push(row);
           }
-        },
-        (e: unknown) => {
-          for (const p of batch) p.settle(e, undefined);
-        },
-      )
-      .finally(() => {
-        inFlight--;
-        if (queue.length > 0) schedule();
-      });
+          p.settle(undefined, { allowed, counts });
+        }
+      },
+      (e: unknown) => {
+        if (finished(call)) for (const p of batch) p.settle(e, undefined);
+      },
+    );
+  }
+
+  /** Frees a call's place in flight, once: false when the watchdog already failed it. */
+  function finished(call: InFlightCall): boolean {
+    if (call.done) return false;
+    call.done = true;
+    calls.delete(call);
+    inFlight--;
+    if (queue.length > 0) schedule();
+    return true;
+  }
+
+  // One unref'd timer while calls are in flight fails those older than commandTimeoutMs (a stuck connection).
+  let watchdog: ReturnType<typeof setInterval> | undefined;
+  function watch() {
+    if (watchdog) return;
+    watchdog = setInterval(
+      () => {
+        const t = performance.now();
+        for (const call of calls) {
+          if (t - call.sentAt < commandTimeoutMs || !finished(call)) continue;
+          const error = new Error(`createRedisFrequencyCapStore: no answer from Redis in ${commandTimeoutMs} ms`);
+          for (const p of call.batch) p.settle(error, undefined);
+        }
+        if (calls.size === 0) {
+          clearInterval(watchdog);
+          watchdog = undefined;
+        }
+      },
+      Math.max(10, Math.min(1_000, commandTimeoutMs / 4)),
+    );
+    watchdog.unref();
   }
 
   function accept(decision: QueuedDecision) {

@@ -1,4 +1,11 @@
 /** What the rooms of eidkit/adserver share: the checks of options objects, and the Redis client of the stores. */
 export { OptionsError, given, positiveOption } from './options.js';
 export type { IoredisLike, RedisClientInput, RedisClientLike } from './redis-client.js';
-export { checkPrefix, clusterKeySlot, isRedisCluster, luaScript, requireRedisClient } from './redis-client.js';
+export {
+  checkPrefix,
+  clusterKeySlot,
+  isRedisCluster,
+  luaScript,
+  requireRedisClient,
+  requireUntimedRedisClient,
+} from './redis-client.js';

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { createCluster } from 'redis';
+import { Redis } from 'ioredis';
 import {
   MemoryFrequencyCapStore,
   createFrequencyCapper,
@@ -384,6 +385,50 @@ describe('while the store does not answer', () => {
     } finally {
       await c.close().catch(() => {});
       await down.stop();
+    }
+  }, 30_000);
+
+  test('a script call without an answer fails after commandTimeoutMs and frees its place (node-redis and ioredis)', async () => {
+    const stuck = await startRedis();
+    const admin = await connectRedis(stuck.url);
+    const nodeRedis = await connectRedis(stuck.url);
+    const io = new Redis(stuck.url);
+    // node-redis's own per-command timer is off for the store's calls (the store bounds them).
+    const options: unknown[] = [];
+    const spied = Object.create(nodeRedis) as typeof nodeRedis;
+    spied.withCommandOptions = ((o: never) => {
+      options.push(o);
+      return nodeRedis.withCommandOptions(o);
+    }) as never;
+    try {
+      for (const client of [spied, io]) {
+        const store = createRedisFrequencyCapStore(client, {
+          commandTimeoutMs: 300,
+          prefix: `stuck${options.length}:`,
+        });
+        const check = () =>
+          store.apply!(
+            'take',
+            [{ key: 'k', user: 'pid:s', item: 'deal:s', keepMs: DAY, windows: [{ since: 0, max: 5 }] }],
+            1,
+          );
+        await check();
+        await admin.sendCommand(['CLIENT', 'PAUSE', '1500', 'ALL']);
+        const t0 = performance.now();
+        await expect(check()).rejects.toThrow('createRedisFrequencyCapStore: no answer from Redis in 300 ms');
+        expect(performance.now() - t0).toBeGreaterThanOrEqual(299);
+        // Its place in flight is freed: the next call goes out at once (not after the stuck call's answer), and fails
+        // the same way, still within the pause.
+        await expect(check()).rejects.toThrow('no answer from Redis in 300 ms');
+        expect(performance.now() - t0).toBeLessThan(1_500);
+        await new Promise((r) => setTimeout(r, t0 + 1_600 - performance.now())); // the pause is over
+        await expect(check()).resolves.toMatchObject({ allowed: true });
+      }
+      expect(options).toEqual([{ timeout: 0 }]);
+    } finally {
+      io.disconnect();
+      await Promise.all([nodeRedis.close(), admin.close()]).catch(() => {});
+      await stuck.stop();
     }
   }, 30_000);
 

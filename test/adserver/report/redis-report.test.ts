@@ -134,12 +134,13 @@ describe('the Redis report', () => {
       const at = new Date();
       report.add(callWith({ pid: 'p', networkId: 1 }), at);
       await admin.sendCommand(['CLIENT', 'PAUSE', '10000', 'ALL']); // the flush below stays in flight
-      const flushed = report.flush();
+      // The expectation is attached at once: the flush may fail while the server is being killed, before any await.
+      const failed = expect(report.flush()).rejects.toThrow(/flush failed/);
       await new Promise((r) => setTimeout(r, 100));
       report.add(callWith({ pid: 'p', networkId: 1 }), at); // the same 8 entries, new to the fresh buffer
       expect(report.metrics().buffered).toBe(16); // 8 in flight, 8 buffered
       await down.kill();
-      await expect(flushed).rejects.toThrow(/flush failed/);
+      await failed;
       expect(report.metrics().buffered).toBe(8); // the restored counts merged into the buffered entries
       await down.start();
       await untilReconnected(c);
