@@ -1,4 +1,5 @@
-// bidRequestsJson: the text of every partner's request is exactly JSON.stringify of it.
+// bidRequestsJson: the text of every partner's request is exactly JSON.stringify of it, the eids lists the requests
+// share being written once.
 import { describe, expect, test } from 'vitest';
 import { bidRequestsJson, buildBidRequest, createForwardingPolicy, parseAdCall } from '../../../src/adserver/index.js';
 import type { DemandPartner } from '../../../src/adserver/index.js';
@@ -28,5 +29,22 @@ describe('bidRequestsJson', () => {
       const requests = PARTNERS.map((p) => buildBidRequest(call, p, { id: 'r', ...options }));
       expect(bidRequestsJson(requests)).toEqual(requests.map((r) => JSON.stringify(r)));
     }
+  });
+
+  test('requests built or edited by hand: still exactly JSON.stringify of each', () => {
+    const [a, b, c] = PARTNERS.map((p) => buildBidRequest(call, p, { id: 'r' }));
+    const edited = structuredClone(c) as typeof c & { user: { ext: { eids: unknown[] } } };
+    edited.user.ext.eids = [...edited.user.ext.eids].reverse(); // a `both` request with two different lists
+    class Wrapped {
+      constructor(readonly inner: object) {}
+      toJSON() {
+        return { wrapped: this.inner };
+      }
+    }
+    const withToJSON = { ...a, user: { ...a.user, toJSON: () => 'custom' } };
+    const quoted = { ...a, site: { ...a.site, keywords: '"eidkit-eids-0123" \u0000 \\"x\\"' } };
+    const requests = [a, b, edited, new Wrapped(a), withToJSON, quoted, a, { id: 'none', imp: [] }] as never[];
+    expect(bidRequestsJson(requests)).toEqual(requests.map((r) => JSON.stringify(r)));
+    expect(bidRequestsJson([a])).toEqual([JSON.stringify(a)]);
   });
 });
