@@ -53,8 +53,18 @@ export class MemoryFrequencyCapStore implements FrequencyCapStore {
 
   /** See {@link FrequencyCapStore.apply}: synchronous, so atomic within the process. */
   apply(mode: 'check' | 'take' | 'record', checks: readonly CapCheck[], at: number): CapOutcome {
-    const counts = checks.map((c) => c.windows.map((w) => this.count(c.key, w.since)));
-    const allowed = checks.every((c, i) => c.windows.every((w, j) => counts[i][j] < w.max));
+    // Loops, not map/every: this runs on every ad call of a one-process server.
+    const counts: number[][] = [];
+    let allowed = true;
+    for (const c of checks) {
+      const row: number[] = [];
+      for (const w of c.windows) {
+        const n = this.count(c.key, w.since);
+        if (n >= w.max) allowed = false;
+        row.push(n);
+      }
+      counts.push(row);
+    }
     if (mode === 'record' || (mode === 'take' && allowed)) for (const c of checks) this.record(c.key, at, c.keepMs);
     return { allowed, counts };
   }
