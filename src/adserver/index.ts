@@ -25,6 +25,8 @@ export {
   resolveLimits,
 } from './parse/index.js';
 export type {
+  JsonLinesLogSink,
+  JsonLinesLogSinkOptions,
   ProviderHit,
   ProviderLogRecord,
   ProviderLogSink,

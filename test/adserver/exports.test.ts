@@ -102,6 +102,8 @@ const TYPES = [
   'FrequencyCapperOptions',
   'HeadersLike',
   'IoredisLike',
+  'JsonLinesLogSink',
+  'JsonLinesLogSinkOptions',
   'MemoryStoreOptions',
   'OrtbBidRequest',
   'OrtbBidRequest25',

@@ -1,5 +1,11 @@
 /** What the ad server counts: the providers of each call, its log, the report in memory or in Redis, DMP ids. */
-export type { ProviderHit, ProviderLogRecord, ProviderLogSink } from './providers.js';
+export type {
+  JsonLinesLogSink,
+  JsonLinesLogSinkOptions,
+  ProviderHit,
+  ProviderLogRecord,
+  ProviderLogSink,
+} from './providers.js';
 export {
   providerHits,
   providerIdsOf,

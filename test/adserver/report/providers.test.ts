@@ -75,7 +75,7 @@ describe('provider log', () => {
 
   test('the JSON-lines sink writes one parseable line per call', async () => {
     const lines: string[] = [];
-    const sink = jsonLinesLogSink({ write: (s: string) => lines.push(s) });
+    const sink = jsonLinesLogSink({ write: (s: string) => lines.push(s) }, { flushMs: 0 });
     logProviders(callWith({ eids: [HEM, IP] }), sink);
     await new Promise((r) => setImmediate(r));
     expect(lines).toHaveLength(1);
@@ -83,9 +83,9 @@ describe('provider log', () => {
     expect(JSON.parse(lines[0]).providerIds).toEqual([42, 43]);
   });
 
-  test('the JSON-lines sink writes the lines of one tick in one write, in call order, and flush() sends them at once', async () => {
+  test('with flushMs: 0 the JSON-lines sink writes the lines of one tick in one write, in call order; flush() at once', async () => {
     const chunks: string[] = [];
-    const sink = jsonLinesLogSink({ write: (s: string) => chunks.push(s) });
+    const sink = jsonLinesLogSink({ write: (s: string) => chunks.push(s) }, { flushMs: 0 });
     for (const eids of [[ID5], [UID2], [EUID]]) logProviders(callWith({ eids }), sink);
     expect(chunks).toHaveLength(0);
     await new Promise((r) => setImmediate(r));
@@ -104,7 +104,7 @@ describe('provider log', () => {
   test('the JSON-lines sink waits for drain when the stream is full, then writes every waiting line at once', async () => {
     const chunks: string[] = [];
     const stream = Object.assign(new EventEmitter(), { write: (s: string) => chunks.push(s) < 2 });
-    const sink = jsonLinesLogSink(stream);
+    const sink = jsonLinesLogSink(stream, { flushMs: 0 });
     const tick = () => new Promise((r) => setImmediate(r));
     logProviders(callWith({ eids: [ID5] }), sink);
     await tick();
@@ -128,6 +128,29 @@ describe('provider log', () => {
     logProviders(callWith({ eids: [EUID] }), sink);
     sink.flush(); // before exiting: written even while the stream asks to wait
     expect(chunks).toHaveLength(4);
+  });
+
+  test('by default the JSON-lines sink gathers the lines of many ticks: out after flushMs, or once chunkBytes wait', async () => {
+    const chunks: string[] = [];
+    const sink = jsonLinesLogSink({ write: (s: string) => chunks.push(s) }, { flushMs: 50 });
+    const t0 = performance.now();
+    for (let i = 0; i < 3; i++) {
+      logProviders(callWith({ eids: [ID5] }), sink);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(chunks).toHaveLength(0);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0].trimEnd().split('\n')).toHaveLength(3);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(49);
+    const small = jsonLinesLogSink({ write: (s: string) => chunks.push(s) }, { chunkBytes: 200 });
+    for (let i = 0; i < 3; i++) logProviders(callWith({ eids: [ID5, UID2] }), small); // ~100 characters each
+    expect(chunks).toHaveLength(2); // the second line reached 200 characters: written at once
+    expect(chunks[1].trimEnd().split('\n')).toHaveLength(2);
+    small.flush();
+    expect(chunks).toHaveLength(3);
+    expect(() => jsonLinesLogSink({ write: () => true }, { flushMs: -1 })).toThrow(/flushMs must be/);
+    expect(() => jsonLinesLogSink({ write: () => true }, { chunkBytes: 0 })).toThrow(/chunkBytes must be/);
   });
 
   test('a throwing stream loses only its lines, never the call', async () => {
