@@ -34,8 +34,7 @@ export type RedisClientInput = RedisClientLike | IoredisLike;
 
 /**
  * The client in node-redis shape: a node-redis client as it is, an ioredis one wrapped (each command maps
- * one to one; ioredis spends about a third of node-redis's CPU per command, README "Measured sizes and
- * ratios"). Undefined for anything else.
+ * one to one). Undefined for anything else.
  */
 export function asRedisClient(client: unknown): RedisClientLike | undefined {
   const c = client as Partial<RedisClientLike & IoredisLike> | null | undefined;
