@@ -388,7 +388,7 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     const checks = checksOf(user, resolved, at);
     if (queueing) {
       m.storeCalls++;
-      return new Promise((resolve) => new Queued(mode, checks, at, resolved, user, resolve));
+      return new Promise((resolve, reject) => new Queued(mode, checks, at, resolved, user, resolve, reject));
     }
     const result = bounded(() => (store.apply ? store.apply(mode, checks, at) : fallback(mode, checks, at)));
     // A synchronous store (the in-memory one) is answered without waiting for another tick.
@@ -437,6 +437,7 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
       private readonly resolved: readonly ResolvedCap[],
       private readonly user: CappingUser,
       private readonly resolve: (decision: CapDecision) => void,
+      private readonly reject: (error: unknown) => void,
     ) {
       waiting.push(this);
       if (!timer) arm(timeoutMs);
@@ -452,8 +453,16 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
       if (this.decided) return;
       this.decided = true;
       if (!outcome) m.errors++;
-      const result: Bounded<CapOutcome> = outcome ? { value: outcome } : { error: 'error' };
-      this.resolve(finish(this.mode, this.checks, this.at, this.resolved, this.user, result));
+      this.decide(outcome ? { value: outcome } : { error: 'error' });
+    }
+
+    /** Never throws into the store that called back: whatever fails here rejects this decision alone. */
+    private decide(result: Bounded<CapOutcome>) {
+      try {
+        this.resolve(finish(this.mode, this.checks, this.at, this.resolved, this.user, result));
+      } catch (e) {
+        this.reject(e);
+      }
     }
 
     expire() {
@@ -461,7 +470,7 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
       this.decided = true;
       m.timeouts++;
       const late = new Promise<{ value: CapOutcome } | undefined>((l) => (this.late = l));
-      this.resolve(finish(this.mode, this.checks, this.at, this.resolved, this.user, { error: 'timeout', late }));
+      this.decide({ error: 'timeout', late });
     }
   }
 

@@ -208,7 +208,16 @@ export function createRedisFrequencyCapStore(
     TAKE(client, keys, args).then(
       (reply) => {
         if (!finished(call)) return;
-        const r = reply as number[];
+        // Per decision: allowed, then a count per window of each key. Anything else (a client or proxy answering
+        // otherwise) fails the batch rather than deciding from it.
+        let expected = 0;
+        for (const p of batch) for (const c of p.checks) expected += c.windows.length;
+        if (!Array.isArray(reply) || reply.length !== expected + batch.length) {
+          const error = new Error('createRedisFrequencyCapStore: unexpected reply from the cap script');
+          for (const p of batch) p.settle(error, undefined);
+          return;
+        }
+        const r = reply as unknown[];
         let i = 0;
         for (const p of batch) {
           const allowed = Number(r[i++]) === 1;

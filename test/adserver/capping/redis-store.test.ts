@@ -145,6 +145,24 @@ describe('the Redis store', () => {
     expect(typecheckFile(file)).toEqual([]);
   }, 60_000);
 
+  test('a reply of the wrong shape fails its decisions (the policy answers), never decides from it', async () => {
+    for (const reply of [null, 'OK', [1], [1, 0, 0, 9]]) {
+      const odd = { evalSha: () => Promise.resolve(reply), eval: () => Promise.resolve(reply), hIncrBy: () => 0 };
+      const store = createRedisFrequencyCapStore(odd as never);
+      const capper = createFrequencyCapper({ store });
+      const cap = defineFrequencyCap({
+        item: 'deal:odd',
+        windows: [
+          { max: 1, per: 'day' },
+          { max: 2, per: 'week' },
+        ],
+      });
+      const d = await capper.take(callWith({ pid: 'o' }), cap);
+      expect(d).toMatchObject({ allowed: true, storeError: 'error' });
+      expect(capper.metrics()).toMatchObject({ errors: 1, servedOnError: 1 });
+    }
+  });
+
   test('one take is one EVALSHA round trip, whatever the number of windows and caps', async () => {
     const store = createRedisFrequencyCapStore(client, { prefix: 'rt:' });
     const capper = createFrequencyCapper({ store, timeoutMs: 10_000 });
