@@ -11,7 +11,7 @@ import { resolveCap } from './windows.js';
 import type { FrequencyCap, ResolvedCap } from './windows.js';
 import { MemoryFrequencyCapStore } from './memory-store.js';
 import { enqueue, isQueueing } from './store.js';
-import type { CapCheck, CapOutcome, FrequencyCapStore, QueuedDecision } from './store.js';
+import type { CapCheck, CapOutcome, FrequencyCapStore } from './store.js';
 import { given } from '../common/index.js';
 
 /** Which id identified the user for capping. */
@@ -262,33 +262,55 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     if (!(r instanceof Promise)) return { value: r };
     const pending = r;
     return new Promise((resolve) => {
-      let settled = false;
-      let settleLate: ((late: { value: T } | undefined) => void) | undefined;
-      waiting.push({
-        deadline: performance.now() + timeoutMs,
-        expire() {
-          if (settled) return;
-          settled = true;
-          m.timeouts++;
-          resolve({ error: 'timeout', late: new Promise((l) => (settleLate = l)) });
-        },
-      });
-      if (!timer) arm(timeoutMs);
-      // After the timeout the answer still matters: it tells whether the store counted what the policy served.
+      const w = new Waiter(resolve);
       pending.then(
-        (value) => {
-          if (settleLate) return settleLate({ value });
-          settled = true;
-          resolve({ value });
-        },
-        () => {
-          if (settleLate) return settleLate(undefined);
-          settled = true;
-          m.errors++;
-          resolve({ error: 'error' });
-        },
+        (value) => w.answer({ value }),
+        () => w.answer(undefined),
       );
     });
+  }
+
+  /** A decision handed to a queueing store (the Redis one): no promise of the store's, its callback answers. */
+  function queued(mode: 'check' | 'take', checks: CapCheck[], at: number): Promise<Bounded<CapOutcome>> {
+    m.storeCalls++;
+    return new Promise((resolve) => {
+      const w = new Waiter<CapOutcome>(resolve);
+      try {
+        queueing![enqueue]({ mode, checks, at, settle: (_error, outcome) => w.answer(outcome && { value: outcome }) });
+      } catch {
+        w.answer(undefined);
+      }
+    });
+  }
+
+  /**
+   * One asynchronous store call: its timeout entry and where the store's answer goes. After the timeout the answer
+   * still matters (`late`): it tells whether the store counted what the policy served.
+   */
+  class Waiter<T> {
+    readonly deadline = performance.now() + timeoutMs;
+    private late?: (late: { value: T } | undefined) => void;
+    private decided = false;
+    constructor(private readonly done: (result: Bounded<T>) => void) {
+      waiting.push(this);
+      if (!timer) arm(timeoutMs);
+    }
+
+    /** The store's answer: its value, or undefined when it failed. */
+    answer(result: { value: T } | undefined) {
+      if (this.late) return this.late(result);
+      if (this.decided) return;
+      this.decided = true;
+      if (!result) m.errors++;
+      this.done(result ?? { error: 'error' });
+    }
+
+    expire() {
+      if (this.decided) return;
+      this.decided = true;
+      m.timeouts++;
+      this.done({ error: 'timeout', late: new Promise((l) => (this.late = l)) });
+    }
   }
 
   /** Queues an impression served without the store's answer unless the store's late answer shows it counted it. */
@@ -386,11 +408,9 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
       return Promise.resolve({ allowed: !blockWithoutUser, count: 0, windows: windowsWith(resolved), user });
     const at = now();
     const checks = checksOf(user, resolved, at);
-    if (queueing) {
-      m.storeCalls++;
-      return new Promise((resolve, reject) => new Queued(mode, checks, at, resolved, user, resolve, reject));
-    }
-    const result = bounded(() => (store.apply ? store.apply(mode, checks, at) : fallback(mode, checks, at)));
+    const result = queueing
+      ? queued(mode, checks, at)
+      : bounded(() => (store.apply ? store.apply(mode, checks, at) : fallback(mode, checks, at)));
     // A synchronous store (the in-memory one) is answered without waiting for another tick.
     return result instanceof Promise
       ? result.then((r) => finish(mode, checks, at, resolved, user, r))
@@ -419,59 +439,6 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     if (replay.length > 0) void writeReplay();
     const { allowed, counts } = result.value;
     return { allowed, count: counts[0]?.[0] ?? 0, windows: windowsWith(resolved, counts), user };
-  }
-
-  /**
-   * A decision queued in a queueing store (the Redis one): one object is its store callback and its timeout entry, so
-   * a decision allocates no promise besides the one `take` returns. The same outcomes as `bounded` then `finish`.
-   */
-  class Queued implements QueuedDecision {
-    readonly deadline = performance.now() + timeoutMs;
-    /** Set once the timeout decided: the store's late answer goes there. */
-    private late?: (late: { value: CapOutcome } | undefined) => void;
-    private decided = false;
-    constructor(
-      readonly mode: 'check' | 'take',
-      readonly checks: CapCheck[],
-      readonly at: number,
-      private readonly resolved: readonly ResolvedCap[],
-      private readonly user: CappingUser,
-      private readonly resolve: (decision: CapDecision) => void,
-      private readonly reject: (error: unknown) => void,
-    ) {
-      waiting.push(this);
-      if (!timer) arm(timeoutMs);
-      try {
-        queueing![enqueue](this);
-      } catch (e) {
-        this.settle(e, undefined);
-      }
-    }
-
-    settle(_error: unknown, outcome: CapOutcome | undefined) {
-      if (this.late) return this.late(outcome && { value: outcome });
-      if (this.decided) return;
-      this.decided = true;
-      if (!outcome) m.errors++;
-      this.decide(outcome ? { value: outcome } : { error: 'error' });
-    }
-
-    /** Never throws into the store that called back: whatever fails here rejects this decision alone. */
-    private decide(result: Bounded<CapOutcome>) {
-      try {
-        this.resolve(finish(this.mode, this.checks, this.at, this.resolved, this.user, result));
-      } catch (e) {
-        this.reject(e);
-      }
-    }
-
-    expire() {
-      if (this.decided) return;
-      this.decided = true;
-      m.timeouts++;
-      const late = new Promise<{ value: CapOutcome } | undefined>((l) => (this.late = l));
-      this.decide({ error: 'timeout', late });
-    }
   }
 
   // Stores with only count/record: the check and the record are separate steps (not atomic across servers).

@@ -152,7 +152,7 @@ export function createRedisFrequencyCapStore(
   };
 
   let queue: QueuedDecision[] = [];
-  let inFlight = 0;
+  // The script calls in flight (at most maxInFlight).
   const calls = new Set<InFlightCall>();
   let scheduled = false;
   // At most this many calls in flight, so that a stalled Redis holds at most maxInFlight × maxBatch decisions there.
@@ -168,8 +168,8 @@ export function createRedisFrequencyCapStore(
   // reply (at most one round trip) unless a full batch is ready. Fewer, larger calls: less CPU per decision.
   function flush() {
     scheduled = false;
-    if (inFlight > 0 && queue.length < maxBatch) return;
-    while (queue.length > 0 && inFlight < maxInFlight) {
+    if (calls.size > 0 && queue.length < maxBatch) return;
+    while (queue.length > 0 && calls.size < maxInFlight) {
       const taken = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
       queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
       if (!cluster) send(taken);
@@ -201,7 +201,6 @@ export function createRedisFrequencyCapStore(
       decisions += arg;
     }
     const args = [String(maxEvents), `${origin}:${(seq = (seq + 1) % 1e9)}`, `${decisions}]`];
-    inFlight++;
     const call = { batch, sentAt: performance.now(), done: false };
     calls.add(call);
     watch();
@@ -241,7 +240,6 @@ export function createRedisFrequencyCapStore(
     if (call.done) return false;
     call.done = true;
     calls.delete(call);
-    inFlight--;
     if (queue.length > 0) schedule();
     return true;
   }
