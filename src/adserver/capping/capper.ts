@@ -4,165 +4,29 @@
  * else — only when the network activated one provider and the call carries neither — that provider's id.
  * See docs/wire-format.md#frequency-capping-by-an-alternative-id.
  */
-import { providerById, providerForSource } from '../../core/index.js';
-import type { Provider } from '../../core/index.js';
 import type { AdCall } from '../parse/index.js';
 import { resolveCap } from './windows.js';
 import type { FrequencyCap, ResolvedCap } from './windows.js';
 import { MemoryFrequencyCapStore } from './memory-store.js';
 import { enqueue, isQueueing } from './store.js';
-import type { CapCheck, CapOutcome, FrequencyCapStore } from './store.js';
+import type { CapCheck, CapOutcome } from './store.js';
 import { given } from '../common/index.js';
+import { cappingUserOf, resolveAlternativeIds } from './user.js';
+import type { CappingUser } from './user.js';
+import type { CapDecision, CapWindowState, FrequencyCapper, FrequencyCapperOptions } from './capper-types.js';
 
-/** Which id identified the user for capping. */
-export type CappingUserKind = 'uid' | 'pid' | 'alternative' | 'none';
-
-/** The user a cap is counted against. `key` is absent when no id was available (`kind: 'none'`). */
-export interface CappingUser {
-  kind: CappingUserKind;
-  /** Store key prefix: `uid:<network>:<uid>`, `pid:<pid>` or `alt:<provider id>:<id>`. */
-  key?: string;
-  /** The alternative provider used, for `kind: 'alternative'`. */
-  provider?: Provider;
-}
-
-/** Per network, the one provider activated as the alternative to the cookie (network id → provider id or source). */
-export type AlternativeIdConfig = Readonly<Record<number, number | string>>;
-
+export type { AlternativeIdConfig, CappingUser, CappingUserKind } from './user.js';
+export { cappingUserOf, resolveAlternativeIds } from './user.js';
+export type {
+  CapDecision,
+  CapperMetrics,
+  CapWindowState,
+  FrequencyCapper,
+  FrequencyCapperOptions,
+} from './capper-types.js';
 export type { CapCheck, CapOutcome, FrequencyCapStore } from './store.js';
 export { MemoryFrequencyCapStore } from './memory-store.js';
 export type { MemoryStoreOptions } from './memory-store.js';
-
-/** Options of {@link createFrequencyCapper}. */
-export interface FrequencyCapperOptions {
-  /** The counting store. Default: a new {@link MemoryFrequencyCapStore}. */
-  store?: FrequencyCapStore;
-  /** Networks that activated an alternative id provider (one provider per network). */
-  alternativeIds?: AlternativeIdConfig;
-  /** What to do when the call carries no usable id: `'serve'` uncapped (default) or `'block'` capped items. */
-  withoutUser?: 'serve' | 'block';
-  /**
-   * Longest wait for an asynchronous store per decision, in ms (default {@link DEFAULT_CAP_TIMEOUT_MS}); then
-   * `onStoreError` applies. Chosen from measurements: docs/ad-server.md, "When the store is down or slow".
-   */
-  timeoutMs?: number;
-  /**
-   * When the store fails or is slower than `timeoutMs`: `'serve'` the item (default: no ad call lost) while this
-   * process has served the user fewer than the cap without the store's answer (the shadow count), or `'block'` it.
-   */
-  onStoreError?: 'serve' | 'block';
-  /** Most user × item keys of the shadow count (least recently used evicted first). Default 10,000. */
-  shadowMaxKeys?: number;
-  /** Most impressions served without the store's answer waiting to be written to it. Default 10,000. */
-  maxReplay?: number;
-  /** Clock, for tests. */
-  now?: () => number;
-}
-
-/** One window's state in a decision. */
-export interface CapWindowState {
-  item: string;
-  /** The window, for example `3/day`, `10/rolling week`, `2/86400000ms`. */
-  window: string;
-  max: number;
-  /** Impressions counted before this decision (0 when there is no user id or the store failed). */
-  count: number;
-}
-
-/** The outcome of a cap check. */
-export interface CapDecision {
-  /** True when the item may be served to this user now. */
-  allowed: boolean;
-  /** Impressions already counted in the first window (0 when no user id). */
-  count: number;
-  /** Every window of every cap asked about. */
-  windows: CapWindowState[];
-  /** The user the cap was counted against. */
-  user: CappingUser;
-  /** Set when the store failed or timed out and `onStoreError` decided instead. */
-  storeError?: 'timeout' | 'error';
-}
-
-/** Counters of a capper since it was created. */
-export interface CapperMetrics {
-  /** Decisions asked of the store (check, take, record). */
-  storeCalls: number;
-  /** Of which the store did not answer within `timeoutMs`. */
-  timeouts: number;
-  /** Of which the store failed (rejected or threw). */
-  errors: number;
-  /** Decisions made by the `onStoreError` policy: served. */
-  servedOnError: number;
-  /** Decisions made by the `onStoreError` policy: blocked (by `'block'`, or by the shadow count). */
-  blockedOnError: number;
-  /** Of `blockedOnError`, those the shadow count refused: this process had served the cap without the store. */
-  shadowCapped: number;
-  /** Impressions served without the store's answer, written to the store since. */
-  replayed: number;
-  /** Impressions served without the store's answer, waiting for the store to answer again. */
-  replayPending: number;
-  /** Impressions served without the store's answer and never written: more than `maxReplay` were waiting. */
-  replayDropped: number;
-}
-
-/** Checks and records capped impressions for ad calls; each method takes one cap or several (all must allow). */
-export interface FrequencyCapper {
-  /** The user id capping uses for this call (precedence uid > pid > alternative id > none). */
-  userOf(call: AdCall): CappingUser;
-  /** Whether the call's user may see the item(s) once more; records nothing. */
-  check(call: AdCall, cap: FrequencyCap | readonly FrequencyCap[]): Promise<CapDecision>;
-  /**
-   * Decides and, when allowed, records the impression in one step. With a store that has `apply` (memory, Redis)
-   * it is atomic: servers racing for the last impression serve it exactly once.
-   */
-  take(call: AdCall, cap: FrequencyCap | readonly FrequencyCap[]): Promise<CapDecision>;
-  /** Counts one impression of the item(s) for the call's user (nothing when there is no user id); never rejects. */
-  record(call: AdCall, cap: FrequencyCap | readonly FrequencyCap[]): Promise<CappingUser>;
-  /** Store calls, timeouts, errors and policy decisions so far. */
-  metrics(): CapperMetrics;
-  /**
-   * Waits for the store's late answers (those after `timeoutMs`) and writes what was served without the store's
-   * answer; resolves when done, or when the store fails again (those impressions stay queued). For shutdown and tests.
-   */
-  flush(): Promise<void>;
-}
-
-/** Resolves and checks the alternative-id configuration; throws a TypeError naming the bad entry. */
-export function resolveAlternativeIds(config: AlternativeIdConfig = {}): Map<number, Provider> {
-  const out = new Map<number, Provider>();
-  for (const [network, ref] of Object.entries(config)) {
-    // Only canonical network ids: '01234' or ' 1234' would otherwise land on network 1234 as a second provider,
-    // silently replacing the first (a network has one provider for capping, no more).
-    if (!/^[1-9]\d{0,9}$/.test(network)) throw new TypeError(`alternativeIds: "${network}" is not a network id`);
-    if (typeof ref !== 'number' && typeof ref !== 'string') {
-      // An array or object here usually means several providers for one network: the service allows one.
-      throw new TypeError(
-        `alternativeIds[${network}]: one provider per network (a provider id or a source), got ${given(ref)}`,
-      );
-    }
-    const provider = typeof ref === 'number' ? providerById(ref) : providerForSource(ref);
-    if (provider.id === 0)
-      throw new TypeError(`alternativeIds[${network}]: ${given(ref)} is not a registered provider`);
-    out.set(Number(network), provider);
-  }
-  return out;
-}
-
-/**
- * The user capping counts against: `uid` (scoped to its network) > `pid` cookie >
- * the network's one activated alternative provider's first id, used only when the call has neither > none.
- */
-export function cappingUserOf(call: AdCall, alternatives: ReadonlyMap<number, Provider> = new Map()): CappingUser {
-  if (call.uid !== undefined) return { kind: 'uid', key: `uid:${call.networkId ?? ''}:${call.uid}` };
-  if (call.pid !== undefined) return { kind: 'pid', key: `pid:${call.pid}` };
-  const provider = call.networkId !== undefined ? alternatives.get(call.networkId) : undefined;
-  if (provider) {
-    const eid = call.eids.find((e) => providerForSource(e.source).id === provider.id);
-    const id = eid?.uids[0]?.id;
-    if (id) return { kind: 'alternative', key: `alt:${provider.id}:${id}`, provider };
-  }
-  return { kind: 'none' };
-}
 
 /** The default `timeoutMs` of {@link createFrequencyCapper}: docs/ad-server.md, "When the store is down or slow". */
 export const DEFAULT_CAP_TIMEOUT_MS = 100;
