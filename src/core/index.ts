@@ -24,3 +24,5 @@ export {
   providerIdForSource,
   isKnownSource,
 } from './registry.js';
+export type { UsFields } from './us-privacy.js';
+export { usDenial, usSectionName, US_SECTIONS } from './us-privacy.js';

@@ -9,7 +9,9 @@
  * IAB's `@iabtcf/core` is its reference in the property test), GPP strings by `@iabgpp/cmpapi` once our header
  * reader has checked the section ids it would otherwise expand without bound (gpp-header.ts).
  */
-import { GppModel, Sections } from '@iabgpp/cmpapi';
+import { GppModel, UsNat } from '@iabgpp/cmpapi';
+import { usDenial, usSectionName } from '../../core/index.js';
+import type { UsFields } from '../../core/index.js';
 import type { AdCallConsent } from '../parse/index.js';
 import { BoundedCache } from './cache.js';
 import { readGppHeader } from './gpp-header.js';
@@ -28,6 +30,11 @@ export interface TcfRules {
   legitimateInterest?: boolean;
   /** Whether GDPR applies to a call that does not say (`gdpr` absent). Default: when it carries a TC string. */
   gdprDefault?: 'applies' | 'does-not-apply' | 'when-tc-string';
+  /**
+   * Whether the browser's Global Privacy Control (`gpc=1`, `regs.gpc`, `Sec-GPC: 1`) withholds eids when no
+   * applicable GPP US section speaks for the user. Default true (docs/wire-format.md#us-state-privacy).
+   */
+  gpc?: boolean;
 }
 
 /** A decoded TC string, with the refusals worked out so far per vendor id (see `gdprRefusalOf`; null: none). */
@@ -38,38 +45,51 @@ interface TcfView extends TcConsent {
 /** A TC string that could not be used, and why (the field, for a string over a cap). */
 type TcfProblem = TcProblem;
 
-/** One US opt-out found in the call's signals. */
+/** One US signal that forbids sharing ids with a third party, found in the call's signals. */
 export interface UsOptOut {
-  /** `usp` for the `us_privacy` string, else the GPP section name (`usnat`, `usca`, `uspv1`, …). */
+  /** `usp` for the `us_privacy` string, `gpc` for the browser's Global Privacy Control, else the GPP section name. */
   section: string;
-  /** The field that says so (`SaleOptOut`, `SharingOptOut`, `TargetedAdvertisingOptOut`, `OptOutSale`). */
+  /** The field that says so (`SaleOptOut`, `MspaServiceProviderMode`, `Gpc`, `OptOutSale`, `us_privacy`, …). */
   field: string;
+  /** What decided, `Field=value` (docs/wire-format.md#us-state-privacy), e.g. `MspaServiceProviderMode=1`. */
+  value: string;
 }
 
 /** The call's privacy signals, decoded once and shared by every partner. */
 export interface DecodedConsent {
-  /** True when GDPR applies to the call (from `gdpr`, or `gdprDefault`). */
+  /** True when GDPR applies to the call (`gdpr` = 1, or `gpp_sid` names the EU section, or `gdprDefault`). */
   gdprApplies: boolean;
   /** The TC string decoded, or why it could not be (`missing`, `unreadable: …`); only when GDPR applies. */
   tcf?: TcfView | TcfProblem;
-  /** Every US opt-out signalled (USP `Y`, GPP US sections); empty when none. */
+  /** Every US signal that forbids sharing ids (US Privacy, GPP US sections, GPC); empty when none. */
   usOptOuts: UsOptOut[];
-  /** Why the GPP string could not be read, when it could not (its US sections then count as opted out). */
+  /** Why the GPP string (or an applicable section of it) could not be read: its US sections then refuse. */
   gppProblem?: string;
 }
 
 /** Why a partner may not receive eids, or undefined when it may. */
 export interface ConsentRefusal {
-  /** `gdpr`: no legal basis for the partner's vendor; `usp` / `gpp`: a US opt-out. */
-  code: 'gdpr' | 'usp' | 'gpp';
+  /** `gdpr`: no legal basis for the partner's vendor; `usp` / `gpp` / `gpc`: a US signal. */
+  code: 'gdpr' | 'usp' | 'gpp' | 'gpc';
   /** One sentence naming the signal. */
   message: string;
+  /**
+   * The signal and field that decided, short and stable enough to count by (docs/wire-format.md#explaining-decisions):
+   * `gpp usnat MspaServiceProviderMode=1`, `usp us_privacy=1YYN`, `gpc Sec-GPC=1`, `tcf vendor 131 no consent`, ….
+   */
+  reason: string;
 }
 
-/** GPP section ids of the US: `uspv1` (6), `usnat` (7) and the states (8 and up). */
-const isUsSection = (id: number) => id >= 6 && id < 100;
-/** The opt-out fields of the US sections: 1 means opted out (GPP US sections, "Opt-Out" fields). */
-const US_FIELDS = ['SaleOptOut', 'SharingOptOut', 'TargetedAdvertisingOptOut'];
+/**
+ * Section ids that must be read when named applicable: all but the EU TCF section (2, read by the GDPR rules) and
+ * Canada's TCF (5, not enforced: docs/wire-format.md#us-state-privacy). The US sections are 6 to 27; an id eidkit
+ * does not know may be a newer state, so it fails closed.
+ */
+const mustRead = (id: number) => id !== 2 && id !== 5;
+/** A valid US Privacy string that signals an opt-out of sale. */
+const US_PRIVACY_OPT_OUT = /^1[YN-]Y[YN-]$/i;
+/** The field a denial names: `SaleOptOut=1` → `SaleOptOut`, `SensitiveDataProcessing[3]=1` → its name. */
+const fieldOf = (denial: string) => /^[A-Za-z]+/.exec(denial)?.[0] ?? denial;
 
 /** Default byte budget of each decode cache (estimated; docs/ad-server.md "Forwarding policy"). */
 const CACHE_BYTES = 32 * 1024 * 1024;
@@ -99,8 +119,19 @@ function tcfBytes(key: string, v: TcfView | TcfProblem): number {
   return bytes;
 }
 
+/** A US section of a GPP string, with why it forbids sharing ids (`''`: it allows it). */
+interface UsSectionView {
+  sid: number;
+  section: string;
+  /** `Field=value` (core/us-privacy.ts), `unreadable (…)`, or `''`. */
+  denial: string;
+}
+
 interface GppView {
-  optOuts: (UsOptOut & { sid: number })[];
+  /** The section ids the string holds. */
+  sids: number[];
+  /** Its US sections, each with its verdict worked out once. */
+  us: UsSectionView[];
   /** The TC string of its `tcfeuv2` section, for a call that carries GDPR consent only in GPP. */
   tcString?: string;
   problem?: string;
@@ -110,35 +141,73 @@ function decodeGpp(gpp: string): GppView {
   // Our header reader first: the library would expand absurd section-id ranges id by id (gpp-header.ts).
   const header = readGppHeader(gpp);
   if (header && 'problem' in header) {
-    return { optOuts: [], problem: `the GPP string could not be used (${header.problem})` };
+    return { sids: [], us: [], problem: `the GPP string could not be used (${header.problem})` };
   }
   try {
     const model = new GppModel(gpp);
-    const optOuts: GppView['optOuts'] = [];
-    for (const sid of model.getSectionIds() as number[]) {
-      if (!isUsSection(sid)) continue;
-      const section = Sections.SECTION_ID_NAME_MAP.get(sid);
+    const sids = model.getSectionIds() as number[];
+    const us: UsSectionView[] = [];
+    for (const sid of sids) {
+      const section = usSectionName(sid);
       if (!section) continue;
-      if (sid === 6) {
-        if (model.getFieldValue(section, 'OptOutSale') === 'Y') optOuts.push({ sid, section, field: 'OptOutSale' });
-        continue;
+      let denial: string;
+      // The library decodes a section when it is first read: one that cannot be decoded refuses on its own.
+      try {
+        const fields = model.getSection(section) as UsFields;
+        if (section === 'usnat' && fields.Version === 1) untrimmed(fields, gpp.split('~')[1 + sids.indexOf(sid)]);
+        denial = usDenial(section, fields);
+      } catch (e) {
+        denial = `unreadable (${shortError(e)})`;
       }
-      for (const field of US_FIELDS) {
-        const optedOut = model.hasField(section, field) && model.getFieldValue(section, field) === 1;
-        if (optedOut) optOuts.push({ sid, section, field });
-      }
+      us.push({ sid, section, denial });
     }
-    const view: GppView = { optOuts };
+    const view: GppView = { sids, us };
     if (model.hasSectionId(2)) view.tcString = model.encodeSectionById(2);
     return view;
   } catch (e) {
-    return { optOuts: [], problem: `the GPP string could not be decoded (${shortError(e)})` };
+    return { sids: [], us: [], problem: `the GPP string could not be decoded (${shortError(e)})` };
   }
 }
 
-/** Estimated bytes of a cached GPP string: the key, its EU section (counted apart), opt-outs, problem. */
+/**
+ * A version 1 `usnat` section written in the version 2 layout (16 sensitive categories, 3 child consents: some
+ * encoders write every version so) is read by the IAB library as version 1, which hides the entries past the 12th
+ * and the 2nd; other readers see them. Reads them, so a value there is judged rather than hidden.
+ */
+function untrimmed(fields: UsFields, text: string | undefined): void {
+  const core = text?.split('.')[0] ?? '';
+  // 12 characters or more: not one of the version 1 layouts (60 or 66 bits). The version is the first 6 bits.
+  if (core.length < 12) return;
+  const v2 = new UsNat();
+  v2.decode('C' + core.slice(1));
+  fields.SensitiveDataProcessing = v2.getFieldValue('SensitiveDataProcessing');
+  fields.KnownChildSensitiveDataConsents = v2.getFieldValue('KnownChildSensitiveDataConsents');
+}
+
+/** Estimated bytes of a cached GPP string: the key, its EU section (counted apart), US verdicts, problem. */
 const gppBytes = (key: string, v: GppView) =>
-  4 * key.length + 128 + 96 * v.optOuts.length + 2 * (v.problem?.length ?? 0);
+  4 * key.length +
+  128 +
+  8 * v.sids.length +
+  v.us.reduce((n, u) => n + 96 + 2 * u.denial.length, 0) +
+  2 * (v.problem?.length ?? 0);
+
+/** The refusal for one US signal (see `usRefusal`). */
+function usRefusalOf(o: UsOptOut): ConsentRefusal {
+  if (o.section === 'usp') {
+    const message = 'US Privacy string signals an opt-out of sale (us_privacy third character Y)';
+    return { code: 'usp', message, reason: `usp ${o.value}` };
+  }
+  if (o.section === 'gpc') {
+    const message = 'the browser signals Global Privacy Control (GPC) and no applicable GPP US section says otherwise';
+    return { code: 'gpc', message, reason: `gpc ${o.value}` };
+  }
+  return {
+    code: 'gpp',
+    message: `GPP section ${o.section} does not allow sharing ids with third parties (${o.value})`,
+    reason: `gpp ${o.section} ${o.value}`,
+  };
+}
 
 /**
  * The GDPR verdict for one vendor: 0 a legal basis; 1 no consent; 2 legitimate interest only where the policy
@@ -159,33 +228,61 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
   const purposeMask = purposeList.reduce((m, p) => m | (1 << p), 0);
   const li = rules.legitimateInterest ?? true;
   const gdprDefault = rules.gdprDefault ?? 'when-tc-string';
+  const gpcEnforced = rules.gpc ?? true;
 
   /** Decodes the call's signals (cached per string). */
   function decode(c: AdCallConsent): DecodedConsent {
     const gpp = c.gpp ? gppCache.get(c.gpp, decodeGpp) : undefined;
-    // GPP's EU TCF section (id 2) stands in for a missing gdpr_consent where the call says it applies.
-    const tcString = c.gdprConsent ?? (!c.gppSid || c.gppSid.includes(2) ? gpp?.tcString : undefined);
+    const sids = c.gppSid;
+    // GPP's EU TCF section (id 2) named applicable: GDPR applies whatever `gdpr` says (the stricter reading wins).
+    const euNamed = !!sids?.includes(2);
+    // GPP's EU TCF section stands in for a missing gdpr_consent where the call says it applies.
+    const tcString = c.gdprConsent ?? (!sids || euNamed ? gpp?.tcString : undefined);
     // Without `gdpr`, the policy's default decides (worked out only then: this runs on every call).
     const gdprApplies =
-      c.gdpr !== undefined
-        ? c.gdpr === 1
-        : gdprDefault === 'applies' || (gdprDefault === 'when-tc-string' && !!tcString);
+      c.gdpr === 1 ||
+      euNamed ||
+      (c.gdpr === undefined && (gdprDefault === 'applies' || (gdprDefault === 'when-tc-string' && !!tcString)));
     const out: DecodedConsent = { gdprApplies, usOptOuts: [] };
     if (gdprApplies) {
       out.tcf = tcString ? tcfCache.get(tcString, decodeTcf) : { problem: NO_TC_STRING };
     }
-    // US Privacy: the third character is the opt-out of sale (`1YYN`), `Y` or `y` (89, 121: no string made).
-    const sale = c.usPrivacy ? c.usPrivacy.charCodeAt(2) : 0;
-    if (sale === 89 || sale === 121) {
-      out.usOptOuts.push({ section: 'usp', field: 'us_privacy' });
+    // US Privacy: a valid string (`1` then three of `Y`, `N`, `-`, either case) whose third character says the user
+    // opted out of sale (`1YYN`). An invalid string says nothing, as the peers read it.
+    if (c.usPrivacy && US_PRIVACY_OPT_OUT.test(c.usPrivacy)) {
+      out.usOptOuts.push({ section: 'usp', field: 'us_privacy', value: 'us_privacy[2]=Y' });
     }
-    if (gpp && (gpp.optOuts.length || gpp.problem)) {
-      // Only the sections the call says apply count (gpp_sid); without gpp_sid, every US section in the string.
-      const applies = (sid: number) => !c.gppSid || c.gppSid.includes(sid);
-      for (const o of gpp.optOuts) if (applies(o.sid)) out.usOptOuts.push({ section: o.section, field: o.field });
-      // An unreadable GPP string whose applicable sections include a US one fails closed.
-      if (gpp.problem && (!c.gppSid || c.gppSid.some(isUsSection))) out.gppProblem = gpp.problem;
+    // GPP: only the sections the call says apply count (gpp_sid); without gpp_sid, every US section in the string.
+    const applies = (sid: number) => !sids || sids.includes(sid);
+    let usSection = false;
+    if (gpp?.problem) {
+      // An unreadable GPP string whose applicable sections may include a US one fails closed.
+      if (!sids || sids.some(mustRead)) out.gppProblem = gpp.problem;
+    } else if (gpp) {
+      for (const u of gpp.us) {
+        if (!applies(u.sid)) continue;
+        usSection = true;
+        if (u.denial) out.usOptOuts.push({ section: u.section, field: fieldOf(u.denial), value: u.denial });
+      }
     }
+    // A section named applicable that the string does not hold, or that eidkit cannot read, fails closed.
+    if (sids && !out.gppProblem) {
+      for (const sid of sids) {
+        if (!mustRead(sid)) continue;
+        if (!gpp) {
+          out.gppProblem = `gpp_sid names section ${sid}, and the call carries no GPP string`;
+        } else if (!gpp.sids.includes(sid)) {
+          out.gppProblem = `gpp_sid names section ${sid}, which the GPP string does not hold`;
+        } else if (!usSectionName(sid)) {
+          out.gppProblem = `gpp_sid names section ${sid}, which eidkit cannot read`;
+        } else continue;
+        usSection = true;
+        break;
+      }
+    }
+    // The browser's Global Privacy Control, unless an applicable US section of the GPP string speaks for the user
+    // (its own Gpc field then decides).
+    if (c.gpc && !usSection && gpcEnforced) out.usOptOuts.push({ section: 'gpc', field: 'gpc', value: 'gpc=1' });
     return out;
   }
 
@@ -227,7 +324,14 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
       `has no legal basis for ${purposes} in the TC string`,
       `has no legal basis for ${purposes} in the TC string, within the publisher restrictions`,
     ][verdict];
-    r = { code: 'gdpr', message: `GDPR applies: vendor ${vendorId} ${why}` };
+    const reason = ['', 'no consent', 'legitimate interest only', 'no legal basis', 'no legal basis (restrictions)'][
+      verdict
+    ];
+    r = {
+      code: 'gdpr',
+      message: `GDPR applies: vendor ${vendorId} ${why}`,
+      reason: `tcf vendor ${vendorId} ${reason}`,
+    };
     if (refusals.size < 4096 && !Number.isNaN(key)) refusals.set(key, r);
     return r;
   };
@@ -251,23 +355,21 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
       const problem = tcf ? (tcf as TcfProblem).problem : 'no TC string';
       if (problem !== undefined) {
         // Some problems already say that GDPR applies ("GDPR applies and the call carries no TC string").
-        return { code: 'gdpr', message: problem.startsWith('GDPR applies') ? problem : `GDPR applies: ${problem}` };
+        const message = problem.startsWith('GDPR applies') ? problem : `GDPR applies: ${problem}`;
+        return { code: 'gdpr', message, reason: problem === NO_TC_STRING ? 'tcf missing' : 'tcf unreadable' };
       }
       if (vendorId === undefined) {
         const message = 'GDPR applies and the partner has no gvlVendorId: no legal basis can be shown';
-        return { code: 'gdpr', message };
+        return { code: 'gdpr', message, reason: 'tcf partner without gvlVendorId' };
       }
       const r = gdprRefusalOf(tcf as TcfView, vendorId);
       if (r) return r;
     }
     const opt = consent.usOptOuts[0];
-    if (opt) {
-      return opt.section === 'usp'
-        ? { code: 'usp', message: 'US Privacy string signals an opt-out of sale (us_privacy third character Y)' }
-        : { code: 'gpp', message: `GPP section ${opt.section} signals ${opt.field}` };
-    }
+    if (opt) return usRefusalOf(opt);
     if (consent.gppProblem) {
-      return { code: 'gpp', message: `${consent.gppProblem}; its US sections may hold an opt-out` };
+      const message = `${consent.gppProblem}; its US sections may forbid sharing ids`;
+      return { code: 'gpp', message, reason: 'gpp unreadable' };
     }
     return undefined;
   }

@@ -221,6 +221,12 @@ export function buildBidRequest(call: AdCall, partner: DemandPartner, options: B
   if (usPrivacy) place(regs, regsExt, 'us_privacy', usPrivacy);
   if (gpp) place(regs, regsExt, 'gpp', gpp);
   if (gppSid) place(regs, regsExt, 'gpp_sid', gppSid);
+  // Global Privacy Control: OpenRTB 2.6's `regs.gpc` (an integer), and `regs.ext.gpc` as the string "1" where 2.5
+  // partners (and Prebid Server) read it.
+  if (call.consent.gpc) {
+    if (in26) regs.gpc = 1;
+    regsExt.gpc = '1';
+  }
   if (hasKeys(regsExt)) regs.ext = regsExt;
   if (hasKeys(regs)) req.regs = regs;
   return req;

@@ -51,10 +51,10 @@ export interface ForwardingPolicyConfig {
 export interface ForwardingReason {
   /**
    * `no-rule`: kept, no permission rule matched (default); `rule`: kept or removed by `permissions[rule]`;
-   * `dmp`: removed, a DMP receives only its preferred provider; `gdpr`, `usp`, `gpp`: removed by consent;
+   * `dmp`: removed, a DMP receives only its preferred provider; `gdpr`, `usp`, `gpp`, `gpc`: removed by consent;
    * `allow-source`: kept although consent refused, because the source is in `allowSources`.
    */
-  code: 'no-rule' | 'rule' | 'dmp' | 'gdpr' | 'usp' | 'gpp' | 'allow-source';
+  code: 'no-rule' | 'rule' | 'dmp' | 'gdpr' | 'usp' | 'gpp' | 'gpc' | 'allow-source';
   /** Index of the deciding rule in `permissions`, for `rule` (and for consent codes when a rule had allowed it). */
   rule?: number;
   /** One sentence a person can read. */

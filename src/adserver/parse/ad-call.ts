@@ -48,6 +48,11 @@ export interface AdCallConsent {
   gppSid?: number[];
   /** US Privacy string (for example `1YNN`). */
   usPrivacy?: string;
+  /**
+   * Global Privacy Control: true when the browser signals it (`gpc=1`, OpenRTB `regs.gpc` / `regs.ext.gpc`, or the
+   * browser's own `Sec-GPC: 1` header), false when the call says 0; absent when nothing says.
+   */
+  gpc?: boolean;
 }
 
 /** What one ad call carries, validated. Fields that were absent or invalid are left out (see `issues`). */
@@ -223,5 +228,12 @@ export class Collector {
     }
     const usp = this.text(names[4], usPrivacy, 16);
     if (usp !== undefined) c.usPrivacy = usp;
+  }
+  /** Reads a Global Privacy Control flag (`1` / `0`, as a number, a string or a boolean) at `path`. */
+  gpc(path: string, v: unknown): void {
+    if (v === undefined || v === null || v === '') return;
+    if (v === 1 || v === '1' || v === true) this.call.consent.gpc = true;
+    else if (v === 0 || v === '0' || v === false) this.call.consent.gpc ??= false;
+    else this.issue(path, 'must be 0 or 1');
   }
 }

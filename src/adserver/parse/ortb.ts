@@ -194,6 +194,8 @@ export function readOrtbBody(col: Collector, b: Record<string, unknown>, fresh: 
   const [sid, sidName] = pick(regs.gpp_sid, 'regs.gpp_sid', regsExt.gpp_sid, 'regs.ext.gpp_sid');
   const [usp, uspName] = pick(regs.us_privacy, 'regs.us_privacy', regsExt.us_privacy, 'regs.ext.us_privacy');
   col.consent(gdpr, tcf, gpp, sid, usp, [gdprName, tcfName, gppName, sidName, uspName]);
+  const [gpc, gpcName] = pick(regs.gpc, 'regs.gpc', regsExt.gpc, 'regs.ext.gpc');
+  col.gpc(gpcName, gpc);
   const places: [string, unknown][] = [
     ['eids', b.eids],
     ['user.eids', user.eids],

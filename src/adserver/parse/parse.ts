@@ -101,6 +101,8 @@ function finish(col: Collector, headers: HeadersLike | undefined, options: Parse
   const referer = header(headers, 'referer');
   if (referer && referer.length <= col.limits.maxTextLength && call.referer === undefined) call.referer = referer;
   if (options.ip) call.ip = options.ip;
+  // The browser's own Global Privacy Control (`Sec-GPC: 1`, sent on every request when the user turned it on).
+  if (call.consent.gpc === undefined && header(headers, 'sec-gpc')?.trim() === '1') call.consent.gpc = true;
   col.closeIssues();
   return call;
 }

@@ -108,6 +108,7 @@ export function readQuery(col: Collector, search: string): void {
     'gpp_sid',
     'us_privacy',
   ]);
+  col.gpc('gpc', get('gpc'));
   const eids = q.get('eids');
   if (eids !== undefined && eids !== '') col.eidsParam(eids.includes(' ') ? eids.replace(/ /g, '+') : eids);
 }
@@ -181,6 +182,7 @@ function readBodyFields(col: Collector, b: Record<string, unknown>, fresh: boole
     either('usPrivacy', 'us_privacy'),
     ['gdpr', 'gdprConsent', 'gpp', 'gppSid', 'usPrivacy'],
   );
+  col.gpc('gpc', field('gpc'));
   const addtl = col.text('addtl_consent', field('addtl_consent'));
   if (addtl !== undefined) call.consent.addtlConsent = addtl;
   // The Prebid adapter sends the page Prebid detected: under a strict referrer policy the header holds only the origin.

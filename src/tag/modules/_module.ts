@@ -15,6 +15,8 @@ import type {
 } from '../extension.js';
 import { mayRunModule } from '../consent-rules.js';
 import { registrableDomain, stampProvenance } from './_provenance.js';
+import { usDenial, usSectionName } from '../../core/us-privacy.js';
+import type { UsFields } from '../../core/us-privacy.js';
 
 /** A running module: gives its eids for a call, and can be stopped when consent is withdrawn. */
 export interface ModuleRun {
@@ -66,38 +68,54 @@ interface Win {
   __sasx?: ExtensionRegistration[];
 }
 
-// GPP section ids 7–27 are the US sections, each with a `SaleOptOut` field (1 = opted out); 6 is uspv1 ('Y').
-const US_SECTIONS =
-  'usnat usca usva usco usut usct usfl usmt usor ustx usde usia usne usnh usnj ustn usmn usmd usin usky usri'.split(
-    ' ',
-  );
-
 /**
- * Whether an applicable GPP US section says the user opted out of sale (asked with `__gpp('getField')` through
- * `call`, the host's consent platform caller, so a tag in an iframe asks the top page's platform).
- * A GPP API that throws counts as an opt-out; one that never answers keeps the promise pending, and the host's
- * bound then drops the module's contribution: both fail closed.
+ * Why the applicable GPP US sections forbid sharing ids with a third party (`usnat MspaServiceProviderMode=1`), or
+ * `''` when they allow it: each section is asked with `__gpp('getSection')` through `call`, the host's consent
+ * platform caller (so a tag in an iframe asks the top page's platform), and judged by the rules the ad server uses
+ * (core/us-privacy.ts). A section the platform cannot give, an unknown section id, or a GPP API that throws refuses;
+ * one that never answers keeps the promise pending, and the host's bound then drops the module's contribution: both
+ * fail closed. The EU (2) and Canadian (5) TCF sections are read elsewhere.
  */
-export function gppSaleOptOut(c: ConsentState, call?: CmpCall): Promise<boolean> {
-  const fields = (c.gppSid || [])
-    .map((sid) => (sid === 6 ? 'uspv1.OptOutSale' : US_SECTIONS[sid - 7] ? US_SECTIONS[sid - 7] + '.SaleOptOut' : ''))
-    .filter(Boolean);
-  if (!call || !fields.length) return Promise.resolve(false);
-  const ask = (field: string) =>
-    new Promise<boolean>((resolve) => {
+export function gppDenial(c: ConsentState, call?: CmpCall): Promise<string> {
+  const sids = (c.gppSid || []).filter((sid) => sid != 2 && sid != 5);
+  const ask = (sid: number) =>
+    new Promise<string>((resolve) => {
+      const name = usSectionName(sid);
+      if (!name) return resolve(`section ${sid} unknown`);
       try {
-        if (!call('__gpp', 'getField', 1, (v: unknown, ok: boolean) => resolve(ok && (v === 1 || v === 'Y')), field))
-          resolve(false);
+        const asked =
+          call &&
+          call(
+            '__gpp',
+            'getSection',
+            1,
+            (v: unknown, ok: boolean) =>
+              resolve(
+                ok && v && typeof v == 'object'
+                  ? usDenial(name, Object.assign({}, ...([] as object[]).concat(v)) as UsFields)
+                  : 'unreadable',
+              ),
+            name,
+          );
+        if (!asked) resolve('no GPP API');
       } catch {
-        resolve(true);
+        resolve('GPP API failed');
       }
-    });
-  return Promise.all(fields.map(ask)).then((r) => r.includes(true));
+    }).then((why) => why && `gpp ${usSectionName(sid) || sid} ${why}`);
+  return Promise.all(sids.map(ask)).then((r) => r.find(Boolean) || '');
 }
 
-/** The host's consent with the GPP sale opt-out filled in. */
+/**
+ * The host's consent with `usDenial` filled in: the GPP US sections' verdict, else the browser's Global Privacy
+ * Control where no applicable GPP US section speaks for the user.
+ */
 const consentOf = (h: TagHost): Promise<ConsentState> =>
-  h.consent!().then((c) => gppSaleOptOut(c, h.cmp).then((out) => ({ ...c, saleOptOut: c.saleOptOut || out })));
+  h.consent!().then((c) =>
+    gppDenial(c, h.cmp).then((why) => ({
+      ...c,
+      usDenial: why || (c.gpc && !(c.gppSid || []).some((sid) => sid != 2 && sid != 5) ? 'gpc' : ''),
+    })),
+  );
 
 /** The page's flag that disables a module: `window.sas_disable_<name> = true`. */
 export const flagName = (name: string): string => 'sas_disable_' + name;

@@ -155,12 +155,15 @@ describe('US opt-outs', () => {
     expect(sent(c)).toEqual([PUBCID]);
     expect(explainForwarding(c, [DSP], policy).partners[0].removed[0].reason).toEqual({
       code: 'gpp',
-      message: `GPP section ${section} signals ${field}`,
+      message: `GPP section ${section} does not allow sharing ids with third parties (${field}=1)`,
     });
+    expect(explainForwarding(c, [DSP], policy).partners[0].consent?.reason).toBe(`gpp ${section} ${field}=1`);
   });
 
   test('GPP opt-outs count only in the applicable sections (gpp_sid); 2 (did not opt out) keeps eids', () => {
-    const s = gpp({ usca: { SaleOptOut: 1 }, usnat: { SaleOptOut: 2, SharingOptOut: 2 } });
+    // Opted in (2) with every notice given (1): sharing allowed.
+    const given = { SharingNotice: 1, SaleOptOutNotice: 1, SharingOptOutNotice: 1, TargetedAdvertisingOptOutNotice: 1 };
+    const s = gpp({ usca: { SaleOptOut: 1 }, usnat: { ...given, SaleOptOut: 2, SharingOptOut: 2 } });
     expect(sent(call({ gpp: s, gppSid: [7] }))).toEqual(EIDS);
     expect(sent(call({ gpp: s, gppSid: [8] }))).toEqual([PUBCID]);
     expect(sent(call({ gpp: s }))).toEqual([PUBCID]);
@@ -169,7 +172,7 @@ describe('US opt-outs', () => {
 
   test('an unreadable GPP string fails closed when a US section applies, and is ignored otherwise', () => {
     expect(sent(call({ gpp: 'DBABzYA~garbage', gppSid: [7] }))).toEqual([PUBCID]);
-    expect(sent(call({ gpp: 'DBABzYA~garbage', gppSid: [2], gdpr: 0 }))).toEqual(EIDS);
+    expect(sent(call({ gpp: 'DBABzYA~garbage', gppSid: [5], gdpr: 0 }))).toEqual(EIDS);
   });
 
   test('parsed from a real GET ad call, the signals are enforced per partner', () => {
@@ -193,7 +196,7 @@ describe('US opt-outs', () => {
 });
 
 describe('createConsentDecoder', () => {
-  test('decodes each string once (cached) and reports every US opt-out', () => {
+  test('decodes each string once (cached) and reports the first reason of each US signal', () => {
     const d = createConsentDecoder();
     const consent = {
       gdpr: 1 as const,
@@ -204,9 +207,8 @@ describe('createConsentDecoder', () => {
     const out = d.decode(consent);
     expect(out.gdprApplies).toBe(true);
     expect(out.usOptOuts).toEqual([
-      { section: 'usp', field: 'us_privacy' },
-      { section: 'usnat', field: 'SaleOptOut' },
-      { section: 'usnat', field: 'SharingOptOut' },
+      { section: 'usp', field: 'us_privacy', value: 'us_privacy[2]=Y' },
+      { section: 'usnat', field: 'SaleOptOut', value: 'SaleOptOut=1' },
     ]);
     expect(d.decode(consent).tcf).toBe(out.tcf);
     expect(d.refusal(out, 131)?.code).toBe('usp');
@@ -235,6 +237,7 @@ describe('createConsentDecoder', () => {
       code: 'gdpr',
       message:
         'GDPR applies: the TC string could not be used (segment 1, vendorConsents.maxId: vendor id 60,000, over the cap of 10,000)',
+      reason: 'tcf unreadable',
     });
   });
 });
