@@ -82,9 +82,8 @@ export function usDenial(name: string, fields: UsFields): string {
   }
   // Sensitive data: a notice not given; a category that must not be processed; a category without consent; consent
   // claimed where no notice applied.
-  const notices = ['SensitiveDataProcessingOptOutNotice', 'SensitiveDataLimitUseNotice'];
   let noNotice = false;
-  for (const k of notices) {
+  for (const k of ['SensitiveDataProcessingOptOutNotice', 'SensitiveDataLimitUseNotice']) {
     if (n(k) == 2) return k + '=2';
     noNotice ||= !n(k);
   }

@@ -74,6 +74,7 @@ const configSchema = z.strictObject({
       purposes: z.array(z.number().int().min(1).max(24)).min(1).optional(),
       legitimateInterest: z.boolean().optional(),
       gdprDefault: z.enum(['applies', 'does-not-apply', 'when-tc-string']).optional(),
+      gpc: z.boolean().optional(),
     })
     .optional(),
   partners: z.array(partnerSchema).optional(),

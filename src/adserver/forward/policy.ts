@@ -217,16 +217,23 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
   let lastConsent: (AdCallConsent & { decoded: DecodedConsent }) | undefined;
   const decodeConsent = (c: AdCallConsent): DecodedConsent => {
     const m = lastConsent;
-    if (m && m.gdpr === c.gdpr && m.gdprConsent === c.gdprConsent && m.usPrivacy === c.usPrivacy && m.gpp === c.gpp) {
+    if (
+      m &&
+      m.gdpr === c.gdpr &&
+      m.gdprConsent === c.gdprConsent &&
+      m.usPrivacy === c.usPrivacy &&
+      m.gpp === c.gpp &&
+      m.gpc === c.gpc
+    ) {
       const a = m.gppSid;
       const b = c.gppSid;
       if (a === b) return m.decoded;
       if (a && a.length === b?.length && a.every((sid, i) => sid === b[i])) return m.decoded;
     }
     const decoded = decoder.decode(c);
-    const { gdpr, gdprConsent, usPrivacy, gpp, gppSid } = c;
+    const { gdpr, gdprConsent, usPrivacy, gpp, gppSid, gpc } = c;
     // A copy of gpp_sid: the caller's array may change after this call.
-    lastConsent = { gdpr, gdprConsent, usPrivacy, gpp, gppSid: gppSid && [...gppSid], decoded };
+    lastConsent = { gdpr, gdprConsent, usPrivacy, gpp, gppSid: gppSid && [...gppSid], gpc, decoded };
     return decoded;
   };
   // Small, so that it is inlined in eidsFor: the call's next partners cost these comparisons only.

@@ -24,6 +24,7 @@ const QUERY_KEYS = new Set([
   'gpp',
   'gpp_sid',
   'us_privacy',
+  'gpc',
 ]);
 
 /**

@@ -12,7 +12,8 @@
  * write (docs/ad-server.md "Sharing caps and reports through Redis").
  */
 import type { AdCall } from '../parse/index.js';
-import { countersOf, periodsOf, reportCSV, rowOf, sortRows } from './report.js';
+import { countersOf, forwardingCountersOf, periodsOf, reportCSV, rowOf, sortRows } from './report.js';
+import type { ForwardingExplanation } from '../forward/index.js';
 import type { Counters, ReportGranularity, ReportJson, ReportReadOptions, ReportRow } from './report.js';
 import { checkPrefix, luaScript, positiveOption, requireRedisClient } from '../common/index.js';
 import type { RedisClientInput } from '../common/index.js';
@@ -65,6 +66,8 @@ export interface RedisReportMetrics {
 export interface RedisReport {
   /** Counts one ad call in the local buffer (no I/O), on the UTC day and hour of `at` (default now). */
   add(call: AdCall, at?: Date): void;
+  /** Counts one call's forwarding decisions in the local buffer, as `createReport().addForwarding` (no I/O). */
+  addForwarding(call: AdCall, explanation: ForwardingExplanation, at?: Date): void;
   /** The fleet's merged report (this process's buffer flushed first), per day (default) or per hour. */
   toJSON(options?: ReportReadOptions): Promise<ReportJson>;
   /** The same as CSV, through the same writer as `createReport().toCSV()`. */
@@ -190,6 +193,14 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
   }
 
   function add(call: AdCall, at?: Date) {
+    if (!count(call, countersOf(call, dmps), at)) {
+      m.droppedCalls++;
+      droppedUnflushed++;
+    }
+  }
+
+  /** Stages one for each of `counters` of the call's network; false when the buffer is full (nothing staged). */
+  function count(call: AdCall, counters: readonly string[], at: Date | undefined): boolean {
     const periods = periodsOf(at ?? now());
     let s = staged;
     if (s?.periods !== periods) {
@@ -202,7 +213,6 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
         networks: new Map(),
       };
     }
-    const counters = countersOf(call, dmps);
     let counts = s.networks.get(call.networkId);
     let fresh = 0;
     for (let i = 0; i < counters.length; i++) {
@@ -211,17 +221,14 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
       const f = `${call.networkId ?? ''}|${counters[i]}`;
       fresh += (s.hour.has(f) ? 0 : 1) + (s.day.has(f) ? 0 : 1);
     }
-    if (entries + fresh > maxBuffered) {
-      m.droppedCalls++;
-      droppedUnflushed++;
-      return;
-    }
+    if (entries + fresh > maxBuffered) return false;
     entries += fresh;
     if (!counts) s.networks.set(call.networkId, (counts = new Map<string, number>()));
     for (let i = 0; i < counters.length; i++) {
       const c = counters[i];
       counts.set(c, (counts.get(c) ?? 0) + 1);
     }
+    return true;
   }
 
   /** Puts a failed flush's counts back, merging with what arrived meanwhile. */
@@ -357,6 +364,9 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
 
   return {
     add,
+    addForwarding(call, explanation, at) {
+      count(call, forwardingCountersOf(explanation), at);
+    },
     toJSON: (o) => read(o?.granularity ?? 'day'),
     toCSV: async (o) => reportCSV((await read(o?.granularity ?? 'day')).rows, o?.granularity),
     flush,

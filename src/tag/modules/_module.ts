@@ -113,7 +113,7 @@ const consentOf = (h: TagHost): Promise<ConsentState> =>
   h.consent!().then((c) =>
     gppDenial(c, h.cmp).then((why) => ({
       ...c,
-      usDenial: why || (c.gpc && !(c.gppSid || []).some((sid) => sid != 2 && sid != 5) ? 'gpc' : ''),
+      usDenial: c.usDenial || why || (c.gpc && !(c.gppSid || []).some((sid) => sid != 2 && sid != 5) ? 'gpc' : ''),
     })),
   );
 

@@ -73,6 +73,7 @@ const consentArb: fc.Arbitrary<AdCallConsent> = fc
     usPrivacy: opt(fc.constantFrom('1YYN', '1YNN', '1---')),
     gpp: opt(fc.constantFrom(...GPP)),
     gppSid: opt(fc.constantFrom<number[]>([7], [2], [2, 7])),
+    gpc: opt(fc.boolean()),
   })
   .map(strip);
 

@@ -201,7 +201,9 @@ describe('idLinking', () => {
   });
 
   test('an opt-out of sale: no request, no id', async () => {
-    expect(await callOnce(make(), hostWith({}, { ready: true, usPrivacy: '1YYN', saleOptOut: true }))).toEqual({});
+    expect(
+      await callOnce(make(), hostWith({}, { ready: true, usPrivacy: '1YYN', usDenial: 'gpp usnat SaleOptOut=1' })),
+    ).toEqual({});
     expect(requests).toHaveLength(0);
   });
 
