@@ -8,6 +8,7 @@ import { composeTag, loadNetworksConfig } from '../../dist/node/operator/index.j
 import { handleModuleRoute } from '../../demo/modules/routes.mjs';
 import { createHash } from 'node:crypto';
 import { startTestServer, type RecordedRequest, type TestServer } from './support/server';
+import { gppCmp } from './support/cmps';
 
 let server: Server;
 /** The recording proxy in front of `server`; pages load from its origin. */
@@ -46,6 +47,23 @@ test.beforeAll(async () => {
     // (The proxy puts its probe before it, right after <head>.)
     return { type: 'text/html; charset=utf-8', body: html.replace(/<head[^>]*>/i, (head) => head + silentCmp) };
   });
+  // US privacy: a real GPP CMP with the US national section (gpp-cmp-entry.mjs), or the browser's Global Privacy
+  // Control, in place before any page script.
+  const gppBundle = await gppCmp();
+  proxy.route('/gpp-cmp.js', () => ({ type: 'text/javascript', body: gppBundle }));
+  for (const [name, script] of [
+    ['usnat-spm', '<script src="/gpp-cmp.js" data-choice="usnat-spm"></script>'],
+    ['usnat-optin', '<script src="/gpp-cmp.js" data-choice="usnat-optin"></script>'],
+    [
+      'gpc',
+      "<script>Object.defineProperty(Navigator.prototype, 'globalPrivacyControl', { get: () => true });</script>",
+    ],
+  ]) {
+    proxy.route(`/modules/${name}.html`, async () => {
+      const html = await (await fetch(`${upstream}/modules/page.html`)).text();
+      return { type: 'text/html; charset=utf-8', body: html.replace(/<head[^>]*>/i, (head) => head + script) };
+    });
+  }
 });
 test.afterAll(async () => {
   await proxy.close();
@@ -219,6 +237,32 @@ for (const [how, path] of [
     }
   });
 }
+
+for (const page of ['usnat-spm', 'gpc'] as const) {
+  test(`US privacy (${page === 'gpc' ? "the browser's Global Privacy Control" : 'GPP usnat in service-provider mode'}): no module runs, stores or sends, and the call carries the signal`, async ({
+    web,
+  }) => {
+    await ready(web, `/modules/${page}.html?criteo=1&uid2=1&email=` + encodeURIComponent('e2e.user@example.com'));
+    await typeEmail(web, 'typed.user@example.com');
+    const { params, eids } = await displayCall(web);
+    if (page === 'gpc') expect(params.get('gpc')).toBe('1');
+    else expect([params.get('gpp_sid'), params.get('gpp')?.startsWith('DBABLA~')]).toEqual(['7', true]);
+    // Only the ids the page itself holds may go (the server decides per partner); no module contributed any.
+    expect(eids.map((e) => e.source)).not.toEqual(expect.arrayContaining(['hemsha256']));
+    expect(eids.map((e) => e.source)).not.toContain('id5-sync.com');
+    const s = await storage(web);
+    expect(Object.keys(s.local).filter((k) => k.startsWith('_sas'))).toEqual([]);
+    expect(proxy.requests.some((r) => r.path.includes('/idlink/'))).toBe(false);
+    expect(await web.errors()).toEqual([]);
+  });
+}
+
+test('US privacy: GPP usnat with every notice given and opted in lets the modules run', async ({ web: page }) => {
+  await ready(page, '/modules/usnat-optin.html?email=' + encodeURIComponent('e2e.user@example.com'));
+  const { params, eids } = await displayCall(page);
+  expect(params.get('gpp_sid')).toBe('7');
+  expect(eids.map((e) => e.source)).toEqual(expect.arrayContaining(['hemsha256', 'id5-sync.com']));
+});
 
 test('a silent CMP never holds the ad call past the bound, and no eids go without a legal basis', async ({
   web: page,
