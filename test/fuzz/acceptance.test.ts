@@ -7,6 +7,7 @@
 // is timed once, and the slowest are timed again (the least of 7 counts, so a GC pause or a compile is not blamed).
 import { afterAll, describe, expect, test } from 'vitest';
 import fc from 'fast-check';
+import { GppModel } from '@iabgpp/cmpapi';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -54,6 +55,26 @@ const getUrl = (q: string) => `/ac?nwid=1&eids=${TEN_EIDS}&${q}`.slice(0, MAX_GE
 const fullRange = { start: 1, end: 65_535 };
 
 /** The known bombs as GET calls within the 8,000-character URL limit. */
+/**
+ * The most a GET call's GPP string can make the US rules do: eight US sections (the cap), each applicable, every
+ * field set so that no rule stops early, and a version 1 `usnat` in the version 2 layout (read twice).
+ */
+const US_RULES_BOMB = (() => {
+  const m = new GppModel();
+  const names = ['usnat', 'usca', 'usva', 'usco', 'usut', 'usct', 'usfl', 'usmt'];
+  for (const n of names) {
+    m.setFieldValue(n, 'Version', n === 'usnat' ? 2 : 1);
+    for (const f of ['SharingNotice', 'ProcessingNotice', 'SaleOptOutNotice', 'SharingOptOutNotice'])
+      if (m.hasField(n, f)) m.setFieldValue(n, f, 1);
+    if (m.hasField(n, 'TargetedAdvertisingOptOutNotice')) m.setFieldValue(n, 'TargetedAdvertisingOptOutNotice', 1);
+    for (const f of ['SaleOptOut', 'SharingOptOut', 'TargetedAdvertisingOptOut'])
+      if (m.hasField(n, f)) m.setFieldValue(n, f, 2);
+  }
+  const [header, usnat, ...rest] = m.encode().split('~');
+  // Version 1 in the 16-category layout: `B` (version 1) over a version 2 body.
+  return { gpp: [header, 'B' + usnat.slice(1), ...rest].join('~'), sid: '7,8,9,10,11,12,13,14' };
+})();
+
 const GET_BOMBS: RequestInput[] = [
   `gpp=${KNOWN_BOMBS.gppSectionRange}`,
   `gpp=${KNOWN_BOMBS.gppRangeTo1e7}`,
@@ -62,6 +83,7 @@ const GET_BOMBS: RequestInput[] = [
   `gdpr=1&gdpr_consent=${SHORT_TC_BOMB}`,
   `gpp=${gppHeader(Array.from({ length: 400 }, () => ({ offset: 1, span: 1_000 })))}`,
   `gpp=${gppHeader([{ offset: 2 }])}~${KNOWN_BOMBS.tcVendorRanges.slice(0, 3_000)}&gpp_sid=2`,
+  `gpp=${US_RULES_BOMB.gpp}&gpp_sid=${US_RULES_BOMB.sid}&us_privacy=1YNN&gpc=1`,
   'eids=%&'.repeat(1_200),
   `gdpr_consent=${'%E0%80%AF'.repeat(800)}`,
 ].map((q) => ({ url: getUrl(q), method: 'GET' }));

@@ -6,15 +6,14 @@
  *
  * Every string comes from the network, so every decode is bounded in time and memory (docs/ad-server.md
  * "Forwarding policy", consent caps): TC strings are read by our own bounded reader (tc-string.ts; the
- * IAB's `@iabtcf/core` is its reference in the property test), GPP strings by `@iabgpp/cmpapi` once our header
- * reader has checked the section ids it would otherwise expand without bound (gpp-header.ts).
+ * IAB's `@iabtcf/core` is its reference in the property test), GPP strings by our header reader (gpp-header.ts)
+ * and US section reader (gpp-us.ts), both held to the IAB's `@iabgpp/cmpapi` by the property test.
  */
-import { GppModel, UsNat } from '@iabgpp/cmpapi';
 import { usDenial, usSectionName } from '../../core/index.js';
-import type { UsFields } from '../../core/index.js';
 import type { AdCallConsent } from '../parse/index.js';
 import { BoundedCache } from './cache.js';
 import { readGppHeader } from './gpp-header.js';
+import { readUsSection } from './gpp-us.js';
 import { hasId } from './id-ranges.js';
 import { readTcString } from './tc-string.js';
 import type { TcConsent, TcProblem } from './tc-string.js';
@@ -100,12 +99,6 @@ const VERDICT_BYTES = MAX_VENDOR_VERDICTS * 32;
 
 const NO_TC_STRING = 'GDPR applies and the call carries no TC string';
 
-/** A library error in one line and at most 200 characters (its messages quote the whole string). */
-const shortError = (e: unknown) => {
-  const m = (e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ');
-  return m.length > 200 ? `${m.slice(0, 199)}…` : m;
-};
-
 function decodeTcf(tcString: string): TcfView | TcfProblem {
   const out = readTcString(tcString);
   return 'problem' in out ? { problem: `the TC string could not be used (${out.problem})` } : out;
@@ -138,50 +131,31 @@ interface GppView {
 }
 
 function decodeGpp(gpp: string): GppView {
-  // Our header reader first: the library would expand absurd section-id ranges id by id (gpp-header.ts).
+  // Our header reader: the IAB library would expand absurd section-id ranges id by id (gpp-header.ts).
   const header = readGppHeader(gpp);
   if (header && 'problem' in header) {
     return { sids: [], us: [], problem: `the GPP string could not be used (${header.problem})` };
   }
-  try {
-    const model = new GppModel(gpp);
-    const sids = model.getSectionIds() as number[];
-    const us: UsSectionView[] = [];
-    for (const sid of sids) {
-      const section = usSectionName(sid);
-      if (!section) continue;
-      let denial: string;
-      // The library decodes a section when it is first read: one that cannot be decoded refuses on its own.
-      try {
-        const fields = model.getSection(section) as UsFields;
-        if (section === 'usnat' && fields.Version === 1) untrimmed(fields, gpp.split('~')[1 + sids.indexOf(sid)]);
-        denial = usDenial(section, fields);
-      } catch (e) {
-        denial = `unreadable (${shortError(e)})`;
-      }
-      us.push({ sid, section, denial });
-    }
-    const view: GppView = { sids, us };
-    if (model.hasSectionId(2)) view.tcString = model.encodeSectionById(2);
-    return view;
-  } catch (e) {
-    return { sids: [], us: [], problem: `the GPP string could not be decoded (${shortError(e)})` };
+  // A bare TC string is read as the EU section, as the IAB library reads it.
+  if (!header) {
+    return gpp.startsWith('C')
+      ? { sids: [2], us: [], tcString: gpp }
+      : { sids: [], us: [], problem: 'the GPP string could not be used (no GPP header)' };
   }
-}
-
-/**
- * A version 1 `usnat` section written in the version 2 layout (16 sensitive categories, 3 child consents: some
- * encoders write every version so) is read by the IAB library as version 1, which hides the entries past the 12th
- * and the 2nd; other readers see them. Reads them, so a value there is judged rather than hidden.
- */
-function untrimmed(fields: UsFields, text: string | undefined): void {
-  const core = text?.split('.')[0] ?? '';
-  // 12 characters or more: not one of the version 1 layouts (60 or 66 bits). The version is the first 6 bits.
-  if (core.length < 12) return;
-  const v2 = new UsNat();
-  v2.decode('C' + core.slice(1));
-  fields.SensitiveDataProcessing = v2.getFieldValue('SensitiveDataProcessing');
-  fields.KnownChildSensitiveDataConsents = v2.getFieldValue('KnownChildSensitiveDataConsents');
+  const { sectionIds: sids } = header;
+  const texts = gpp.split('~');
+  const us: UsSectionView[] = [];
+  const view: GppView = { sids, us };
+  sids.forEach((sid, i) => {
+    const text = texts[i + 1];
+    if (sid === 2) view.tcString = text;
+    const section = usSectionName(sid);
+    if (!section) return;
+    // Each US section by our bounded reader (gpp-us.ts); one it cannot read refuses on its own.
+    const fields = readUsSection(section, text);
+    us.push({ sid, section, denial: fields ? usDenial(section, fields) : 'unreadable' });
+  });
+  return view;
 }
 
 /** Estimated bytes of a cached GPP string: the key, its EU section (counted apart), US verdicts, problem. */
