@@ -1,7 +1,12 @@
 // The Redis report against a real redis-server: nothing sent per call, one pipelined flush, the buffer bound
 // and its dropped count, retention by key expiry.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createRedisReport, parseDmpConfig } from '../../../src/adserver/index.js';
+import {
+  createForwardingPolicy,
+  createRedisReport,
+  createReport,
+  parseDmpConfig,
+} from '../../../src/adserver/index.js';
 // @ts-expect-error plain ESM helper shared with the bench
 import { connectRedis, startRedis, untilReconnected } from '../../support/redis-server.mjs';
 import { ID5, UID2, callWith } from '../fixtures.js';
@@ -190,5 +195,32 @@ describe('the Redis report', () => {
     await report.close();
     const bad = () => createRedisReport(client, { maxNetworksPerDay: 0 });
     expect(bad).toThrow('maxNetworksPerDay must be a whole number > 0 (got 0)');
+  });
+
+  test('forwarding counts (sent, withheld by reason) merge across two processes as in memory', async () => {
+    const policy = createForwardingPolicy({ permissions: [{ source: 'uidapi.com', partners: ['dsp-a'] }] });
+    const partners = [{ id: 'dsp-a' }, { id: 'dsp-b' }];
+    const at = new Date();
+    const calls = [callWith({ eids: [ID5, UID2] }), { ...callWith({ eids: [ID5, UID2] }), consent: { gpc: true } }];
+    const a = createRedisReport(client, { prefix: 'pfw:', flushMs: 60_000 });
+    const b = createRedisReport(client, { prefix: 'pfw:', flushMs: 60_000 });
+    const memory = createReport();
+    for (const r of [a, b, memory])
+      for (const c of calls) {
+        r.add(c, at);
+        r.addForwarding(c, policy.explain(c, partners), at);
+      }
+    await Promise.all([a.flush(), b.flush()]);
+    const row = (await a.toJSON()).rows[0];
+    const expected = memory.toJSON().rows[0].forwarding!.map((f) => ({
+      ...f,
+      sent: f.sent * 2,
+      withheld: Object.fromEntries(Object.entries(f.withheld).map(([k, n]) => [k, n * 2])),
+    }));
+    expect(row.forwarding).toEqual(expected);
+    expect(row.forwarding?.find((f) => f.partner === 'dsp-b' && f.providerId === 4)?.withheld).toEqual({
+      'permissions[0]': 4,
+    });
+    await Promise.all([a.close(), b.close()]);
   });
 });
