@@ -16,6 +16,7 @@ import { readGppHeader } from './gpp-header.js';
 import { hasId } from './id-ranges.js';
 import { readTcString } from './tc-string.js';
 import type { TcConsent, TcProblem } from './tc-string.js';
+import type { VendorListSource } from './gvl.js';
 
 export { TC_CAPS } from './tc-string.js';
 export { GPP_CAPS } from './gpp-header.js';
@@ -24,15 +25,41 @@ export { GPP_CAPS } from './gpp-header.js';
 export interface TcfRules {
   /** TCF purposes, one needing a legal basis. Default 2 to 10 (docs/wire-format.md#consent-signals-and-rules). */
   purposes?: readonly number[];
+  /**
+   * TCF purposes each needing a legal basis, besides one of `purposes`. Default [2]: without a basis for purpose 2
+   * (selecting basic ads), Prebid Server sends the vendor no bid request, so no eids.
+   */
+  requiredPurposes?: readonly number[];
+  /**
+   * The Global Vendor List the vendors' declarations are checked against: a loader (`createGvlLoader`) or a fixed
+   * list (`parseVendorList`). Without one, declarations are not checked (docs/wire-format.md#global-vendor-list).
+   */
+  gvl?: VendorListSource;
+  /** With `gvl`, before any list is loaded: `refuse` (default) no legal basis; `tc-string`: the TC string alone. */
+  gvlFallback?: 'refuse' | 'tc-string';
+  /**
+   * With `gvl`, when the list version the TC string names is not held (a loader fetches it in the background):
+   * `refuse` (default) no legal basis; `newest`: decide with the newest list held.
+   */
+  gvlVersionMissing?: 'refuse' | 'newest';
+  /**
+   * TCF v2.3: a TC string created or updated from 1 March 2026 shows the vendor in its disclosed-vendors segment,
+   * or the vendor has no legal basis. Default true.
+   */
+  requireDisclosedVendors?: boolean;
   /** Whether legitimate interest (vendor and purpose) is a legal basis. Default true; false requires consent. */
   legitimateInterest?: boolean;
   /** Whether GDPR applies to a call that does not say (`gdpr` absent). Default: when it carries a TC string. */
   gdprDefault?: 'applies' | 'does-not-apply' | 'when-tc-string';
 }
 
-/** A decoded TC string, with the refusals worked out so far per vendor id (see `gdprRefusalOf`; null: none). */
+/**
+ * A decoded TC string, with the refusals worked out so far per vendor id (see `gdprRefusalOf`; null: none), for
+ * the vendor lists' generation `gen`.
+ */
 interface TcfView extends TcConsent {
   byVendor?: Map<number, ConsentRefusal | null>;
+  gen?: number;
 }
 
 /** A TC string that could not be used, and why (the field, for a string over a cap). */
@@ -64,6 +91,11 @@ export interface ConsentRefusal {
   code: 'gdpr' | 'usp' | 'gpp';
   /** One sentence naming the signal. */
   message: string;
+  /**
+   * A short, stable phrase naming the signal and field that decided, for reports (at most a vendor id and a
+   * purpose vary): `tcf vendor 755 no consent`, `gvl vendor 755 does not declare purpose 2`, `gvl not loaded`.
+   */
+  reason: string;
 }
 
 /** GPP section ids of the US: `uspv1` (6), `usnat` (7) and the states (8 and up). */
@@ -95,6 +127,7 @@ function decodeTcf(tcString: string): TcfView | TcfProblem {
 function tcfBytes(key: string, v: TcfView | TcfProblem): number {
   if ('problem' in v) return 2 * key.length + 2 * v.problem.length + 128;
   let bytes = 2 * key.length + 256 + VERDICT_BYTES + v.vendorConsents.byteLength + v.vendorLI.byteLength;
+  bytes += v.disclosedVendors?.byteLength ?? 0;
   for (const r of v.restrictions) bytes += 96 + r.vendors.byteLength;
   return bytes;
 }
@@ -141,10 +174,33 @@ const gppBytes = (key: string, v: GppView) =>
   4 * key.length + 128 + 96 * v.optOuts.length + 2 * (v.problem?.length ?? 0);
 
 /**
- * The GDPR verdict for one vendor: 0 a legal basis; 1 no consent; 2 legitimate interest only where the policy
- * requires consent; 3 no basis for any purpose; 4 the same, within the publisher restrictions.
+ * The GDPR verdict for one vendor, one number: 0 a legal basis, else a kind (below) + 32 × the purpose it names +
+ * 1,024 × the list version it names.
  */
-type Verdict = 0 | 1 | 2 | 3 | 4;
+type Verdict = number;
+/** No vendor consent nor legitimate interest. */
+const NO_CONSENT = 1;
+/** Legitimate interest only, where the policy requires consent. */
+const LI_ONLY = 2;
+/** No basis for any of `purposes`; the same within publisher restrictions. */
+const NO_BASIS = 3;
+const NO_BASIS_RESTRICTED = 4;
+/** No basis for a required purpose; the same within publisher restrictions. */
+const NO_PURPOSE = 5;
+const NO_PURPOSE_RESTRICTED = 6;
+/** The vendor is not in the list; deleted from it; declares not the purpose (0: none of `purposes`). */
+const GVL_ABSENT = 7;
+const GVL_DELETED = 8;
+const GVL_UNDECLARED = 9;
+/** No list loaded yet; not the version the TC string names. */
+const GVL_NOT_LOADED = 10;
+const GVL_NO_VERSION = 11;
+/** Not in the disclosed vendors of a TCF v2.3 string. */
+const NOT_DISCLOSED = 12;
+/** Purposes legitimate interest may serve: not 1, nor 3 to 6 (TCF policy v4 and later, and Prebid Server Java). */
+const LI_PURPOSES = ~((1 << 1) | (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6));
+/** From this date (UTC), TC strings carry the disclosed-vendors segment (TCF v2.3), as Prebid Server Java reads it. */
+const TCF_23_FROM = Date.UTC(2026, 2, 1);
 
 /**
  * Decodes the privacy signals of ad calls, caching decoded strings: the recently used ones, at most `cacheSize`
@@ -157,7 +213,12 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
     .filter((p) => p > 0 && p < 32)
     .sort((a, b) => a - b);
   const purposeMask = purposeList.reduce((m, p) => m | (1 << p), 0);
+  const required = [...new Set(rules.requiredPurposes ?? [2])].filter((p) => p > 0 && p < 32).sort((a, b) => a - b);
   const li = rules.legitimateInterest ?? true;
+  const gvl = rules.gvl;
+  const gvlFallback = rules.gvlFallback ?? 'refuse';
+  const gvlVersionMissing = rules.gvlVersionMissing ?? 'refuse';
+  const requireDisclosed = rules.requireDisclosedVendors ?? true;
   const gdprDefault = rules.gdprDefault ?? 'when-tc-string';
 
   /** Decodes the call's signals (cached per string). */
@@ -190,15 +251,47 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
   }
 
   /**
-   * TCF's legal bases, per purpose: the vendor's consent with the purpose's consent, or (when allowed) the vendor's
-   * legitimate interest with the purpose's. The publisher's restrictions that name the vendor all hold: a purpose
-   * not allowed has no basis, consent only takes away legitimate interest, legitimate interest only takes away
-   * consent (both: no basis). At least one of `purposes` needs a basis.
+   * TCF's legal bases, per purpose: the vendor's consent with the purpose's consent, or (when allowed, and not for
+   * purposes 1 and 3 to 6) the vendor's legitimate interest with the purpose's. With a Global Vendor List, only on
+   * the basis the vendor declares there: consent for its `purposes`, legitimate interest for its `legIntPurposes`,
+   * either for its `flexiblePurposes`; a vendor absent from or deleted in the list (the version the TC string names,
+   * or the newest) has none. The publisher's restrictions that name the vendor all hold: a purpose not allowed has
+   * no basis, consent only takes away legitimate interest, legitimate interest only takes away consent (both: no
+   * basis). Each of `requiredPurposes` and at least one of `purposes` need a basis.
    */
   function gdprVerdict(tcf: TcConsent, vendorId: number): Verdict {
+    // Purposes the vendor may have on consent, on legitimate interest, at all: any, without a list.
+    let onConsent = -1;
+    let onLI = -1;
+    let declared = -1;
+    let version = 0;
+    const latest = gvl?.latest();
+    if (gvl && !latest && gvlFallback === 'refuse') return GVL_NOT_LOADED;
+    if (latest) {
+      // Lists of specification 3 serve TC strings of policy 4 and up (TCF v2.2); older strings name v2 lists.
+      let list = tcf.policyVersion >= 4 ? gvl!.list(tcf.vendorListVersion) : undefined;
+      if (!list) {
+        if (gvlVersionMissing === 'refuse') return GVL_NO_VERSION + 1024 * tcf.vendorListVersion;
+        list = latest;
+      }
+      for (const l of list === latest ? [list] : [list, latest]) {
+        const state = l.vendorState(vendorId);
+        if (state !== 1) return (state === 0 ? GVL_ABSENT : GVL_DELETED) + 1024 * l.version;
+      }
+      const consent = list.consentPurposes(vendorId);
+      const legInt = list.liPurposes(vendorId);
+      const flexible = list.flexiblePurposes(vendorId);
+      onConsent = consent | (legInt & flexible);
+      onLI = legInt | (consent & flexible);
+      declared = consent | legInt;
+      version = list.version;
+    }
+    if (requireDisclosed && tcf.updatedMs >= TCF_23_FROM) {
+      if (!tcf.disclosedVendors || !hasId(tcf.disclosedVendors, vendorId)) return NOT_DISCLOSED;
+    }
     const vendorConsent = hasId(tcf.vendorConsents, vendorId);
     const vendorLI = li && hasId(tcf.vendorLI, vendorId);
-    if (!vendorConsent && !vendorLI) return !li && hasId(tcf.vendorLI, vendorId) ? 2 : 1;
+    if (!vendorConsent && !vendorLI) return !li && hasId(tcf.vendorLI, vendorId) ? LI_ONLY : NO_CONSENT;
     // Purpose bit masks of the restrictions naming the vendor, by type.
     const restricted = [0, 0, 0];
     let named = false;
@@ -207,33 +300,89 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
       named = true;
       if (r.purpose < 32) restricted[r.type] |= 1 << r.purpose;
     }
-    const allowed = purposeMask & ~restricted[0];
-    if (vendorConsent && (allowed & ~restricted[2] & tcf.purposeConsents) !== 0) return 0;
-    if (vendorLI && (allowed & ~restricted[1] & tcf.purposeLI) !== 0) return 0;
-    return named ? 4 : 3;
+    const basis =
+      ((vendorConsent ? tcf.purposeConsents & onConsent & ~restricted[2] : 0) |
+        (vendorLI ? tcf.purposeLI & LI_PURPOSES & onLI & ~restricted[1] : 0)) &
+      ~restricted[0];
+    if (!(basis & purposeMask)) {
+      if (!(declared & purposeMask)) return GVL_UNDECLARED + 1024 * version;
+      return named ? NO_BASIS_RESTRICTED : NO_BASIS;
+    }
+    for (const p of required) {
+      const bit = 1 << p;
+      if (basis & bit) continue;
+      if (!(declared & bit)) return GVL_UNDECLARED + 32 * p + 1024 * version;
+      return ((restricted[0] | restricted[1] | restricted[2]) & bit ? NO_PURPOSE_RESTRICTED : NO_PURPOSE) + 32 * p;
+    }
+    return 0;
   }
 
   // One refusal object per vendor and verdict, shared by every call (bounded: vendor ids come from partners).
-  const refusals = new Map<number, ConsentRefusal>();
+  const refusals = new Map<string, ConsentRefusal>();
   const gdprRefusal = (vendorId: number, verdict: Verdict): ConsentRefusal => {
-    const key = Number.isSafeInteger(vendorId * 8) ? vendorId * 8 + verdict : NaN;
+    const key = `${vendorId}:${verdict}`;
     let r = refusals.get(key);
     if (r) return r;
+    const kind = verdict & 31;
+    const p = (verdict >> 5) & 31;
+    const version = Math.floor(verdict / 1024);
+    const v = `vendor ${vendorId}`;
     const purposes = `any of purposes ${purposeList.join(', ')}`;
-    const why = [
-      '',
-      'has no consent in the TC string',
-      'has legitimate interest only, and the policy requires consent in the TC string',
-      `has no legal basis for ${purposes} in the TC string`,
-      `has no legal basis for ${purposes} in the TC string, within the publisher restrictions`,
-    ][verdict];
-    r = { code: 'gdpr', message: `GDPR applies: vendor ${vendorId} ${why}` };
-    if (refusals.size < 4096 && !Number.isNaN(key)) refusals.set(key, r);
+    const [message, reason] = {
+      [NO_CONSENT]: [`${v} has no consent in the TC string`, `tcf ${v} no consent`],
+      [LI_ONLY]: [
+        `${v} has legitimate interest only, and the policy requires consent in the TC string`,
+        `tcf ${v} legitimate interest only`,
+      ],
+      [NO_BASIS]: [`${v} has no legal basis for ${purposes} in the TC string`, `tcf ${v} no legal basis`],
+      [NO_BASIS_RESTRICTED]: [
+        `${v} has no legal basis for ${purposes} in the TC string, within the publisher restrictions`,
+        `tcf ${v} publisher restriction`,
+      ],
+      [NO_PURPOSE]: [
+        `${v} has no legal basis for purpose ${p} in the TC string`,
+        `tcf ${v} no legal basis for purpose ${p}`,
+      ],
+      [NO_PURPOSE_RESTRICTED]: [
+        `${v} has no legal basis for purpose ${p} in the TC string, within the publisher restrictions`,
+        `tcf ${v} publisher restriction on purpose ${p}`,
+      ],
+      [GVL_ABSENT]: [`gvl ${v} is not in the Global Vendor List (version ${version})`, `gvl ${v} not in list`],
+      [GVL_DELETED]: [`gvl ${v} is deleted from the Global Vendor List (version ${version})`, `gvl ${v} deleted`],
+      [GVL_UNDECLARED]: p
+        ? [`gvl ${v} does not declare purpose ${p} (list version ${version})`, `gvl ${v} does not declare purpose ${p}`]
+        : [
+            `gvl ${v} declares none of purposes ${purposeList.join(', ')} (list version ${version})`,
+            `gvl ${v} declares none of the purposes`,
+          ],
+      [GVL_NOT_LOADED]: [
+        'no Global Vendor List is loaded yet, so no vendor declaration can be checked',
+        'gvl not loaded',
+      ],
+      [GVL_NO_VERSION]: [
+        `the TC string names Global Vendor List version ${version}, which is not loaded`,
+        'gvl version not loaded',
+      ],
+      [NOT_DISCLOSED]: [
+        `${v} is not among the TC string's disclosed vendors (required of strings updated from 1 March 2026)`,
+        `tcf ${v} not disclosed`,
+      ],
+    }[kind] ?? [`${v} has no legal basis`, `tcf ${v} no legal basis`];
+    r = { code: 'gdpr', message: `GDPR applies: ${message}`, reason };
+    if (refusals.size < 4096) refusals.set(key, r);
     return r;
   };
 
-  /** The GDPR refusal for `vendorId` (null: a legal basis), kept on the cached view for up to 64 vendors. */
+  /**
+   * The GDPR refusal for `vendorId` (null: a legal basis), kept on the cached view for up to 64 vendors while the
+   * vendor lists do not change.
+   */
   function gdprRefusalOf(view: TcfView, vendorId: number): ConsentRefusal | null {
+    const gen = gvl ? gvl.generation : 0;
+    if (view.gen !== gen) {
+      view.gen = gen;
+      view.byVendor = undefined;
+    }
     const memo = (view.byVendor ??= new Map<number, ConsentRefusal | null>());
     let r = memo.get(vendorId);
     if (r === undefined) {
@@ -251,11 +400,13 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
       const problem = tcf ? (tcf as TcfProblem).problem : 'no TC string';
       if (problem !== undefined) {
         // Some problems already say that GDPR applies ("GDPR applies and the call carries no TC string").
-        return { code: 'gdpr', message: problem.startsWith('GDPR applies') ? problem : `GDPR applies: ${problem}` };
+        return problem.startsWith('GDPR applies')
+          ? { code: 'gdpr', message: problem, reason: 'tcf missing' }
+          : { code: 'gdpr', message: `GDPR applies: ${problem}`, reason: 'tcf unreadable' };
       }
       if (vendorId === undefined) {
         const message = 'GDPR applies and the partner has no gvlVendorId: no legal basis can be shown';
-        return { code: 'gdpr', message };
+        return { code: 'gdpr', message, reason: 'tcf no vendor id' };
       }
       const r = gdprRefusalOf(tcf as TcfView, vendorId);
       if (r) return r;
@@ -263,11 +414,23 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
     const opt = consent.usOptOuts[0];
     if (opt) {
       return opt.section === 'usp'
-        ? { code: 'usp', message: 'US Privacy string signals an opt-out of sale (us_privacy third character Y)' }
-        : { code: 'gpp', message: `GPP section ${opt.section} signals ${opt.field}` };
+        ? {
+            code: 'usp',
+            message: 'US Privacy string signals an opt-out of sale (us_privacy third character Y)',
+            reason: 'usp opt-out',
+          }
+        : {
+            code: 'gpp',
+            message: `GPP section ${opt.section} signals ${opt.field}`,
+            reason: `gpp ${opt.section} opt-out`,
+          };
     }
     if (consent.gppProblem) {
-      return { code: 'gpp', message: `${consent.gppProblem}; its US sections may hold an opt-out` };
+      return {
+        code: 'gpp',
+        message: `${consent.gppProblem}; its US sections may hold an opt-out`,
+        reason: 'gpp unreadable',
+      };
     }
     return undefined;
   }
@@ -275,7 +438,10 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
   /** How many decoded strings each cache holds, and their estimated bytes. */
   const stats = () => ({ tcf: tcfCache.stats(), gpp: gppCache.stats() });
 
-  return { decode, refusal, stats };
+  /** Changes when the vendor lists change: refusals worked out before may differ now. */
+  const generation = () => (gvl ? gvl.generation : 0);
+
+  return { decode, refusal, stats, generation };
 }
 
 /** A consent decoder: `decode(call.consent)` once per call, then `refusal(decoded, vendorId)` per partner. */
