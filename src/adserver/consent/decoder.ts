@@ -197,6 +197,9 @@ const GVL_NOT_LOADED = 10;
 const GVL_NO_VERSION = 11;
 /** Not in the disclosed vendors of a TCF v2.3 string. */
 const NOT_DISCLOSED = 12;
+/** The string gives the purpose a basis the vendor does not declare it on: consent; legitimate interest. */
+const GVL_NOT_ON_CONSENT = 13;
+const GVL_NOT_ON_LI = 14;
 /** Purposes legitimate interest may serve: not 1, nor 3 to 6 (TCF policy v4 and later, and Prebid Server Java). */
 const LI_PURPOSES = ~((1 << 1) | (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6));
 /** From this date (UTC), TC strings carry the disclosed-vendors segment (TCF v2.3), as Prebid Server Java reads it. */
@@ -300,19 +303,34 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
       named = true;
       if (r.purpose < 32) restricted[r.type] |= 1 << r.purpose;
     }
-    const basis =
-      ((vendorConsent ? tcf.purposeConsents & onConsent & ~restricted[2] : 0) |
-        (vendorLI ? tcf.purposeLI & LI_PURPOSES & onLI & ~restricted[1] : 0)) &
-      ~restricted[0];
-    if (!(basis & purposeMask)) {
-      if (!(declared & purposeMask)) return GVL_UNDECLARED + 1024 * version;
+    // The purposes with a basis on the TC string alone, by basis, then within the vendor's declarations.
+    const byConsent = vendorConsent ? tcf.purposeConsents & ~restricted[2] & ~restricted[0] : 0;
+    const byLI = vendorLI ? tcf.purposeLI & LI_PURPOSES & ~restricted[1] & ~restricted[0] : 0;
+    const basis = (byConsent & onConsent) | (byLI & onLI);
+    /** Why `wanted` (purpose bits) has no basis: the list when the string alone gives one, else the string. */
+    const why = (wanted: number, p: number): Verdict => {
+      const lost = (byConsent | byLI) & wanted;
+      if (lost) {
+        // The lowest purpose the string allows and the list does not, on the basis the string gives it.
+        const q = 31 - Math.clz32(lost & -lost);
+        const kind = !(declared & (1 << q))
+          ? GVL_UNDECLARED
+          : byConsent & (1 << q)
+            ? GVL_NOT_ON_CONSENT
+            : GVL_NOT_ON_LI;
+        return kind + 32 * q + 1024 * version;
+      }
+      if (p)
+        return ((restricted[0] | restricted[1] | restricted[2]) & wanted ? NO_PURPOSE_RESTRICTED : NO_PURPOSE) + 32 * p;
       return named ? NO_BASIS_RESTRICTED : NO_BASIS;
+    };
+    if (!(basis & purposeMask)) {
+      return declared & purposeMask ? why(purposeMask, 0) : GVL_UNDECLARED + 1024 * version;
     }
     for (const p of required) {
       const bit = 1 << p;
       if (basis & bit) continue;
-      if (!(declared & bit)) return GVL_UNDECLARED + 32 * p + 1024 * version;
-      return ((restricted[0] | restricted[1] | restricted[2]) & bit ? NO_PURPOSE_RESTRICTED : NO_PURPOSE) + 32 * p;
+      return declared & bit ? why(bit, p) : GVL_UNDECLARED + 32 * p + 1024 * version;
     }
     return 0;
   }
@@ -355,6 +373,14 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
             `gvl ${v} declares none of purposes ${purposeList.join(', ')} (list version ${version})`,
             `gvl ${v} declares none of the purposes`,
           ],
+      [GVL_NOT_ON_CONSENT]: [
+        `gvl ${v} does not declare purpose ${p} on consent (list version ${version}), the basis the TC string gives`,
+        `gvl ${v} does not declare purpose ${p} on consent`,
+      ],
+      [GVL_NOT_ON_LI]: [
+        `gvl ${v} does not declare purpose ${p} on legitimate interest (list version ${version}), the basis the TC string gives`,
+        `gvl ${v} does not declare purpose ${p} on legitimate interest`,
+      ],
       [GVL_NOT_LOADED]: [
         'no Global Vendor List is loaded yet, so no vendor declaration can be checked',
         'gvl not loaded',

@@ -217,7 +217,8 @@ export function parseVendorList(input: unknown): GlobalVendorList {
   }
   for (const [key, v] of Object.entries(parsed.data.vendors)) {
     if (String(v.id) !== key) {
-      throw new GvlError(`vendors.${key}.id`, `not a Global Vendor List v3: vendors.${key}.id is ${v.id}`);
+      const field = `vendors.${key}.id`;
+      throw new GvlError(field, `not a Global Vendor List v3: ${field}: ${v.id} is not the vendor's key`);
     }
   }
   return GlobalVendorList.fromChecked(parsed.data);

@@ -137,29 +137,53 @@ function iabMessage(m: TCModel, vendorId: number, rules: TcfRules): string | und
   }
   const rs = m.publisherRestrictions.getRestrictions(vendorId);
   const declared = (p: number) => !vendor || vendor.purposes.includes(p) || vendor.legIntPurposes.includes(p);
-  const basis = (p: number) => {
+  // The basis the string alone gives a purpose (consent, legitimate interest), then within the declarations.
+  const byString = (p: number) => {
     const types = rs.filter((r) => r.purposeId === p).map((r) => r.restrictionType as number);
-    if (types.includes(0)) return false;
+    if (types.includes(0)) return { consent: false, li: false };
+    return {
+      consent: vc && !types.includes(2) && m.purposeConsents.has(p),
+      li: vli && LI_PURPOSES.has(p) && !types.includes(1) && m.purposeLegitimateInterests.has(p),
+    };
+  };
+  const basis = (p: number) => {
     const flexible = !!vendor?.flexiblePurposes.includes(p);
     const onConsent = !vendor || vendor.purposes.includes(p) || (flexible && vendor.legIntPurposes.includes(p));
     const onLI = !vendor || vendor.legIntPurposes.includes(p) || (flexible && vendor.purposes.includes(p));
-    if (vc && onConsent && !types.includes(2) && m.purposeConsents.has(p)) return true;
-    return vli && onLI && LI_PURPOSES.has(p) && !types.includes(1) && m.purposeLegitimateInterests.has(p);
+    const s = byString(p);
+    return (s.consent && onConsent) || (s.li && onLI);
   };
-  if (!purposes.some(basis)) {
-    if (!purposes.some(declared)) {
-      return say(`gvl vendor ${vendorId} declares none of purposes ${purposes.join(', ')} (list version ${version})`);
+  /** The refusal for purposes `wanted` without a basis: the list's when the string alone gives one. */
+  const why = (wanted: number[], p?: number) => {
+    const lost = wanted.filter((q) => byString(q).consent || byString(q).li).sort((a, b) => a - b)[0];
+    if (lost !== undefined && !declared(lost)) {
+      return say(`gvl vendor ${vendorId} does not declare purpose ${lost} (list version ${version})`);
+    }
+    if (lost !== undefined) {
+      const on = byString(lost).consent ? 'consent' : 'legitimate interest';
+      return say(
+        `gvl vendor ${vendorId} does not declare purpose ${lost} on ${on} (list version ${version}), the basis the TC string gives`,
+      );
+    }
+    if (p !== undefined) {
+      const within = rs.some((r) => r.purposeId === p) ? ', within the publisher restrictions' : '';
+      return say(`vendor ${vendorId} has no legal basis for purpose ${p} in the TC string${within}`);
     }
     const within = rs.length ? ', within the publisher restrictions' : '';
     return say(
       `vendor ${vendorId} has no legal basis for any of purposes ${purposes.join(', ')} in the TC string${within}`,
     );
+  };
+  if (!purposes.some(basis)) {
+    if (!purposes.some(declared)) {
+      return say(`gvl vendor ${vendorId} declares none of purposes ${purposes.join(', ')} (list version ${version})`);
+    }
+    return why(purposes);
   }
   for (const p of [...required].sort((a, b) => a - b)) {
     if (basis(p)) continue;
     if (!declared(p)) return say(`gvl vendor ${vendorId} does not declare purpose ${p} (list version ${version})`);
-    const within = rs.some((r) => r.purposeId === p) ? ', within the publisher restrictions' : '';
-    return say(`vendor ${vendorId} has no legal basis for purpose ${p} in the TC string${within}`);
+    return why([p], p);
   }
   return undefined;
 }
