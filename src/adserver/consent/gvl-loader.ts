@@ -162,7 +162,6 @@ export function createGvlLoader(options: GvlLoaderOptions = {}): GvlLoader {
       if (version !== newest!.version) lists.delete(version);
     }
     generation++;
-    firstList(newest!);
     return true;
   }
 
@@ -184,10 +183,16 @@ export function createGvlLoader(options: GvlLoaderOptions = {}): GvlLoader {
         tell({ type: 'failed', where, kind: 'disk', message: e instanceof Error ? e.message : String(e) });
       }
     }
+    if (newest) firstList(newest);
   }
 
-  /** Saves a downloaded list, then removes the oldest files past `maxVersions`; a disk error is told, not thrown. */
-  async function save(list: GlobalVendorList, text: string) {
+  /**
+   * Saves a downloaded list, then removes the oldest files past `maxVersions`; one save at a time; a disk error is
+   * told, not thrown.
+   */
+  let saving = Promise.resolve();
+  const save = (list: GlobalVendorList, text: string) => (saving = saving.then(() => saveNow(list, text)));
+  async function saveNow(list: GlobalVendorList, text: string) {
     if (!dir) return;
     try {
       await writeFileAtomic(join(dir, fileOf(list.version)), text);
@@ -234,19 +239,21 @@ export function createGvlLoader(options: GvlLoaderOptions = {}): GvlLoader {
   };
   function refresh(): Promise<GlobalVendorList> {
     if (closed) return Promise.reject(new GvlFetchError('aborted', url, 'the loader is closed'));
-    latestRun ??= download(url)
-      .then(
-        () => {
-          failures = 0;
-          schedule(refreshMs);
-          return newest!;
-        },
-        (e: unknown) => {
-          schedule(Math.min(refreshMs, retryMs * 2 ** failures++));
-          throw e;
-        },
-      )
-      .finally(() => (latestRun = undefined));
+    // Settled before `loaded` resolves: a refresh() asked then starts a download of its own.
+    latestRun ??= download(url).then(
+      () => {
+        latestRun = undefined;
+        failures = 0;
+        schedule(refreshMs);
+        firstList(newest!);
+        return newest!;
+      },
+      (e: unknown) => {
+        latestRun = undefined;
+        schedule(Math.min(refreshMs, retryMs * 2 ** failures++));
+        throw e;
+      },
+    );
     lastLatestTry = performance.now();
     return latestRun;
   }
