@@ -154,7 +154,7 @@ function iabMessage(m: TCModel, vendorId: number, rules: TcfRules): string | und
     return (s.consent && onConsent) || (s.li && onLI);
   };
   /** The refusal for purposes `wanted` without a basis: the list's when the string alone gives one. */
-  const why = (wanted: number[], p?: number) => {
+  const why = (wanted: readonly number[], p?: number) => {
     const lost = wanted.filter((q) => byString(q).consent || byString(q).li).sort((a, b) => a - b)[0];
     if (lost !== undefined && !declared(lost)) {
       return say(`gvl vendor ${vendorId} does not declare purpose ${lost} (list version ${version})`);

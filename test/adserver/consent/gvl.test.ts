@@ -366,7 +366,8 @@ describe('the forwarding policy with a list', () => {
     expect(explainForwarding(call, [partner], policy).partners[0].consent?.reason).toBe('gvl vendor 12 deleted');
     current = listed;
     generation++;
-    expect(buildBidRequest({ ...call }, partner, { policy }).user?.eids).toEqual([ID5]);
+    const request = buildBidRequest({ ...call }, { ...partner, openrtb: '2.6' }, { policy });
+    expect(request.user && 'eids' in request.user ? request.user.eids : undefined).toHaveLength(1);
   });
 
   test('the option is checked, and the frozen config keeps the list itself', () => {
