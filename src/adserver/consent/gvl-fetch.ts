@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
-import { GvlError, parseVendorList } from './gvl.js';
+import { GvlError, parseVendorListSliced } from './gvl.js';
 import type { GlobalVendorList } from './gvl.js';
 
 /** The IAB's newest list (v3). */
@@ -19,7 +19,7 @@ export const GVL_ARCHIVE_URL = 'https://vendor-list.consensu.org/v3/archives/ven
 export interface GvlFetchOptions {
   /** Deadline of the whole exchange (redirects and body included), in ms. Default 10,000. */
   timeoutMs?: number;
-  /** Bytes of body read at most; a longer list is refused. Default 16 MiB (the real list is under 2 MiB). */
+  /** Bytes of body read at most; a longer list is refused. Default 8 MiB (the real list is under 2 MiB). */
   maxBytes?: number;
   /** Redirects followed at most. Default 3. */
   maxRedirects?: number;
@@ -28,7 +28,7 @@ export interface GvlFetchOptions {
 }
 
 /** The defaults of {@link GvlFetchOptions}. */
-export const GVL_FETCH_DEFAULTS = { timeoutMs: 10_000, maxBytes: 16 * 1024 * 1024, maxRedirects: 3 } as const;
+export const GVL_FETCH_DEFAULTS = { timeoutMs: 10_000, maxBytes: 8 * 1024 * 1024, maxRedirects: 3 } as const;
 
 /** Why a download failed. */
 export type GvlFetchFailure = 'network' | 'timeout' | 'status' | 'too-large' | 'redirects' | 'invalid' | 'aborted';
@@ -125,7 +125,7 @@ export async function fetchVendorList(url: string, options: GvlFetchOptions = {}
         throw new GvlFetchError('invalid', current, 'the body is not UTF-8 text');
       }
       try {
-        return { list: parseVendorList(text), text, url: current };
+        return { list: await parseVendorListSliced(text), text, url: current };
       } catch (e) {
         if (e instanceof GvlError) throw new GvlFetchError('invalid', current, e.message);
         throw e;

@@ -42,7 +42,7 @@ export interface GvlLoaderOptions {
   retryMs?: number;
   /** Deadline of one download, in ms. Default 10,000. */
   timeoutMs?: number;
-  /** Bytes one download may read. Default 16 MiB. */
+  /** Bytes one download may read. Default 8 MiB. */
   maxBytes?: number;
   /** Redirects one download may follow. Default 3. */
   maxRedirects?: number;

@@ -158,6 +158,35 @@ describe('createGvlLoader against a loopback server', () => {
     expect(reasonOf(refuse, callNaming(150))).toBeUndefined();
   });
 
+  test('a list of 1,400 vendors is checked in slices: ad calls are decided between them, not after', async () => {
+    const doc = base();
+    const template = Object.values(doc.vendors);
+    const vendors: Record<string, unknown> = {};
+    for (let id = 1; id <= 1_400; id++) vendors[id] = { ...template[id % template.length], id };
+    const big = JSON.stringify({ ...doc, vendors });
+    handler = (_req, res) => res.writeHead(200).end(big);
+    const { gvl } = loader({ fetchOnStart: false });
+    const policy = createForwardingPolicy({ consent: { gvl } });
+    const call = callNaming(150);
+    let done = false;
+    let decided = 0;
+    // An ad call each turn of the event loop while the list loads.
+    const tick = () => {
+      if (done) return;
+      policy.eidsFor({ ...call }, DSP);
+      decided++;
+      setImmediate(tick);
+    };
+    const loading = gvl.refresh().finally(() => (done = true));
+    await until(() => hits.length === 1);
+    const atStart = decided;
+    setImmediate(tick);
+    const loaded = await loading;
+    expect(loaded.vendorCount + loaded.deletedCount).toBe(1_400);
+    // 28 slices of 50 vendors: an ad call between each two.
+    expect(decided - atStart).toBeGreaterThanOrEqual(27);
+  });
+
   test('a server slower than timeoutMs: the download gives up at the deadline, and is tried again later', async () => {
     handler = (_req, res) => {
       // Headers at once, then a body that never ends.
