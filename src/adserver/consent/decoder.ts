@@ -271,7 +271,7 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
     const latest = gvl?.latest();
     if (gvl && !latest && gvlFallback === 'refuse') return GVL_NOT_LOADED;
     if (latest) {
-      // Lists of specification 3 serve TC strings of policy 4 and up (TCF v2.2); older strings name v2 lists.
+      // v3 lists serve TC strings of policy 4 and up (TCF v2.2); older strings name v2 lists, which are not read.
       let list = tcf.policyVersion >= 4 ? gvl!.list(tcf.vendorListVersion) : undefined;
       if (!list) {
         if (gvlVersionMissing === 'refuse') return GVL_NO_VERSION + 1024 * tcf.vendorListVersion;

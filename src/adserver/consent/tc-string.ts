@@ -49,7 +49,7 @@ export interface TcConsent {
   restrictions: TcRestriction[];
   /** The Global Vendor List version the consent platform showed (`vendorListVersion`). */
   vendorListVersion: number;
-  /** The TCF policy version (`tcfPolicyVersion`): 4 and up is TCF v2.2, whose lists are of specification 3. */
+  /** The TCF policy version (`tcfPolicyVersion`): 4 and up is TCF v2.2, whose vendor lists are v3. */
   policyVersion: number;
   /** The later of `created` and `lastUpdated`, in ms since 1970. */
   updatedMs: number;
