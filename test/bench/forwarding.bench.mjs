@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // buildBidRequest for 5 partners with a forwarding policy of 50 rules (consent enforced), and the same policy with
 // a Global Vendor List, vs the same 5 partners without a policy, side by side in one run (interleaved rounds after
-// a warm-up). Budget: at most +25% for each policy. Exit 1 when over. Each iteration handles a fresh copy of the call, as each ad call is parsed anew; its consent
-// strings repeat, as a user's calls do, so they come from the policy's cache. A third case, every call with a
-// consent string not seen before (a cache of one, four strings in turn), is printed for scale, not budgeted.
+// a warm-up). Budget: at most +25% for each policy. Exit 1 when over. Each iteration handles a fresh copy of the
+// call, as each ad call is parsed anew; its consent strings repeat, as a user's calls do, so they come from the
+// policy's cache. A third case, every call with a consent string not seen before (a cache of one, four strings in
+// turn), is printed for scale, not budgeted.
 import { GppModel } from '@iabgpp/cmpapi';
 import { readFileSync } from 'node:fs';
 import {
