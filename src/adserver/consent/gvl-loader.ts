@@ -8,9 +8,10 @@
  * version that failed is not asked again for `retryMs`. A list never replaces a newer one as the latest.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OptionsError, given, positiveOption } from '../common/index.js';
-import { parseVendorList } from './gvl.js';
+import { parseVendorList, parseVendorListSliced } from './gvl.js';
 import type { GlobalVendorList, VendorListSource } from './gvl.js';
 import {
   fetchVendorList,
@@ -29,8 +30,8 @@ export interface GvlLoaderOptions {
   /** Where version N is, `{version}` standing for N; null fetches no archive. Default the IAB's archive. */
   archiveUrl?: string | null;
   /**
-   * A folder for the copy on disk (`vendor-list-v{N}.json`): read when the loader is created, written after each
-   * download.
+   * A folder for the copy on disk (`vendor-list-v{N}.json`), written after each download: its newest list is read
+   * when the loader is created, the others when a TC string names them (before any download).
    */
   dir?: string;
   /** How often the newest list is fetched again, in ms. Default 6 hours (the IAB publishes weekly). */
@@ -166,25 +167,53 @@ export function createGvlLoader(options: GvlLoaderOptions = {}): GvlLoader {
   }
 
   // The copy on disk, read at once: an ad call right after start-up is decided with it.
-  if (dir) {
-    mkdirSync(dir, { recursive: true });
-    const versions = readdirSync(dir)
+  // The newest readable one now; the others when a TC string names them (read in the background, see `want`).
+  const onDisk = new Set<number>();
+  const versionsIn = (folder: string) =>
+    readdirSync(folder)
       .map((f) => FILE.exec(f))
       .filter((m) => m !== null)
       .map((m) => Number(m[1]))
-      .sort((a, b) => a - b);
-    for (const version of versions.slice(-maxVersions)) {
+      .sort((a, b) => b - a);
+  const fromDisk = (version: number, list: GlobalVendorList, where: string) => {
+    if (list.version !== version) throw new Error(`holds version ${list.version}`);
+    if (hold(list)) tell({ type: 'loaded', version, from: 'disk', where, latest: list === newest });
+  };
+  const diskFailed = (where: string, e: unknown) =>
+    tell({ type: 'failed', where, kind: 'disk', message: e instanceof Error ? e.message : String(e) });
+  if (dir) {
+    mkdirSync(dir, { recursive: true });
+    for (const version of versionsIn(dir).slice(0, maxVersions)) {
+      if (newest) {
+        onDisk.add(version);
+        continue;
+      }
       const where = join(dir, fileOf(version));
       try {
-        const list = parseVendorList(readFileSync(where, 'utf8'));
-        if (list.version !== version) throw new Error(`holds version ${list.version}`);
-        if (hold(list)) tell({ type: 'loaded', version, from: 'disk', where, latest: list === newest });
+        fromDisk(version, parseVendorList(readFileSync(where, 'utf8')), where);
       } catch (e) {
-        tell({ type: 'failed', where, kind: 'disk', message: e instanceof Error ? e.message : String(e) });
+        diskFailed(where, e);
       }
     }
     if (newest) firstList(newest);
   }
+  let diskBusy = false;
+  /** Reads a saved version in the background (one at a time); true when it is on disk. */
+  const readSaved = (version: number): boolean => {
+    if (!dir || !onDisk.has(version)) return false;
+    if (diskBusy) return true;
+    diskBusy = true;
+    const where = join(dir, fileOf(version));
+    readFile(where, 'utf8')
+      .then(parseVendorListSliced)
+      .then((list) => fromDisk(version, list, where))
+      .catch((e: unknown) => {
+        onDisk.delete(version);
+        diskFailed(where, e);
+      })
+      .finally(() => (diskBusy = false));
+    return true;
+  };
 
   /**
    * Saves a downloaded list, then removes the oldest files past `maxVersions`; one save at a time; a disk error is
@@ -196,12 +225,11 @@ export function createGvlLoader(options: GvlLoaderOptions = {}): GvlLoader {
     if (!dir) return;
     try {
       await writeFileAtomic(join(dir, fileOf(list.version)), text);
-      const versions = readdirSync(dir)
-        .map((f) => FILE.exec(f))
-        .filter((m) => m !== null)
-        .map((m) => Number(m[1]))
-        .sort((a, b) => b - a);
-      for (const v of versions.slice(maxVersions)) rmSync(join(dir, fileOf(v)), { force: true });
+      onDisk.add(list.version);
+      for (const v of versionsIn(dir).slice(maxVersions)) {
+        rmSync(join(dir, fileOf(v)), { force: true });
+        onDisk.delete(v);
+      }
     } catch (e) {
       tell({ type: 'failed', where: dir, kind: 'disk', message: e instanceof Error ? e.message : String(e) });
     }
@@ -292,6 +320,7 @@ export function createGvlLoader(options: GvlLoaderOptions = {}): GvlLoader {
       if (!latestRun && now - lastLatestTry >= retryMs) void refresh().catch(() => undefined);
       return;
     }
+    if (readSaved(version)) return;
     if (!archiveUrl || (tried.get(version) ?? -Infinity) > now - retryMs) return;
     tried.set(version, now);
     if (tried.size > 4_096) tried.clear();
