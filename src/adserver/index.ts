@@ -102,8 +102,34 @@ export {
   envelopeKeysFromText,
   REFERENCE_ENVELOPE_SOURCES,
 } from './forward/index.js';
-export type { TcfRules, UsOptOut, ConsentRefusal, DecodedConsent, ConsentDecoder } from './consent/index.js';
-export { createConsentDecoder } from './consent/index.js';
+export type {
+  TcfRules,
+  UsOptOut,
+  ConsentRefusal,
+  DecodedConsent,
+  ConsentDecoder,
+  GvlVendor,
+  VendorListSource,
+  GvlFetchOptions,
+  GvlFetchFailure,
+  FetchedVendorList,
+  GvlLoader,
+  GvlLoaderOptions,
+  GvlLoaderEvent,
+  GvlLoaderStatus,
+} from './consent/index.js';
+export {
+  createConsentDecoder,
+  GlobalVendorList,
+  GvlError,
+  parseVendorList,
+  fetchVendorList,
+  GvlFetchError,
+  GVL_LATEST_URL,
+  GVL_ARCHIVE_URL,
+  GVL_FETCH_DEFAULTS,
+  createGvlLoader,
+} from './consent/index.js';
 export type {
   CappingUser,
   CappingUserKind,

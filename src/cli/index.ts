@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `eidkit` command line, the top floor: one program, one file here per command group (decode, simulate, deals,
- * deals-plan, tags). Only src/cli maps results to output and exit codes; the parts return data or throw typed
+ * deals-plan, tags, gvl). Only src/cli maps results to output and exit codes; the parts return data or throw typed
  * errors and never import src/cli.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { registerDecodeCommand } from './decode.js';
 import { registerSimulateCommand } from './simulate.js';
 import { registerDealsCommands } from './deals.js';
 import { registerTagsCommands } from './tags.js';
+import { registerGvlCommands } from './gvl.js';
 import { runCli } from './output.js';
 
 // The package root is three levels above dist/node/cli/index.js and two above src/cli/index.ts (tests import it).
@@ -28,6 +29,7 @@ registerDecodeCommand(program);
 registerSimulateCommand(program);
 registerDealsCommands(program);
 registerTagsCommands(program);
+registerGvlCommands(program);
 
 // Bare `eidkit` shows the help on stdout and succeeds, as `gh` does (commander alone would exit 1 on stderr).
 const argv = process.argv.length <= 2 ? [...process.argv, '--help'] : process.argv;

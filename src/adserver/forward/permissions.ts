@@ -3,6 +3,7 @@
  * matching, and the check that no two rules tie for the most specific match of one eid.
  */
 import { z } from 'zod';
+import type { VendorListSource } from '../consent/index.js';
 import { formatPath } from '../../core/path.js';
 
 /**
@@ -75,6 +76,21 @@ const configSchema = z.strictObject({
       legitimateInterest: z.boolean().optional(),
       gdprDefault: z.enum(['applies', 'does-not-apply', 'when-tc-string']).optional(),
       gpc: z.boolean().optional(),
+      requiredPurposes: z.array(z.number().int().min(1).max(24)).optional(),
+      gvl: z
+        .custom<VendorListSource>(
+          (v) =>
+            typeof v === 'object' &&
+            v !== null &&
+            typeof (v as VendorListSource).list === 'function' &&
+            typeof (v as VendorListSource).latest === 'function' &&
+            typeof (v as VendorListSource).generation === 'number',
+          'must be a Global Vendor List (parseVendorList) or a loader (createGvlLoader)',
+        )
+        .optional(),
+      gvlFallback: z.enum(['refuse', 'tc-string']).optional(),
+      gvlVersionMissing: z.enum(['refuse', 'newest']).optional(),
+      requireDisclosedVendors: z.boolean().optional(),
     })
     .optional(),
   partners: z.array(partnerSchema).optional(),

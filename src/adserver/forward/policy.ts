@@ -123,6 +123,8 @@ interface Prepared {
   /** The bits every eid has: a partner holding one of them, without a consent refusal, receives every eid. */
   common: number;
   decoded: DecodedConsent | undefined;
+  /** The vendor lists' generation the decoding was made for. */
+  gen: number;
 }
 
 /** How an eid fares for a partner: kept or not, why, and the rule that matched (if any). */
@@ -214,11 +216,13 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
   let seenCodes: number[] = [];
   let seenCommon = ALL;
   // The last call's consent signals and their decoding: a user's calls repeat them, and each call is a new object.
-  let lastConsent: (AdCallConsent & { decoded: DecodedConsent }) | undefined;
+  // Decoded anew when the vendor lists change (`gen`), so the partners' refusals kept in their slots are redone.
+  let lastConsent: (AdCallConsent & { decoded: DecodedConsent; gen: number }) | undefined;
   const decodeConsent = (c: AdCallConsent): DecodedConsent => {
     const m = lastConsent;
+    const gen = decoder.generation();
     if (
-      m &&
+      m?.gen === gen &&
       m.gdpr === c.gdpr &&
       m.gdprConsent === c.gdprConsent &&
       m.usPrivacy === c.usPrivacy &&
@@ -233,7 +237,7 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
     const decoded = decoder.decode(c);
     const { gdpr, gdprConsent, usPrivacy, gpp, gppSid, gpc } = c;
     // A copy of gpp_sid: the caller's array may change after this call.
-    lastConsent = { gdpr, gdprConsent, usPrivacy, gpp, gppSid: gppSid && [...gppSid], gpc, decoded };
+    lastConsent = { gdpr, gdprConsent, usPrivacy, gpp, gppSid: gppSid && [...gppSid], gpc, decoded, gen };
     return decoded;
   };
   // Small, so that it is inlined in eidsFor: the call's next partners cost these comparisons only.
@@ -245,7 +249,8 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
       l.eids === call.eids &&
       l.length === call.eids.length &&
       l.extra === extra &&
-      l.extraLength === (extra?.length ?? 0)
+      l.extraLength === (extra?.length ?? 0) &&
+      l.gen === decoder.generation()
     )
       return l;
     return (last = prepareCall(call, extra));
@@ -292,7 +297,8 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
     const decoded = enforce ? decodeConsent(call.consent) : undefined;
     const { consent, eids } = call;
     const extraLength = extra?.length ?? 0;
-    return { call, consent, eids, length: eids.length, extra, extraLength, all, codes, common, decoded };
+    const gen = decoder.generation();
+    return { call, consent, eids, length: eids.length, extra, extraLength, all, codes, common, decoded, gen };
   };
   /** The eids of a prepared call with their rules, for judge(). */
   const itemsOf = (p: Prepared): Item[] =>
@@ -376,7 +382,12 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
   };
 
   return {
-    config: Object.freeze(structuredClone(cfg)),
+    // A copy, but the vendor list source itself (a loader holds functions and timers).
+    config: Object.freeze(
+      cfg.consent?.gvl
+        ? { ...structuredClone({ ...cfg, consent: { ...cfg.consent, gvl: undefined } }), consent: { ...cfg.consent } }
+        : structuredClone(cfg),
+    ),
     eidsFor(call, partner, extraEids) {
       const p = prepare(call, extraEids);
       if (bitOf && (partner.kind ?? 'dsp') !== 'dmp') {

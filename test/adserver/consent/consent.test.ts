@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { GppModel } from '@iabgpp/cmpapi';
 import { GVL, PurposeRestriction, RestrictionType, TCModel, TCString } from '@iabtcf/core';
+import type { EncodingOptions } from '@iabtcf/core';
 import {
   buildBidRequest,
   createConsentDecoder,
@@ -17,6 +18,8 @@ import { encodeTcString } from '../../support/tcf/tc-string.mjs';
 import { vendorList } from '../../support/tcf/gvl.mjs';
 import { ID5, UID2, callWith } from '../fixtures.js';
 
+/** The segments of a TCF v2.3 string: the core, the disclosed vendors (the whole list), the publisher's. */
+const WITH_DISCLOSED = { segments: ['core', 'vendorsDisclosed', 'publisherTC'] } as EncodingOptions;
 const tc: (purposes: number[], vendors: number[], vendorLI?: number[], purposeLI?: number[]) => string = encodeTcString;
 const PUBCID = { source: 'pubcid.org', uids: [{ id: 'first-party-1', atype: 1 }] };
 const EIDS = [ID5, UID2, PUBCID];
@@ -85,10 +88,19 @@ describe('GDPR (TCF v2 string decoded with @iabtcf/core)', () => {
       m.purposeConsents.set(consents);
       m.vendorConsents.set([131]);
       for (const p of purposes) m.publisherRestrictions.add(131, new PurposeRestriction(p, type));
-      return TCString.encode(m);
+      return TCString.encode(m, WITH_DISCLOSED);
     };
-    // Purpose 4 is still allowed.
-    expect(sent(call({ gdpr: 1, gdprConsent: restricted(RestrictionType.NOT_ALLOWED, [2, 3]) }))).toEqual(EIDS);
+    // Purpose 2 is still allowed.
+    expect(sent(call({ gdpr: 1, gdprConsent: restricted(RestrictionType.NOT_ALLOWED, [3, 4]) }))).toEqual(EIDS);
+    // Purpose 4 is allowed, but not purpose 2, which every eid needs (requiredPurposes).
+    const no2 = call({ gdpr: 1, gdprConsent: restricted(RestrictionType.NOT_ALLOWED, [2, 3]) });
+    expect(sent(no2)).toEqual([PUBCID]);
+    expect(explainForwarding(no2, [DSP], policy).partners[0].consent).toEqual({
+      code: 'gdpr',
+      message:
+        'GDPR applies: vendor 131 has no legal basis for purpose 2 in the TC string, within the publisher restrictions',
+      reason: 'tcf vendor 131 publisher restriction on purpose 2',
+    });
     const c = call({ gdpr: 1, gdprConsent: restricted(RestrictionType.NOT_ALLOWED, [2, 3, 4]) });
     expect(sent(c)).toEqual([PUBCID]);
     expect(explainForwarding(c, [DSP], policy).partners[0].consent?.message).toMatch(
@@ -225,7 +237,7 @@ describe('createConsentDecoder', () => {
       m.isServiceSpecific = true;
       m.purposeConsents.set([2]);
       m.vendorConsents.set([131, id]);
-      return { gdpr: 1 as const, gdprConsent: TCString.encode(m) };
+      return { gdpr: 1 as const, gdprConsent: TCString.encode(m, WITH_DISCLOSED) };
     };
     const within = withVendor(10_000);
     const out = d.decode(within);
