@@ -160,7 +160,7 @@ export class GlobalVendorList implements VendorListSource {
 
   /** 0: not in the list; 1: listed; 2: deleted from it. */
   vendorState(id: number): 0 | 1 | 2 {
-    return id < this.state.length ? (this.state[id] as 0 | 1 | 2) : VENDOR_ABSENT;
+    return ((id < this.state.length && this.state[id]) || VENDOR_ABSENT) as 0 | 1 | 2;
   }
 
   /** Purposes the vendor declares on consent, bit `p` for purpose `p` (0 when not listed). */

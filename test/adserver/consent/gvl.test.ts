@@ -93,9 +93,7 @@ describe('parseVendorList: the v3 list, checked and compiled', () => {
       features: [1, 2],
       specialFeatures: [],
     });
-    expect([list.vendorState(45), list.vendorState(12), list.vendorState(3), list.vendorState(99_999)]).toEqual([
-      1, 2, 0, 0,
-    ]);
+    expect([45, 12, 3, 99_999, 1.5, -1, NaN].map((id) => list.vendorState(id))).toEqual([1, 2, 0, 0, 0, 0, 0]);
     expect(list.vendor(12)?.deletedDate).toBe('2025-03-01T00:00:00Z');
     // IAB's library reads the same file: every vendor it keeps declares what ours says.
     const iab = new GVL(json() as never);
