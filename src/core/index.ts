@@ -24,3 +24,5 @@ export {
   providerIdForSource,
   isKnownSource,
 } from './registry.js';
+export { MAX_ID_LENGTH, hasEmail, findEmail, looksPersonal, normaliseEmail, scrubUrl, unescapeAll } from './pii.js';
+export { MODULE_KEYS, HASH_KEY, CACHE_KEY } from './module-keys.js';

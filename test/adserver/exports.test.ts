@@ -56,6 +56,7 @@ const VALUES = [
   'resolveAlternativeIds',
   'resolveCap',
   'resolveLimits',
+  'scrubPageUrl',
   'sealReferenceEnvelope',
 ];
 
@@ -114,6 +115,7 @@ const TYPES = [
   'OrtbImp',
   'OrtbUid',
   'OrtbVideo',
+  'PageUrlOptions',
   'ParseOptions',
   'PartnerForwarding',
   'PermissionRule',
