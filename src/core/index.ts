@@ -24,5 +24,14 @@ export {
   providerIdForSource,
   isKnownSource,
 } from './registry.js';
-export { MAX_ID_LENGTH, hasEmail, findEmail, looksPersonal, normaliseEmail, scrubUrl, unescapeAll } from './pii.js';
+export {
+  MAX_ID_LENGTH,
+  hasEmail,
+  findEmail,
+  looksPersonal,
+  normaliseEmail,
+  scrubUrl,
+  unescapeAll,
+  unescapeAny,
+} from './pii.js';
 export { MODULE_KEYS, HASH_KEY, CACHE_KEY } from './module-keys.js';

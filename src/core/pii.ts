@@ -40,8 +40,11 @@ export const hasEmail = (text: string): boolean => EMAIL_IN.test(unescapeAll(tex
 // An international phone number as a whole value: `+`, a digit, the usual separators, a last digit.
 const PHONE = /^\+\d[\d\s().-]{5,20}\d$/;
 
-// `%25` runs collapsed to `%`: after that, two levels of unescaping read any depth of re-encoding.
-const deep = (text: string) => text.replace(/%(25)+/g, '%');
+/**
+ * `text` decoded as {@link unescapeAll} does, after any depth of `%25` re-encoding is collapsed to one level
+ * (`%252540` is `@`): what the ad server's rules read.
+ */
+export const unescapeAny = (text: string): string => unescapeAll(text.replace(/%(25)+/g, '%'));
 // A character of a domain when an email is cut out of its surroundings.
 const DOMAIN = /[\w.-]/;
 // A character of a local part when an email is cut out of its surroundings: the usual ones, not the URL
@@ -55,7 +58,7 @@ const LOCAL = /[\w.!#$%'*+^`{|}~-]/;
  * @example findEmail('next=%2Fu%2FJane.Doe%2540Example.com') // 'Jane.Doe@Example.com'
  */
 export function findEmail(text: string): string | undefined {
-  const t = unescapeAll(deep(text));
+  const t = unescapeAny(text);
   const m = EMAIL_IN.exec(t);
   if (!m) return undefined;
   const at = m.index + 1;
@@ -77,11 +80,14 @@ export const looksPersonal = (value: string): boolean => hasEmail(value) || PHON
  * `url` with every piece that holds an email emptied, or replaced by `replace(piece)`. Pieces are the runs between
  * `/ ? # & ; =`: a path segment, a query key or value, the fragment; a value whose own delimiters are encoded
  * (`?next=%2Fu%3Fe%3Dj%40x.io`) goes whole. Any depth of `%25` re-encoding reads as one level here (`%252540` is
- * `@`). One pass, linear in the URL's length.
+ * `@`). Linear in the URL's length; a URL with no `@` however decoded (most) is read once and given back as it is.
  * @example scrubUrl('https://news.example/a?email=j%40x.io&b=1#top') // 'https://news.example/a?email=&b=1#top'
  */
-export const scrubUrl = (url: string, replace: (piece: string) => string = () => ''): string =>
-  url.replace(/[^/?#&;=]+/g, (piece) => (hasEmail(deep(piece)) ? replace(piece) : piece));
+export function scrubUrl(url: string, replace: (piece: string) => string = () => ''): string {
+  // Decoding works piece by piece (no escape holds a delimiter), so a piece holds an `@` only if the whole URL does.
+  if (!unescapeAny(url).includes('@')) return url;
+  return url.replace(/[^/?#&;=]+/g, (piece) => (EMAIL_IN.test(unescapeAny(piece)) ? replace(piece) : piece));
+}
 
 /**
  * The normalised form of an email address, or undefined when `raw` is not one: trimmed, lower case, and for

@@ -32,7 +32,8 @@ import { runCli } from '../../src/cli/output.js';
 import { createDealApiSimulator, passwordRealmForm, DEMO_USERS } from '../../src/simulator/index.js';
 import type { DealApiSimulator } from '../../src/simulator/index.js';
 import { composeTag, createTagApp, MODULES, parseNetworksConfig } from '../../src/operator/index.js';
-import { findEmail, hasEmail, looksPersonal, scrubUrl } from '../../src/core/index.js';
+import { findEmail, hasEmail, looksPersonal, scrubUrl, unescapeAny } from '../../src/core/index.js';
+import { EMAIL_IN } from '../../src/core/pii.js';
 import { pageUrlRules, scrubWith } from '../../src/adserver/parse/index.js';
 import type { RequestInput, UrlInput } from './arbitraries.js';
 
@@ -113,7 +114,7 @@ const strings = (v: unknown, out: string[] = [], depth = 0): string[] => {
 
 /** The pieces of a URL, as scrubUrl cuts it, that still hold an email (core/pii.ts); none after a scrub. */
 export const piecesWithEmail = (url: string): string[] =>
-  url.split(/[/?#&;=]/).filter((p) => hasEmail(p.replace(/%(25)+/g, '%')));
+  url.split(/[/?#&;=]/).filter((p) => EMAIL_IN.test(unescapeAny(p)));
 
 /** The invariants of a parsed call: every field within its cap, numbers OpenRTB integers, issues capped and short. */
 export function checkCall(call: AdCall): void {

@@ -5,7 +5,7 @@
  * (core/pii.ts), the one the tag and the Prebid adapter use; linear time on any URL.
  */
 import { createHash } from 'node:crypto';
-import { findEmail, normaliseEmail, scrubUrl, unescapeAll } from '../../core/index.js';
+import { findEmail, normaliseEmail, scrubUrl, unescapeAny } from '../../core/index.js';
 import { given, OptionsError } from '../common/index.js';
 
 /** How page URLs lose their emails. */
@@ -25,9 +25,18 @@ export interface PageUrlOptions {
 
 /** {@link PageUrlOptions} checked, with their defaults (from {@link pageUrlRules}). */
 export interface PageUrlRules {
+  /** The email parameters' names, lower case. */
   params: ReadonlySet<string>;
+  /** Finds one of them as a key (`?email=`, `&e=`, any case) in a decoded URL; undefined when there are none. */
+  keys?: RegExp;
   replace: (piece: string) => string;
 }
+
+/** The test for `names` as keys of a query or a fragment. */
+const keysOf = (names: readonly string[]): RegExp | undefined =>
+  names.length
+    ? new RegExp(`[?&;#](?:${names.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})=`, 'i')
+    : undefined;
 
 const strip = () => '';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -35,12 +44,12 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 /** The hash of what a piece holds: its email, normalised; for a named parameter without one, its text. */
 function hashPiece(piece: string): string {
   const email = findEmail(piece);
-  const text = email === undefined ? unescapeAll(piece).trim() : (normaliseEmail(email) ?? email);
+  const text = email === undefined ? unescapeAny(piece).trim() : (normaliseEmail(email) ?? email);
   return sha256(text.toLowerCase());
 }
 
 const NO_PARAMS: ReadonlySet<string> = new Set();
-const DEFAULT_RULES: PageUrlRules = { params: new Set(['email']), replace: strip };
+const DEFAULT_RULES: PageUrlRules = { params: new Set(['email']), keys: keysOf(['email']), replace: strip };
 /** The rules of a page URL parsed already: emails only (the named parameters were handled then). */
 const EMAILS_ONLY: Record<'strip' | 'hash', PageUrlRules> = {
   strip: { params: NO_PARAMS, replace: strip },
@@ -73,8 +82,10 @@ export function pageUrlRules(options: PageUrlOptions | undefined, field = 'pageU
   const names: unknown = emailParams;
   if (!Array.isArray(names) || !names.every((p): p is string => typeof p === 'string' && p !== ''))
     throw new OptionsError(`${field}.emailParams`, `must be an array of parameter names (got ${given(emailParams)})`);
+  const lower = names.map((p) => p.toLowerCase());
   const rules: PageUrlRules = {
-    params: names.length ? new Set(names.map((p) => p.toLowerCase())) : NO_PARAMS,
+    params: lower.length ? new Set(lower) : NO_PARAMS,
+    keys: keysOf(lower),
     replace: emails === 'hash' ? hashPiece : strip,
   };
   resolved.set(options, rules);
@@ -112,14 +123,21 @@ export function scrubWith(url: string, rules: PageUrlRules): string {
   if (url === lastUrl && rules === lastRules) return lastOut;
   // Our own last answer holds no email that either mode would find again.
   if (url === lastOut && rules.params === NO_PARAMS) return url;
-  let out = url.replace(USERINFO, '$1');
-  if (rules.params.size && /[?#]/.test(out))
-    out = out.replace(PARAM, (pair: string, lead: string, key: string, value: string) =>
-      value && rules.params.has(unescapeAll(key.replace(/\+/g, ' ')).toLowerCase())
-        ? `${lead}${key}=${rules.replace(value)}`
-        : pair,
-    );
-  if (/[@%]/.test(out)) out = scrubUrl(out, rules.replace);
+  let out = url;
+  // One decoding of the whole URL says whether there is anything to do: an `@` (an email, or a user part), or an
+  // email parameter as a key. A page URL with neither, the rule, is read once and kept as it is.
+  const flat = unescapeAny(url);
+  const named = rules.keys?.test(flat) === true;
+  if (named || flat.includes('@')) {
+    if (url.includes('@')) out = out.replace(USERINFO, '$1');
+    if (named)
+      out = out.replace(PARAM, (pair: string, lead: string, key: string, value: string) =>
+        value && rules.params.has(unescapeAny(key.replace(/\+/g, ' ')).toLowerCase())
+          ? `${lead}${key}=${rules.replace(value)}`
+          : pair,
+      );
+    out = scrubUrl(out, rules.replace);
+  }
   lastUrl = url;
   lastRules = rules;
   lastOut = out;
