@@ -64,12 +64,13 @@ export interface ComposeOptions {
 }
 
 /**
- * A statement that deletes `keys`, each as a localStorage entry and as a cookie (path `/`; a negative max-age expires
- * it at once), guarded (a sandboxed frame or blocked storage throws): what the modules a script leaves out stored on
- * earlier page views.
+ * A statement that deletes `keys`, each as a localStorage entry and, when there is one, as a cookie (path `/`; a
+ * negative max-age expires it at once), guarded (a sandboxed frame or blocked storage throws): what the modules a
+ * script leaves out stored on earlier page views.
  */
 export function forgetStatement(keys: readonly string[]): string {
-  return `for(const n of${JSON.stringify(keys)})try{localStorage.removeItem(n);document.cookie=n+"=;path=/;max-age=-1"}catch(e){}`;
+  const cookie = 'document.cookie.includes(n+"=")&&(document.cookie=n+"=;path=/;max-age=-1")';
+  return `for(const n of${JSON.stringify(keys)})try{localStorage.removeItem(n);${cookie}}catch(e){}`;
 }
 
 /** The keys stored by the modules `modules` leaves out (core/module-keys.ts), in tag order. */

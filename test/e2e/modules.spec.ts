@@ -262,7 +262,7 @@ for (const [how, path] of [
       expect(eids).toEqual([]);
       expect(s.local).toEqual({});
       expect(proxy.requests.some((r) => r.path.includes('/idlink/'))).toBe(false);
-      // The network is served the built core byte for byte: not even an operator-switch line.
+      // The network is served the built core and the statement deleting the modules' keys: no operator-switch line.
       expect(await page.evaluate(() => (window as any).__sasop)).toBeUndefined();
     } else {
       // The other enabled modules still work.

@@ -70,7 +70,8 @@ export function removeItem(type: StorageType, key: string): void {
 export function forgetKeys(keys: readonly string[]): void {
   for (const key of keys) {
     removeItem('localStorage', key);
-    removeItem('cookie', key);
+    // Only a cookie that is there: deleting one is a cookie write too, which a consent audit of the page would see.
+    if (readCookie(key) !== undefined) removeItem('cookie', key);
   }
 }
 
