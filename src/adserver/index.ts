@@ -13,6 +13,7 @@ export type {
   AdCallInput,
   AdCallLimits,
   HeadersLike,
+  PageUrlOptions,
   ParseOptions,
 } from './parse/index.js';
 export {
@@ -23,6 +24,7 @@ export {
   readCookie,
   DEFAULT_LIMITS,
   resolveLimits,
+  scrubPageUrl,
 } from './parse/index.js';
 export type {
   JsonLinesLogSink,

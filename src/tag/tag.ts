@@ -13,6 +13,7 @@ import {
   overlayEids,
   providerById,
   providerIdForSource,
+  hasEmail,
   validateEids,
   type Eid,
 } from '../core/index.js';
@@ -60,7 +61,8 @@ export interface TagWindow {
   sas?: unknown;
   __sasx?: unknown;
   console?: Console;
-  location?: { search?: string };
+  /** The page URL: its `search` for `?sas_debug=1`, and its string form (a `Location`'s is the whole URL). */
+  location?: { search?: string; toString(): string };
   fetch?: typeof fetch;
 }
 
@@ -227,8 +229,16 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
                     // Cookies go with the call: the ad server keeps its own `pid` user id there.
                     // A string body goes as text/plain, a CORS "simple" request: no preflight round trip before the ad
                     // call. No keepalive: its 64 KiB body cap would fail large POST bodies, and the page wants the
-                    // response.
-                    sent(win.fetch!(req.url, { method: req.method, body: req.body, credentials: 'include' }));
+                    // response. Where the page URL holds an email, the Referer is the page's origin alone; elsewhere
+                    // the page's own referrer policy applies (docs/wire-format.md#no-raw-email-in-urls).
+                    sent(
+                      win.fetch!(req.url, {
+                        method: req.method,
+                        body: req.body,
+                        credentials: 'include',
+                        referrerPolicy: hasEmail(String(win.location)) ? 'origin' : '',
+                      }),
+                    );
                   }),
                 ),
             ),

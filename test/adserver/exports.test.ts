@@ -68,6 +68,7 @@ const VALUES = [
   'resolveAlternativeIds',
   'resolveCap',
   'resolveLimits',
+  'scrubPageUrl',
   'sealReferenceEnvelope',
 ];
 
@@ -138,6 +139,7 @@ const TYPES = [
   'OrtbImp',
   'OrtbUid',
   'OrtbVideo',
+  'PageUrlOptions',
   'ParseOptions',
   'PartnerForwarding',
   'PermissionRule',

@@ -212,6 +212,57 @@ test('an email typed into a form added after load is hashed and sent, and never 
   expect(JSON.stringify(await storage(page)).toLowerCase()).not.toContain('jane');
 });
 
+test('a page URL holding an email: no request the tag or its modules send carries it, in a URL or a header', async ({
+  web: page,
+}) => {
+  const email = 'Url.Reader+promo@Example.com';
+  // The email in the identity-link parameter, in another parameter encoded twice, and in the fragment.
+  const twice = encodeURIComponent(encodeURIComponent(email));
+  await ready(
+    page,
+    `/modules/page.html?cmp=consent&email=${encodeURIComponent(email)}&ref=${twice}#contact=${encodeURIComponent(email)}`,
+  );
+  const { eids } = await displayCall(page);
+  // The module still read the URL parameter: its hash goes, never the email.
+  const hash = createHash('sha256').update(email.toLowerCase()).digest('hex');
+  expect(eids.find((e) => e.source === 'hemsha256')?.uids[0].id).toBe(hash);
+  await requestAfterClick(page, '#call-generic', '/genericpost');
+  await proxy.waitFor((r) => r.path.includes('/idlink/'), 10_000);
+  const sent = proxy.requests.filter((r) => /^\/(ac|genericpost|call)$/.test(r.path) || r.path.includes('/idlink/'));
+  expect(sent.length).toBeGreaterThanOrEqual(3);
+  const forms = [email, encodeURIComponent(email), twice, 'url.reader+promo@', 'url.reader%2bpromo'];
+  for (const r of sent) {
+    const text = `${r.path}?${r.search}\n${r.body}\n${JSON.stringify(r.headers)}`.toLowerCase();
+    for (const f of forms) expect(text, `${r.method} ${r.path}`).not.toContain(f.toLowerCase());
+    // Same-origin requests, where the browser would send the whole page URL: the origin alone goes.
+    expect(r.headers.referer, `${r.method} ${r.path}`).toBe(origin + '/');
+  }
+  expect(await page.errors()).toEqual([]);
+});
+
+test('a module the operator switched off, or its window flag turned off, leaves nothing behind', async ({
+  web: page,
+}) => {
+  // A visit on network 4321 (every module) stores both modules' keys; the provider's own entry sits beside them.
+  await ready(page, '/modules/page.html?cmp=consent&email=' + encodeURIComponent('left.behind@example.com'));
+  await page.evaluate(() => localStorage.setItem('_lr_env', btoa(JSON.stringify({ envelope: 'ENV' }))));
+  await displayCall(page);
+  await page.waitForFunction(() => !!localStorage.getItem('_sas_idl') && !!localStorage.getItem('_sas_hem'));
+
+  // The page's flag turns identifier linking off: its key goes, identity link's stays.
+  await ready(page, '/modules/page.html?cmp=consent&flag=idLinking');
+  await displayCall(page);
+  let s = await storage(page);
+  expect(Object.keys(s.local).sort()).toEqual(['_lr_env', '_sas_hem']);
+
+  // The operator serves network 1234 no module at all: the script it gets deletes what the modules kept.
+  await ready(page, '/modules/page.html?cmp=consent&nw=1234');
+  s = await storage(page);
+  expect(Object.keys(s.local)).toEqual(['_lr_env']);
+  expect(s.cookies.filter((c) => c.startsWith('_sas_'))).toEqual([]);
+  expect(await page.errors()).toEqual([]);
+});
+
 for (const [how, path] of [
   ['by the operator', '/modules/page.html?nw=1234&criteo=1&uid2=1&email=a.b%40example.com'],
   ['by its window flag', '/modules/page.html?flag=identityLink&email=a.b%40example.com'],
@@ -229,7 +280,7 @@ for (const [how, path] of [
       expect(eids).toEqual([]);
       expect(s.local).toEqual({});
       expect(proxy.requests.some((r) => r.path.includes('/idlink/'))).toBe(false);
-      // The network is served the built core byte for byte: not even an operator-switch line.
+      // The network is served the built core and the statement deleting the modules' keys: no operator-switch line.
       expect(await page.evaluate(() => (window as any).__sasop)).toBeUndefined();
     } else {
       // The other enabled modules still work.

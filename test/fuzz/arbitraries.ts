@@ -425,13 +425,59 @@ const cookieHeader = fc.oneof(
 /** Header values an HTTP parser would let through: printable ASCII, obs-text (0x80-0xFF), tabs; no CR, LF or NUL. */
 export const headerSafe = (s: string) => s.replace(/[^\t\x20-\x7e\x80-\xff]/g, '?');
 
+/** A URL or text for the email detectors, and the server's mode of replacing what they find. */
+export interface UrlInput {
+  url: string;
+  mode?: 'strip' | 'hash';
+}
+
+/** The pieces emails and near-emails are made of, in every encoding the detectors read. */
+const emailChunk = fc.constantFrom(
+  ...['@', '%40', '%2540', '%252540', '%25%34%30', '%u0040', '.', '%2E', '%2e', '%252E', 'a', 'Z', '9', '-', '_'],
+  ...['+', ' ', '%20', '/', '?', '#', '&', '=', ';', '%2F', '%3F', '%26', '%3D', '%', '%25', '%2', 'a@', '@a', 'a.'],
+  ...['@.', '.@', 'a@b', 'a@b.', 'jane.doe@example.com', 'JANE%40EXAMPLE.COM', 'https://', 'news.example'],
+);
+
+/**
+ * Hostile URLs up to `max` characters for the email detectors: chunks of near-emails in every encoding mixed with
+ * odd characters and broken escapes, one chunk or pair repeated to the cap (the runs a backtracking pattern would
+ * retry from every position), and page URLs with a real email somewhere.
+ */
+export const hostileUrl = (max: number): fc.Arbitrary<UrlInput> =>
+  fc
+    .tuple(
+      fc.oneof(
+        fc.array(fc.oneof(emailChunk, emailChunk, oddChunk, badEscape), { maxLength: 64 }).map((a) => a.join('')),
+        fc.tuple(fc.array(emailChunk, { minLength: 1, maxLength: 3 }), fc.integer({ min: 100, max })).map(([c, n]) =>
+          c
+            .join('')
+            .repeat(Math.ceil(n / c.join('').length))
+            .slice(0, max),
+        ),
+        fc
+          .tuple(
+            fc.constantFrom('https://news.example', 'http://user:jane%40example.com@news.example', ''),
+            fc.array(emailChunk, { maxLength: 12 }),
+            fc.array(emailChunk, { maxLength: 12 }),
+          )
+          .map(([origin, path, query]) => `${origin}/${path.join('')}?${query.join('')}#${path.join('')}`),
+      ),
+      fc.constantFrom('strip' as const, 'hash' as const),
+    )
+    .map(([url, mode]) => ({ url: url.slice(0, max), mode }));
+
 /** Request headers: huge cookies, user agents and referers, a lying Content-Length. */
 export const hostileHeaders = fc
   .record(
     {
       cookie: cookieHeader,
       'user-agent': fc.oneof(fc.constant('Mozilla/5.0'), hostileText),
-      referer: fc.oneof(fc.constant('https://pub.example/page'), hostileText),
+      // A page URL with emails in every encoding: none may come out of the parse (checkCall).
+      referer: fc.oneof(
+        fc.constant('https://pub.example/page'),
+        hostileText,
+        hostileUrl(4_096).map((u) => u.url),
+      ),
       'content-type': fc.constantFrom('application/json', 'text/plain', 'application/json; charset=utf-16', ''),
       'content-length': fc.constantFrom('0', '1', '-1', '99999999999', 'abc', '1e3', '262144'),
     },

@@ -32,7 +32,10 @@ import { runCli } from '../../src/cli/output.js';
 import { createDealApiSimulator, passwordRealmForm, DEMO_USERS } from '../../src/simulator/index.js';
 import type { DealApiSimulator } from '../../src/simulator/index.js';
 import { composeTag, createTagApp, MODULES, parseNetworksConfig } from '../../src/operator/index.js';
-import type { RequestInput } from './arbitraries.js';
+import { findEmail, hasEmail, looksPersonal, scrubUrl, unescapeAny } from '../../src/core/index.js';
+import { EMAIL_IN } from '../../src/core/pii.js';
+import { pageUrlRules, scrubWith } from '../../src/adserver/parse/index.js';
+import type { RequestInput, UrlInput } from './arbitraries.js';
 
 /** The caps every parsed call keeps (docs/ad-server.md "Caps"). */
 const L = DEFAULT_LIMITS;
@@ -109,9 +112,14 @@ const strings = (v: unknown, out: string[] = [], depth = 0): string[] => {
   return out;
 };
 
+/** The pieces of a URL, as scrubUrl cuts it, that still hold an email (core/pii.ts); none after a scrub. */
+export const piecesWithEmail = (url: string): string[] =>
+  url.split(/[/?#&;=]/).filter((p) => EMAIL_IN.test(unescapeAny(p)));
+
 /** The invariants of a parsed call: every field within its cap, numbers OpenRTB integers, issues capped and short. */
 export function checkCall(call: AdCall): void {
   expect(call).toBeTypeOf('object');
+  if (call.referer !== undefined) expect(piecesWithEmail(call.referer), 'an email in the page URL').toEqual([]);
   expect(['ac', 'genericpost', 'call', 'prebid', 'unknown']).toContain(call.endpoint);
   expect(call.issues.length, 'issues per call').toBeLessThanOrEqual(MAX_ISSUES);
   for (const i of call.issues) {
@@ -284,8 +292,44 @@ export interface EntryPoint<I, C, O> {
 
 const entry = <I, C, O>(e: EntryPoint<I, C, O>) => e;
 
+/** What the email detectors of core/pii.ts make of one text. */
+interface Detected {
+  scrubbed: string;
+  found: string | undefined;
+  has: boolean;
+  personal: boolean;
+}
+
+const HASH_MODE = pageUrlRules({ emails: 'hash', emailParams: ['email', 'e'] });
+
 /** Every entry point the suite drives, by name (the corpus files name them). */
 export const ENTRY_POINTS = {
+  emailDetection: entry({
+    run: (i: UrlInput): Detected => ({
+      scrubbed: scrubUrl(i.url),
+      found: findEmail(i.url),
+      has: hasEmail(i.url),
+      personal: looksPersonal(i.url),
+    }),
+    check: (i, d: Detected) => {
+      expect(piecesWithEmail(d.scrubbed)).toEqual([]);
+      expect(d.scrubbed.length).toBeLessThanOrEqual(i.url.length);
+      if (!piecesWithEmail(i.url).length) expect(d.scrubbed).toBe(i.url);
+      if (d.found !== undefined) expect(d.found).toContain('@');
+      if (d.has) expect(d.personal).toBe(true);
+    },
+    // Four detectors read the whole text (five passes with looksPersonal's own hasEmail): twice the per-KB share.
+    budgetMs: (i) => 25 + size(i) / 5_120,
+  }),
+  pageUrl: entry({
+    run: (i: UrlInput) => scrubWith(i.url, i.mode === 'hash' ? HASH_MODE : pageUrlRules(undefined)),
+    check: (i: UrlInput, out: string) => {
+      expect(piecesWithEmail(out)).toEqual([]);
+      // Hashing puts 64 hex digits where an email was, so it may lengthen the URL; stripping never does.
+      if (i.mode !== 'hash') expect(out.length).toBeLessThanOrEqual(i.url.length);
+    },
+    budgetMs: caseBudget,
+  }),
   parseAdCall: entry({
     run: (i: RequestInput) => parseAdCall(adCallInput(i)),
     check: (_i, call: AdCall) => checkCall(call),

@@ -293,6 +293,24 @@ describe('sas.call', () => {
   });
 });
 
+describe('the Referer of an ad call', () => {
+  test.each([
+    ['https://news.example/welcome?email=jane.doe%40example.com', 'in a query parameter'],
+    ['https://news.example/u/Jane.Doe@Example.COM/profile', 'in the path'],
+    ['https://news.example/p#jane.doe%2540example.com', 'encoded twice, in the fragment'],
+  ])('is the page origin alone when the page URL holds an email: %s (%s)', async (href) => {
+    const { sas, sent } = await loadedTag({ href });
+    for (const type of ['std', 'generic'] as const) await sas.call(type, {});
+    expect(sent.map((r) => r.referrerPolicy)).toEqual(['origin', 'origin']);
+  });
+
+  test("follows the page's own referrer policy when the page URL holds no email", async () => {
+    const { sas, sent } = await loadedTag({ href: 'https://news.example/sport/@team?q=a%20b#top' });
+    await sas.call('std', {});
+    expect(sent[0].referrerPolicy).toBe('');
+  });
+});
+
 describe('extensions', () => {
   const moduleEids = (eids: unknown, extra: object = {}): TagExtension => ({
     name: 'mod',

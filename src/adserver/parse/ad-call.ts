@@ -6,6 +6,7 @@
 import { decodeBase64Json, validateEids } from '../../core/index.js';
 import type { Eid, Issue } from '../../core/index.js';
 import type { AdCallLimits } from './limits.js';
+import type { PageUrlOptions } from './page-url.js';
 
 /**
  * Which ad-call endpoint a request hit: GET `/ac`, POST `/genericpost`, POST `/call`, POST `/prebid/v1`, or none of
@@ -81,7 +82,10 @@ export interface AdCall {
   consent: AdCallConsent;
   /** The `User-Agent` header, for the bid request's device. */
   userAgent?: string;
-  /** The `Referer` header: the page URL the call came from. */
+  /**
+   * The page URL the call came from (the `Referer` header, or the body's `page` / `site.page`), without raw emails
+   * (`ParseOptions.pageUrl`).
+   */
   referer?: string;
   /** The client IP, when the caller passes it in the options (the parser never guesses it from headers). */
   ip?: string;
@@ -115,6 +119,9 @@ export interface ParseOptions {
   limits?: Partial<AdCallLimits>;
   /** The client IP to record on the call (take it from your proxy setup, not from a spoofable header). */
   ip?: string;
+  /** How the page URL (`referer`) loses its emails: stripped by default (docs/ad-server.md#page-urls-without-emails).
+   */
+  pageUrl?: PageUrlOptions;
 }
 
 const MAX_ID = 2 ** 31 - 1;

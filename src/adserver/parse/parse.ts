@@ -11,6 +11,7 @@ import { resolveLimits } from './limits.js';
 import { Collector } from './ad-call.js';
 import type { AdCall, AdCallEndpoint, AdCallInput, HeadersLike, ParseOptions } from './ad-call.js';
 import { readBody, readQuery } from './readers.js';
+import { pageUrlRules, scrubWith, type PageUrlRules } from './page-url.js';
 
 const ENDPOINTS: Record<string, AdCallEndpoint> = { ac: 'ac', genericpost: 'genericpost', call: 'call' };
 const PREBID_PATH = /\/prebid\/v1\/?$/i;
@@ -87,7 +88,12 @@ function splitUrl(url: string | URL): { pathname: string; search: string } | und
   return { pathname, search: q < 0 ? '' : rest.slice(q) };
 }
 
-function finish(col: Collector, headers: HeadersLike | undefined, options: ParseOptions): AdCall {
+function finish(
+  col: Collector,
+  headers: HeadersLike | undefined,
+  options: ParseOptions,
+  pageUrl: PageUrlRules,
+): AdCall {
   const call = col.call;
   const rawPid = readCookie(header(headers, 'cookie'), 'pid');
   if (rawPid !== undefined) {
@@ -100,6 +106,8 @@ function finish(col: Collector, headers: HeadersLike | undefined, options: Parse
   if (ua && call.userAgent === undefined) call.userAgent = ua.slice(0, col.limits.maxTextLength);
   const referer = header(headers, 'referer');
   if (referer && referer.length <= col.limits.maxTextLength && call.referer === undefined) call.referer = referer;
+  // Whoever sent the call, its page URL keeps no raw email (docs/ad-server.md#page-urls-without-emails).
+  if (call.referer !== undefined) call.referer = scrubWith(call.referer, pageUrl);
   if (options.ip) call.ip = options.ip;
   // The browser's own Global Privacy Control (`Sec-GPC: 1`, sent on every request when the user turned it on).
   if (call.consent.gpc === undefined && header(headers, 'sec-gpc')?.trim() === '1') call.consent.gpc = true;
@@ -113,6 +121,7 @@ function finish(col: Collector, headers: HeadersLike | undefined, options: Parse
  */
 export function parseAdCall(input: AdCallInput, options: ParseOptions = {}): AdCall {
   const limits = resolveLimits(options.limits);
+  const pageUrl = pageUrlRules(options.pageUrl);
   const url = splitUrl(input?.url ?? '');
   const col = new Collector(url ? endpointOf(url.pathname) : 'unknown', limits);
   try {
@@ -129,7 +138,7 @@ export function parseAdCall(input: AdCallInput, options: ParseOptions = {}): AdC
   } catch {
     col.issue('request', 'could not be read');
   }
-  return finish(col, input?.headers, options);
+  return finish(col, input?.headers, options, pageUrl);
 }
 
 /** Result of reading a capped body: the bytes, or the reason they were not kept. */

@@ -1,7 +1,8 @@
 /**
  * What every provider module shares: the switches (operator + window flag + `modules.<name>: false`),
  * consent gating, and registration as a tag extension. A module that is switched off does nothing at all: no
- * storage, no listeners, no requests.
+ * storage, no listeners, no requests; it deletes what it stored before (its `keys`), as it does when consent no
+ * longer allows it. What it reads is checked before it goes on a call (_values.ts).
  */
 import type { Eid } from '../../core/index.js';
 import type {
@@ -17,6 +18,7 @@ import { mayRunModule } from '../consent-rules.js';
 import { registrableDomain, stampProvenance } from './_provenance.js';
 import { usDenial, usSectionName } from '../../core/us-privacy.js';
 import type { UsFields } from '../../core/us-privacy.js';
+import { refuseUnsafe } from './_values.js';
 
 /** A running module: gives its eids for a call, and can be stopped when consent is withdrawn. */
 export interface ModuleRun {
@@ -53,6 +55,14 @@ export interface ModuleDefinition {
    * them (the Prebid bridge passes on eids other parties already stamped).
    */
   mm?: false | ((eid: Eid) => number | undefined);
+  /** The keys it stores (core/module-keys.ts), for the record; `forget` deletes them. */
+  keys?: readonly string[];
+  /**
+   * Deletes what it stored (`storing(keys)` of _storage.ts): called when the module is switched off or consent does
+   * not allow it, also for what an earlier page view stored. A module that stores nothing has none, and carries no
+   * code for it.
+   */
+  forget?: () => void;
 }
 
 /**
@@ -152,11 +162,14 @@ export function defineModule(def: ModuleDefinition): TagExtension {
   let started = false;
   let inserter = '';
   const tag = `${def.name}:`;
+  const forget = () => def.forget?.();
 
   // Starts the module when consent allows it, stops it when consent is withdrawn; returns the run or undefined.
   const sync = (c: ConsentState): ModuleRun | undefined => {
     if (off || !host) return undefined;
     if (!mayRunModule(c, def.gvl)) {
+      // Withdrawn now, or refused since an earlier page view stored something: what it stored goes too.
+      if (run || c.ready) forget();
       if (run) {
         host.log(tag, 'stopped: consent withdrawn');
         run.stop?.();
@@ -199,6 +212,7 @@ export function defineModule(def: ModuleDefinition): TagExtension {
       if (why) {
         report(def.name, 'off: ' + why);
         h.log(tag, 'off:', why);
+        forget();
         return;
       }
       if (!h.consent) return h.warn(tag, 'off: no consent reader');
@@ -211,6 +225,10 @@ export function defineModule(def: ModuleDefinition): TagExtension {
       const why = whyOff(def.name, h);
       if (why) {
         report(def.name, 'off: ' + why);
+        run?.stop?.();
+        run = undefined;
+        started = false;
+        forget();
         return {};
       }
       const c = await consentOf(h);
@@ -219,7 +237,7 @@ export function defineModule(def: ModuleDefinition): TagExtension {
         report(def.name, mayRunModule(c, def.gvl) ? 'no id' : 'no consent');
         return {};
       }
-      let eids = (await r.eids(call, c)) || [];
+      let eids = refuseUnsafe((await r.eids(call, c)) || [], (...a: unknown[]) => h.warn(tag, ...a));
       if (eids.length && def.mm !== false) {
         const configured = h.options().inserter;
         eids = stampProvenance(
