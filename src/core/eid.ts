@@ -175,6 +175,20 @@ function walkJson(v: unknown, depth: number, w: Walk): number {
 }
 
 /**
+ * True when the JSON of plain data `v` is at most `max` characters and `depth` levels deep, found in a walk that
+ * stops at the first cap passed (and, near the length cap only, by serializing it). Node side: a received object
+ * that is forwarded as sent (video parameters) is checked without being walked whole.
+ */
+export function jsonWithin(v: unknown, max: number, depth: number): boolean {
+  const m = measureJson(v, depth, max);
+  if (m === DEEP || m === LONG) return false;
+  if (m !== ODD && m <= max) return true;
+  if (m === ODD && jsonSizeBound(v, depth) < 0) return false;
+  const text = JSON.stringify(v) as string | undefined;
+  return text !== undefined && text.length <= max;
+}
+
+/**
  * A JSON-safe deep copy of a plain object (rejects cycles, functions, getters that throw), or the reason it is
  * not kept. On the Node side an ext over `maxExtLength` characters of JSON or `maxExtDepth` levels is refused too:
  * it would be forwarded to every partner.

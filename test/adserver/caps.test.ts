@@ -180,6 +180,18 @@ describe('an ext far over its cap is read only until the cap is passed, and meas
     }
   });
 
+  test('video parameters far over maxTextLength are read only until the cap is passed; too deep, not relayed', () => {
+    const { ext: video, reads } = countedExt(20_000);
+    const units = [
+      { formatId: 1, video },
+      { formatId: 2, video: nested(maxExtDepth + 1) },
+    ];
+    const call = parseAdCall({ url: '/prebid/v1', method: 'POST', body: { networkId: 1, units } });
+    expect(call.formats).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(call.issues.map((i) => i.path)).toEqual(['units[0].video', 'units[1].video']);
+    expect(reads()).toBeLessThanOrEqual(DEFAULT_LIMITS.maxTextLength / 10 + 1);
+  });
+
   test('the no-copy path measures it once and the validation reuses that measure', () => {
     const { ext, reads } = countedExt(20_000);
     const { value, issues } = validateEids([{ source: 'a.example', uids: [{ id: 'x' }], ext }], DEFAULT_LIMITS, {

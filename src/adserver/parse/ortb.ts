@@ -9,6 +9,7 @@
  * See docs/wire-format.md#post-ad-calls-the-eids-array.
  */
 import { isInt32, isObject } from '../../core/index.js';
+import { jsonWithin } from '../../core/eid.js';
 import type { AdCallFormat, Collector } from './ad-call.js';
 
 /** True for a body shaped as an OpenRTB bid request: `imp` array, or a `user` / `regs` object. */
@@ -56,15 +57,20 @@ function floorOf(
   return undefined;
 }
 
-/** A JSON object kept as sent (video parameters), when it is one and serializes. */
+/**
+ * A JSON object kept as sent (video parameters), when it is one and its JSON is within `maxTextLength` characters
+ * and `maxExtDepth` levels: measured in a walk that stops at the first cap passed, so a 250 KB one is not walked
+ * whole.
+ */
 function jsonObject(col: Collector, path: string, v: unknown): Record<string, unknown> | undefined {
   if (v === undefined) return undefined;
+  const { maxTextLength, maxExtDepth } = col.limits;
   try {
-    if (isObject(v) && JSON.stringify(v).length <= col.limits.maxTextLength) return v;
+    if (isObject(v) && jsonWithin(v, maxTextLength, maxExtDepth)) return v;
   } catch {
     // A cycle or a throwing getter: not JSON, reported below.
   }
-  col.issue(path, `must be a JSON object up to ${col.limits.maxTextLength} characters; ignored`);
+  col.issue(path, `must be a JSON object up to ${maxTextLength} characters and ${maxExtDepth} levels; ignored`);
   return undefined;
 }
 
