@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { EXIT } from './exit-codes.js';
-import { CliError, OutputClosedError, out, outJson, outText, say, toStderrRaw } from './output.js';
+import { CliError, OutputClosedError, jsonForStdout, out, outJson, outText, say, toStderrRaw } from './output.js';
 import { formatRecord, formatTable } from './format.js';
 import { csvRow } from '../core/csv.js';
 import {
@@ -216,7 +216,7 @@ export async function printRows(
   let n = 0;
   if (flags.json) {
     await out('[');
-    for await (const row of rows) await out((n++ ? ',\n' : '\n') + JSON.stringify(row));
+    for await (const row of rows) await out((n++ ? ',\n' : '\n') + jsonForStdout(JSON.stringify(row)));
     await out(n ? '\n]\n' : ']\n');
     return n;
   }
