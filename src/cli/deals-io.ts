@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { EXIT } from './exit-codes.js';
-import { CliError, OutputClosedError, out, outJson, outText, say, toStderrRaw } from './output.js';
+import { CliError, OutputClosedError, jsonForStdout, out, outJson, outText, say, toStderrRaw } from './output.js';
 import { formatRecord, formatTable } from './format.js';
 import { csvRow } from '../core/csv.js';
 import {
@@ -17,6 +17,8 @@ import {
   ValidationError,
   ConfigError,
   DealDateTimeSchema,
+  DEFAULT_MAX_ITEMS,
+  DEFAULT_MAX_PAGES,
   type PreparedRequest,
 } from '../deals/index.js';
 import { fileErrorText } from '../core/file-error.js';
@@ -77,6 +79,27 @@ export function outputOptions(cmd: Command): Command {
       ).conflicts('json'),
     )
     .option('--columns <list>', 'comma-separated columns for the table and CSV');
+}
+
+/** The caps of one listing (`--max-items`, `--max-pages`), as commander hands them over. */
+export interface ListingFlags {
+  maxItems?: number;
+  maxPages?: number;
+}
+
+/** Adds the caps of one listing: a service whose paging would not end stops the command with exit 5. */
+export function listingOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      '--max-items <n>',
+      `stop with an error past this many items (default ${DEFAULT_MAX_ITEMS})`,
+      intArg('--max-items', 1),
+    )
+    .option(
+      '--max-pages <n>',
+      `stop with an error past this many requests (default ${DEFAULT_MAX_PAGES})`,
+      intArg('--max-pages', 1),
+    );
 }
 
 /** An integer option parser (usage error, exit 2, below `min`). */
@@ -205,7 +228,11 @@ export async function printRecord(record: Record<string, unknown>, flags: Output
   return outText(formatRecord(record, columns));
 }
 
-/** Streams rows to stdout as a table, CSV or a JSON array, waiting for the reader when it is slower. */
+/**
+ * Streams rows to stdout as a table, CSV or a JSON array, waiting for the reader when it is slower. When the
+ * listing fails part way (a network error, a service whose paging would not end), what was listed so far is still
+ * printed whole (the JSON array closed, the table drawn) before the error ends the command.
+ */
 export async function printRows(
   rows: AsyncIterable<Record<string, unknown>>,
   flags: OutputFlags,
@@ -214,29 +241,39 @@ export async function printRows(
 ): Promise<number> {
   const columns = columnsOf(flags) ?? defaults;
   let n = 0;
+  let failure: { error: unknown } | undefined;
+  /** Runs `each` on every row until the listing ends or fails; a closed stdout ends the command at once. */
+  const drain = async (each: (row: Record<string, unknown>) => Promise<void> | void) => {
+    try {
+      for await (const row of rows) await each(row);
+    } catch (error) {
+      if (error instanceof OutputClosedError) throw error;
+      failure = { error };
+    }
+  };
   if (flags.json) {
     await out('[');
-    for await (const row of rows) await out((n++ ? ',\n' : '\n') + JSON.stringify(row));
+    await drain((row) => out((n++ ? ',\n' : '\n') + jsonForStdout(JSON.stringify(row))));
     await out(n ? '\n]\n' : ']\n');
-    return n;
-  }
-  if (flags.csv) {
+  } else if (flags.csv) {
     await out(csvRow(columns));
-    for await (const row of rows) {
+    await drain(async (row) => {
       await out(csvRow(columns.map((c) => row[c])));
       n++;
-    }
-    return n;
+    });
+  } else {
+    const all: Record<string, unknown>[] = [];
+    await drain((row) => void all.push(row));
+    n = all.length;
+    // A table of nothing would be a lone header row: say so on stderr instead, as `gh` does (stdout stays empty).
+    if (n) await outText(formatTable(all, columns));
+    else if (!failure) say(`no ${what} match`);
   }
-  const all: Record<string, unknown>[] = [];
-  for await (const row of rows) all.push(row);
-  // A table of nothing would be a lone header row: say so on stderr instead, as `gh` does (stdout stays empty).
-  if (all.length === 0) {
-    say(`no ${what} match`);
-    return 0;
+  if (failure) {
+    if (n) say(`${n} ${what} printed before the listing stopped`);
+    throw failure.error;
   }
-  await outText(formatTable(all, columns));
-  return all.length;
+  return n;
 }
 
 /** A progress line on stderr: rewritten in place on a terminal, one line per page with --progress otherwise. */

@@ -24,6 +24,8 @@ import {
   printWritten,
   progressReporter,
   readJsonInput,
+  listingOptions,
+  type ListingFlags,
   type OutputFlags,
 } from './deals-io.js';
 import { connectionOptions, withSession, type ConnectionFlags } from './deals-session.js';
@@ -36,7 +38,8 @@ const LOOKUP_COLUMNS = ['id', 'name', 'isArchived'];
 
 /** Every option the deals commands read, as commander hands them over (after each option's own parser). */
 type Flags = ConnectionFlags &
-  OutputFlags & {
+  OutputFlags &
+  ListingFlags & {
     archived?: boolean;
     soonExpired?: boolean;
     parent?: boolean;
@@ -67,13 +70,15 @@ export function registerDealsCommands(program: Command): void {
   const deals = program.command('deals').description('manage deals on the deal API (docs/deals.md)');
   registerPlanCommands(deals);
 
-  outputOptions(
-    connectionOptions(
-      examples(
-        deals.command('list'),
-        'eidkit deals list --simulator',
-        'eidkit deals list --no-archived --sort-by name --asc --csv > deals.csv',
-        "eidkit deals list --since 2025-01-01 --json | jq '.[].name'",
+  listingOptions(
+    outputOptions(
+      connectionOptions(
+        examples(
+          deals.command('list'),
+          'eidkit deals list --simulator',
+          'eidkit deals list --no-archived --sort-by name --asc --csv > deals.csv',
+          "eidkit deals list --since 2025-01-01 --json | jq '.[].name'",
+        ),
       ),
     ),
   )
@@ -119,6 +124,8 @@ export function registerDealsCommands(program: Command): void {
             ...filters,
             concurrency: flags.concurrency,
             limit: flags.limit,
+            maxItems: flags.maxItems,
+            maxPages: flags.maxPages,
             onProgress: progressReporter('deals', flags.progress),
           });
           await printRows(
@@ -327,12 +334,14 @@ export function registerDealsCommands(program: Command): void {
       );
   }
 
-  outputOptions(
-    connectionOptions(
-      examples(
-        program.command('lookups'),
-        'eidkit lookups dsps --simulator --search amazon',
-        'eidkit lookups countries --csv > countries.csv',
+  listingOptions(
+    outputOptions(
+      connectionOptions(
+        examples(
+          program.command('lookups'),
+          'eidkit lookups dsps --simulator --search amazon',
+          'eidkit lookups countries --csv > countries.csv',
+        ),
       ),
     ),
   )
@@ -356,6 +365,8 @@ export function registerDealsCommands(program: Command): void {
             search: flags.search,
             limit: flags.limit,
             offset: flags.offset,
+            maxItems: flags.maxItems,
+            maxPages: flags.maxPages,
           });
           await printRows(list, flags, LOOKUP_COLUMNS, resource);
         });

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { decodeBase64Json, validateEids } from '../core/index.js';
 import type { Eid, Issue } from '../core/index.js';
 import { EXIT } from './exit-codes.js';
-import { examples, out, outText } from './output.js';
+import { examples, outJson, outText } from './output.js';
 import { fieldText } from './format.js';
 import { DEFAULT_LIMITS, parseAdCall, providerHits, type AdCall } from '../adserver/index.js';
 import { formatForwarding, forwardingOf, readPartnersFile } from './decode-partners.js';
@@ -217,7 +217,7 @@ export function registerDecodeCommand(program: Command): void {
             forwarding.partners,
           );
         }
-        await (opts.json ? out(JSON.stringify(result, null, 2) + '\n') : outText(formatDecodeOutput(result)));
+        await (opts.json ? outJson(result) : outText(formatDecodeOutput(result)));
         if (!result.decoded) {
           const why =
             result.issues.find((i) => i.path === 'eids' || i.path === 'body')?.message ?? 'no eids could be read';

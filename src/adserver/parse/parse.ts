@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { resolveLimits } from './limits.js';
+import { ownString } from '../common/index.js';
 import { Collector } from './ad-call.js';
 import type { AdCall, AdCallEndpoint, AdCallInput, HeadersLike, ParseOptions } from './ad-call.js';
 import { readBody, readQuery } from './readers.js';
@@ -97,13 +98,15 @@ function finish(
   const call = col.call;
   const rawPid = readCookie(header(headers, 'cookie'), 'pid');
   if (rawPid !== undefined) {
+    // A slice of the Cookie header: copied, since caps and logs keep it (see ownString).
     if (rawPid.length > 0 && rawPid.length <= col.limits.maxUserIdLength && COOKIE_VALUE.test(rawPid))
-      call.pid = rawPid;
+      call.pid = ownString(rawPid);
     else col.issue('cookie.pid', 'not a valid pid; ignored');
   }
   const ua = header(headers, 'user-agent');
   // An OpenRTB body's `device.ua` (the user's browser, relayed by a server) beats the caller's own header.
-  if (ua && call.userAgent === undefined) call.userAgent = ua.slice(0, col.limits.maxTextLength);
+  if (ua && call.userAgent === undefined)
+    call.userAgent = ua.length > col.limits.maxTextLength ? ownString(ua.slice(0, col.limits.maxTextLength)) : ua;
   const referer = header(headers, 'referer');
   if (referer && referer.length <= col.limits.maxTextLength && call.referer === undefined) call.referer = referer;
   // Whoever sent the call, its page URL keeps no raw email (docs/ad-server.md#page-urls-without-emails).

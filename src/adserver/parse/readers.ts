@@ -5,7 +5,7 @@
  */
 import { isObject } from '../../core/index.js';
 import type { AdCallInput, Collector } from './ad-call.js';
-import { isOrtbBody, readOrtbBody, readPrebidUnits } from './ortb.js';
+import { checkPrebidExtras, isOrtbBody, readOrtbBody, readPrebidUnits } from './ortb.js';
 
 const decoder = new TextDecoder();
 
@@ -171,6 +171,7 @@ function readBodyFields(col: Collector, b: Record<string, unknown>, fresh: boole
   if (formats !== undefined) readFormats(col, formats);
   const units = field('units');
   if (units !== undefined) readPrebidUnits(col, units);
+  if (call.endpoint === 'prebid') checkPrebidExtras(col, field);
   col.set('target', col.text('target', field('target')));
   col.timestamp('timestamp', field('timestamp'));
   col.uid('uid', field('uid'));

@@ -237,14 +237,26 @@ export function periodsOf(d: Date | number): { day: string; hour: string } {
 }
 
 /**
+ * The key a report files a network's counters under: `#<id>`, or `#` for calls without a network id. Network ids
+ * come from the caller, and V8 hashes small integers (and strings of digits alike) without a seed, so 20,000
+ * chosen ids can all land in one bucket of a Map keyed by them: keyed by a string that is no number, the hash is
+ * seeded per process and the cost stays flat (docs/ad-server.md "Caps").
+ */
+export const networkKey = (networkId: number | undefined): string => (networkId === undefined ? '#' : `#${networkId}`);
+
+/** The network id of a {@link networkKey} (null for calls without one). */
+export const networkOfKey = (key: string): number | null => (key === '#' ? null : Number(key.slice(1)));
+
+/**
  * Creates an in-memory report.
  * @example const report = createReport(); report.add(call); res.end(report.toCSV());
  */
 export function createReport(options: ReportOptions = {}): Report {
   const maxNetworks = positiveOption(options.maxNetworksPerDay ?? 10_000, 'maxNetworksPerDay', true);
+  // Per period, the networks' counters by networkKey: a string, never the network id itself (see networkKey).
   const periods = {
-    day: new Map<string, Map<number | null, Counters>>(),
-    hour: new Map<string, Map<number | null, Counters>>(),
+    day: new Map<string, Map<string, Counters>>(),
+    hour: new Map<string, Map<string, Counters>>(),
   };
   const keep = {
     day: positiveOption(options.maxDays ?? 90, 'maxDays', true),
@@ -256,7 +268,7 @@ export function createReport(options: ReportOptions = {}): Report {
   const dmps = options.dmps ?? [];
   let droppedCalls = 0;
 
-  function countersFor(granularity: ReportGranularity, period: string, networkId: number | null): Counters | undefined {
+  function countersFor(granularity: ReportGranularity, period: string, network: string): Counters | undefined {
     const map = periods[granularity];
     let p = map.get(period);
     if (!p) {
@@ -268,11 +280,11 @@ export function createReport(options: ReportOptions = {}): Report {
         if (!map.has(period)) return undefined;
       }
     }
-    let c = p.get(networkId);
+    let c = p.get(network);
     if (!c) {
       if (p.size >= maxNetworks) return undefined;
       c = new Map();
-      p.set(networkId, c);
+      p.set(network, c);
     }
     return c;
   }
@@ -280,17 +292,17 @@ export function createReport(options: ReportOptions = {}): Report {
   function rows(granularity: ReportGranularity = 'day'): ReportRow[] {
     const out: ReportRow[] = [];
     for (const [period, networks] of periods[granularity])
-      for (const [networkId, c] of networks) out.push(rowOf(period, networkId, c, dmps));
+      for (const [network, c] of networks) out.push(rowOf(period, networkOfKey(network), c, dmps));
     return sortRows(out);
   }
 
   /** Adds one to each of `fields` of the call's network, in its day and hour; false when its day is full. */
   function count(call: AdCall, fields: readonly string[], at: Date | undefined): boolean {
     const { day, hour } = periodsOf(at ?? Date.now());
-    const networkId = call.networkId ?? null;
-    const d = countersFor('day', day, networkId);
+    const network = networkKey(call.networkId);
+    const d = countersFor('day', day, network);
     if (!d) return false;
-    const h = countersFor('hour', hour, networkId);
+    const h = countersFor('hour', hour, network);
     for (const field of fields) {
       d.set(field, (d.get(field) ?? 0) + 1);
       if (h) h.set(field, (h.get(field) ?? 0) + 1);

@@ -10,6 +10,10 @@ import {
 // @ts-expect-error plain ESM helper shared with the bench
 import { connectRedis, startRedis, untilReconnected } from '../../support/redis-server.mjs';
 import { ID5, UID2, callWith } from '../fixtures.js';
+// @ts-expect-error plain ESM helper shared with the bench and the fuzz suite
+import { collidingIds } from '../../support/colliding-ids.mjs';
+// @ts-expect-error plain ESM helpers shared with the benches
+import { interleavedRounds, quantile } from '../../bench/rounds.mjs';
 
 const DAY = 86_400_000;
 let redis: Awaited<ReturnType<typeof startRedis>>;
@@ -180,6 +184,28 @@ describe('the Redis report', () => {
     // Uncapped, the same calls stored 60,000 fields a day and its read took 436 ms.
     expect(readMs).toBeLessThan(250);
     await report.close();
+  });
+
+  test('add costs no more for 8,000 network ids that V8 hashes alike than for ordinary ones (staged by a string)', async () => {
+    const at = new Date();
+    const calls = (ids: number[]) => ids.map((networkId) => callWith({ networkId, pid: 'p', eids: [ID5] }));
+    const reports = [0, 1].map((i) => createRedisReport(client, { prefix: `pflood${i}:`, flushMs: 600_000 }));
+    const adding = (list: ReturnType<typeof calls>, report: (typeof reports)[number]) => {
+      let i = 0;
+      return () => report.add(list[i++ % list.length], at);
+    };
+    const colliding = calls(collidingIds(8_000, 13) as number[]);
+    const ordinary = calls(Array.from({ length: 8_000 }, (_, i) => 1_000 + i));
+    const { ratios } = interleavedRounds(
+      { ordinary: adding(ordinary, reports[0]), colliding: adding(colliding, reports[1]) },
+      { rounds: 9, iterations: 8_000, warmup: 16_000, cpu: true },
+    );
+    expect(quantile(ratios.colliding, 0.5)).toBeLessThanOrEqual(2);
+    await reports[1].flush();
+    const rows = (await reports[1].toJSON()).rows;
+    expect(rows).toHaveLength(8_000);
+    expect(rows.reduce((n, r) => n + r.calls, 0)).toBe(16_000 + 9 * 8_000);
+    await Promise.all(reports.map((r) => r.close()));
   });
 
   test('networks a full day already counts keep being counted; maxNetworksPerDay is checked when created', async () => {
