@@ -170,7 +170,8 @@ export function registerSimulateCommand(program: Command): void {
       if (opts.faults > 0) lines.push(`  faults:    ${opts.faults * 100}% of requests (${opts.faultKinds.join(', ')})`);
       if (opts.record) lines.push(`  recording: ${resolve(opts.record)}`);
       const connection = [
-        `export EIDKIT_BASE_URL=${url}/current/`,
+        // The origin itself: the OpenAPI document's paths, which a validating proxy in front matches as they are.
+        `export EIDKIT_BASE_URL=${url}/`,
         `export EIDKIT_AUTH_URL=${url}`,
         `export EIDKIT_AUDIENCE=${shellQuote(sim.audience)}`,
       ];
