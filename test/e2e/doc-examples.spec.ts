@@ -43,9 +43,10 @@ Promise.all([
 
   const results = async (web: EnginePage, origin: string) => {
     await web.goto(`${origin}/page.html`);
-    return web.waitForFunction(() => (window as unknown as { results?: Result[] }).results, undefined, {
+    const found = await web.waitForFunction(() => (window as unknown as { results?: Result[] }).results, undefined, {
       timeout: 20_000,
     });
+    return found ?? [];
   };
 
   test('an allowed page reads the answer of every ad call type', async ({ web }) => {
@@ -86,12 +87,13 @@ test.describe('docs/tag.md, the /prebid/v1 ad server', () => {
   /** The demo's Prebid.js page with the example as the bidder's `domain`: the winning bid of each ad unit. */
   const auction = async (web: EnginePage, pageOrigin: string) => {
     await web.goto(`${pageOrigin}/prebid/page.html?domain=${encodeURIComponent(example.url)}`);
-    return web.waitForFunction(
+    const found = await web.waitForFunction(
       () =>
         (window as unknown as { demoDone?: { adUnit: string; bidder?: string; dealId?: string | null }[] }).demoDone,
       undefined,
       { timeout: 45_000 },
     );
+    return found ?? [];
   };
 
   test("an allowed page's Prebid.js gets the example's bids; the deal wins both banner slots", async ({ web }) => {

@@ -78,7 +78,11 @@ export interface AdCall {
   userAgent?: string;
   /** The `Referer` header: the page URL the call came from. */
   referer?: string;
-  /** The client IP, when the caller passes it in the options (the parser never guesses it from headers). */
+  /**
+   * The device's address, for the bid request's `device.ip` / `device.ipv6`: an OpenRTB body's `device.ip` (a server
+   * relaying the user's request), else the peer given in `ip` (Node requests: their socket's) or, when that peer is
+   * one of `trustedProxies`, the client address `X-Forwarded-For` names behind them.
+   */
   ip?: string;
   /**
    * Everything that was dropped, and why. Empty for a clean call. At most `maxIssues` entries, then one last entry
@@ -108,8 +112,18 @@ export interface AdCallInput {
 export interface ParseOptions {
   /** Size caps; defaults in {@link DEFAULT_LIMITS}. */
   limits?: Partial<AdCallLimits>;
-  /** The client IP to record on the call (take it from your proxy setup, not from a spoofable header). */
+  /**
+   * The address of the peer that sent the request: `req.socket.remoteAddress` on Node (parseIncomingMessage reads
+   * it itself when this is absent), the platform's client address elsewhere. Never a header's value.
+   */
   ip?: string;
+  /**
+   * Your own proxies in front of this server (load balancers, a CDN): addresses, CIDR blocks (`10.0.0.0/8`) or
+   * `loopback`, `linklocal`, `uniquelocal`. When the peer is one of them, the device's address is read from
+   * `X-Forwarded-For` (from the right, past every trusted proxy); from any other peer the header is ignored, since
+   * anyone can write it. Default none.
+   */
+  trustedProxies?: readonly string[];
 }
 
 const MAX_ID = 2 ** 31 - 1;

@@ -10,6 +10,7 @@
  */
 import { isInt32, isObject } from '../../core/index.js';
 import type { AdCallFormat, Collector } from './ad-call.js';
+import { normaliseIp } from './client-ip.js';
 
 /** True for a body shaped as an OpenRTB bid request: `imp` array, or a `user` / `regs` object. */
 export function isOrtbBody(b: Record<string, unknown>): boolean {
@@ -183,8 +184,16 @@ export function readOrtbBody(col: Collector, b: Record<string, unknown>, fresh: 
   const page = col.text(`${prefix}.page`, site.page);
   if (page !== undefined) call.referer = page;
   // The request came from a server: the user's browser is the one in `device`, not the caller's User-Agent.
-  const ua = col.text('device.ua', obj(b.device).ua);
+  const device = obj(b.device);
+  const ua = col.text('device.ua', device.ua);
   if (ua !== undefined) call.userAgent = ua;
+  // Its address too: the peer of this request is the relaying server, not the device.
+  for (const name of ['ip', 'ipv6'] as const) {
+    if (device[name] === undefined || call.ip !== undefined) continue;
+    const ip = normaliseIp(device[name]);
+    if (ip === undefined) col.issue(`device.${name}`, 'not an IP address; ignored');
+    else call.ip = ip;
+  }
   if (b.imp !== undefined) eachPlacement(col, 'imp', b.imp, (imp, p) => readImp(col, imp, p));
   const pick = (a: unknown, aName: string, c: unknown, cName: string): [unknown, string] =>
     a !== undefined ? [a, aName] : [c, cName];

@@ -11,6 +11,7 @@ import { resolveLimits } from './limits.js';
 import { Collector } from './ad-call.js';
 import type { AdCall, AdCallEndpoint, AdCallInput, HeadersLike, ParseOptions } from './ad-call.js';
 import { readBody, readQuery } from './readers.js';
+import { clientAddress, normaliseIp, trustedProxyList } from './client-ip.js';
 
 const ENDPOINTS: Record<string, AdCallEndpoint> = { ac: 'ac', genericpost: 'genericpost', call: 'call' };
 const PREBID_PATH = /\/prebid\/v1\/?$/i;
@@ -100,7 +101,15 @@ function finish(col: Collector, headers: HeadersLike | undefined, options: Parse
   if (ua && call.userAgent === undefined) call.userAgent = ua.slice(0, col.limits.maxTextLength);
   const referer = header(headers, 'referer');
   if (referer && referer.length <= col.limits.maxTextLength && call.referer === undefined) call.referer = referer;
-  if (options.ip) call.ip = options.ip;
+  // The device's own address when a server relayed its request (OpenRTB `device.ip`), else the peer's, or the client
+  // behind the peer when the peer is a trusted proxy.
+  if (call.ip === undefined) {
+    const trusted = options.trustedProxies ? trustedProxyList(options.trustedProxies) : undefined;
+    const peer = normaliseIp(options.ip);
+    const forwarded = header(headers, 'x-forwarded-for');
+    const ip = clientAddress(peer, forwarded, trusted, (m) => col.issue('x-forwarded-for', m));
+    if (ip !== undefined) call.ip = ip;
+  }
   col.closeIssues();
   return call;
 }
@@ -225,14 +234,17 @@ export function parseAdCallRequest(request: Request, options: ParseOptions = {})
  * Parses an ad call from Node's `http.IncomingMessage` (node:http, express, fastify's `request.raw`).
  * Buffers at most `maxBodyBytes`; a larger body is read to its end and discarded so the socket can answer.
  * When a body parser already consumed the stream (express.json(), body-parser), its `req.body` is used.
+ * The peer's address is the socket's unless `options.ip` says otherwise; behind your own proxies, list them in
+ * `options.trustedProxies` to read the client's from `X-Forwarded-For`.
  * @example
  * http.createServer(async (req, res) => {
- *   const call = await parseIncomingMessage(req, { ip: req.socket.remoteAddress });
+ *   const call = await parseIncomingMessage(req, { trustedProxies: ['10.0.0.0/8'] });
  *   …
  * });
  */
 export function parseIncomingMessage(req: IncomingMessage, options: ParseOptions = {}): Promise<AdCall> {
   try {
+    if (options.ip === undefined && req.socket?.remoteAddress) options = { ...options, ip: req.socket.remoteAddress };
     // The request target as the client sent it (a path, or absolute-form through a proxy): parseAdCall reads every
     // form without building a URL object, and names an unusable one in `issues` instead of throwing.
     const url = req.url ?? '/';
