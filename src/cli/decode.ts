@@ -92,9 +92,12 @@ export function decodeInput(text: string): DecodeOutput {
     const hasEids = missing === undefined;
     // A body that is not JSON already has its issue; "no eids field" would only add noise.
     if (missing && !issues.some((i) => i.path === 'body')) issues = [...issues, { path: 'eids', message: missing }];
-    // Issues at `eids` itself (not `eids[2]…`) mean the whole payload was dropped, except a count cap that kept some.
+    // Issues at `eids` itself (not `eids[2]…`) mean the whole payload was dropped, except a count cap that kept some,
+    // and a second place of eids left aside because another one wins (an OpenRTB 2.6 body with user.ext.eids too).
     const unreadable = issues.some(
-      (i) => i.path === 'body' || (/^(user\.(ext\.)?)?eids$/.test(i.path) && !/^more than \d+ eids/.test(i.message)),
+      (i) =>
+        i.path === 'body' ||
+        (/^(user\.(ext\.)?)?eids$/.test(i.path) && !/^(more than \d+ eids|ignored: )/.test(i.message)),
     );
     decoded = hasEids && !unreadable;
   } else {
