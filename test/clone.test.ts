@@ -68,7 +68,10 @@ describe('the CLI in the clone', () => {
     const here = mkdtempSync(join(root, '.test-results', 'cwd-'));
     dirs.push(here);
     mkdirSync(join(here, 'in'));
-    writeFileSync(join(here, 'in', 'body.json'), JSON.stringify({ eids: [{ source: 'id5-sync.com', uids: [{ id: 'x' }] }] }));
+    writeFileSync(
+      join(here, 'in', 'body.json'),
+      JSON.stringify({ eids: [{ source: 'id5-sync.com', uids: [{ id: 'x' }] }] }),
+    );
     writeFileSync(join(here, 'networks.json'), JSON.stringify({ networks: { '1234': { modules: [] } } }));
     const env = freshNpmCache();
     const run = (args: string) =>
