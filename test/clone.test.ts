@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codeBlocksOf, readMarkdown } from './docs/markdown.js';
+// @ts-expect-error: plain JS build helper
+import { buildIsCurrent, inputsDigest, STAMP } from '../demo/build-current.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -84,6 +86,42 @@ describe('the CLI in the clone', () => {
     expect(existsSync(join(here, 'out', 'tag', '1234', 'sas.js'))).toBe(true);
     expect(existsSync(join(root, 'out'))).toBe(false);
   }, 120_000);
+
+  test('npm run demo starts in seconds when dist/ is current: no rebuild', async () => {
+    expect(pkg.scripts.build).toMatch(/node demo\/build-current\.mjs --stamp$/);
+    expect(buildIsCurrent(root), 'dist/ is not current: npm run build first').toBe(true);
+    const started = performance.now();
+    const demo = spawn('npm', ['run', 'demo'], { cwd: root, env: { ...freshNpmCache(), PORT: '0' }, detached: true });
+    let out = '';
+    try {
+      await new Promise<void>((done, fail) => {
+        demo.stdout.on('data', (d) => (out += d) && out.includes('eidkit demo: open') && done());
+        demo.on('exit', () => fail(new Error(`the demo exited: ${out}`)));
+      });
+    } finally {
+      process.kill(-demo.pid!, 'SIGTERM');
+    }
+    expect(out).toContain('dist/ is current: not rebuilding');
+    expect(out).not.toMatch(/rollup|tsc -p/);
+    expect(performance.now() - started).toBeLessThan(15_000);
+  }, 60_000);
+
+  test('the build stamp follows every file the build reads, and a missing stamp means a build', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'eidkit-stamp-'));
+    dirs.push(dir);
+    mkdirSync(join(dir, 'src', 'tag'), { recursive: true });
+    mkdirSync(join(dir, 'dist'));
+    writeFileSync(join(dir, 'src', 'tag', 'tag.ts'), 'export const a = 1;\n');
+    writeFileSync(join(dir, 'package.json'), '{"version":"1.0.0"}\n');
+    expect(buildIsCurrent(dir)).toBe(false);
+    writeFileSync(join(dir, STAMP), inputsDigest(dir) + '\n');
+    expect(buildIsCurrent(dir)).toBe(true);
+    writeFileSync(join(dir, 'src', 'tag', 'tag.ts'), 'export const a = 2;\n');
+    expect(buildIsCurrent(dir)).toBe(false);
+    writeFileSync(join(dir, STAMP), inputsDigest(dir) + '\n');
+    writeFileSync(join(dir, 'package.json'), '{"version":"1.0.1"}\n');
+    expect(buildIsCurrent(dir)).toBe(false);
+  });
 
   const killed = 'a first run killed after 1 s (%s, the whole process group) does not break the next one';
   test.each(['SIGTERM', 'SIGKILL'] as const)(
