@@ -73,6 +73,14 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
       countryCodes: ['FR'],
       minCompanyVendorCost: 0.1,
     });
+    expect(updated.stderr).toMatch(/^updated deal \d+/);
+    // The same patch again changes nothing: no PUT, and no claim of one.
+    const again = await eidkit(
+      ['deals', 'update', id, '--simulator', '--set', 'name=Renamed', '--set', 'price=3'],
+      env,
+    );
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe(`deal ${id} already has these values; nothing changed\n`);
     expect(JSON.parse((await eidkit(['deals', 'pause', id, '--simulator', '--json'], env)).stdout).isActive).toBe(
       false,
     );
@@ -98,8 +106,12 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
     const data = join(dir, 'copy.json');
     const env = { EIDKIT_SIMULATOR_DATA: data };
     const json = await eidkit(['deals', 'create', '--simulator', '--copy-of', '100001', '--json'], env);
-    expect(Object.keys(JSON.parse(json.stdout))).toEqual(['id', 'location', 'historyId', 'recovered']);
-    expect(JSON.parse(json.stdout).recovered).toBe(false);
+    // --json prints the deal created, a copy as it is: its own id and dealId, the source's name and fields.
+    const created = JSON.parse(json.stdout) as Record<string, unknown>;
+    const original = JSON.parse((await eidkit(['deals', 'get', '100001', '--simulator', '--json'], env)).stdout);
+    expect(created.id).not.toBe(100001);
+    expect(created).toMatchObject({ name: original.name, price: original.price, countryCodes: original.countryCodes });
+    expect(created.dealId).not.toBe(original.dealId);
     const renamed = await eidkit(
       ['deals', 'create', '--simulator', '--copy-of', '100001', '--data', '{"name":"Copy of spring"}'],
       env,

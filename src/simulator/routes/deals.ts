@@ -69,7 +69,7 @@ export const CREATE_DEAL: OperationDef = {
       in: 'header',
       required: false,
       schema: { type: 'integer', minimum: 1 },
-      description: 'create as a copy of this deal (named "<name> (copy)"); the body may then hold any subset of fields',
+      description: 'create as a copy of this deal, as it is; the body may then hold any subset of fields to change',
     },
   ],
   body: {
@@ -213,7 +213,8 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
       if (input === null || typeof input !== 'object' || Array.isArray(input))
         return validationError(c, [{ path: '', message: 'the deal must be a JSON object' }]);
       const given = input as Record<string, unknown>;
-      input = { ...source.write, name: `${source.write.name} (copy)`, ...given };
+      // As it is, name included: the body changes what the caller wants changed.
+      input = { ...source.write, ...given };
     }
     if (
       user.kind === 'dsp' &&
