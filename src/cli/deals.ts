@@ -14,6 +14,7 @@ import { csvRow } from '../core/csv.js';
 import { defaultTokenPath, LOOKUP_RESOURCES, type DealListFilters, type DealWriteInput } from '../deals/index.js';
 import {
   action,
+  columnsOf,
   idList,
   intArg,
   isoDateArg,
@@ -298,13 +299,14 @@ export function registerDealsCommands(program: Command): void {
     .action(
       action(async (flags: Flags) => {
         await withSession(flags, async (client) => {
+          const columns = columnsOf(flags, ['status', 'count']) ?? ['status', 'count'];
           const counts = await client.deals.countBreakdown();
           if (flags.json) await outJson(counts);
           else {
             const rows = flatten(counts).map(([status, count]) => ({ status, count }));
             await (flags.csv
-              ? out(csvRow(['status', 'count']) + rows.map((r) => csvRow([r.status, r.count])).join(''))
-              : outText(formatTable(rows, ['status', 'count'])));
+              ? out(csvRow(columns) + rows.map((r) => csvRow(columns.map((c) => r[c as keyof typeof r]))).join(''))
+              : outText(formatTable(rows, columns)));
           }
         });
       }),

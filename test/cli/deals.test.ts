@@ -170,6 +170,25 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
     expect(csv.stdout).toMatch(/^id,price\r\n100001,[\d.]+\r\n$/);
   });
 
+  test('--columns with a name that is no field is refused, exit 2, with the closest field; nothing printed', async () => {
+    for (const args of [
+      ['deals', 'list', '--csv'],
+      ['deals', 'get', '100001'],
+      ['lookups', 'countries'],
+      ['deals', 'count'],
+    ]) {
+      const r = await eidkit([...args, '--simulator', '--columns', 'id,nmae']);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 2, stdout: '' });
+      expect(r.stderr).toMatch(/^eidkit: --columns: no field named "(id|nmae)"/);
+    }
+    const list = await eidkit(['deals', 'list', '--simulator', '--columns', 'id,nmae']);
+    expect(list.stderr).toMatch(
+      /^eidkit: --columns: no field named "nmae" \(did you mean name\?\); the fields are id, /,
+    );
+    const count = await eidkit(['deals', 'count', '--simulator', '--csv', '--columns', 'count,status']);
+    expect(count.stdout).toMatch(/^count,status\r\n\d+,total\r\n/);
+  });
+
   test('exit codes: validation 3 with field issues, usage 2, forbidden 5', async () => {
     const invalid = await eidkit([
       'deals',
