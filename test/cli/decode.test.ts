@@ -158,7 +158,7 @@ describe('eidkit decode --post-body', () => {
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.call).toMatchObject({
-      endpoint: 'genericpost',
+      endpoint: 'openrtb',
       networkId: 1234,
       formats: [{ id: 44, tagId: '44', impId: '1' }],
     });

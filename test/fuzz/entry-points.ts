@@ -115,7 +115,7 @@ const strings = (v: unknown, out: string[] = [], depth = 0): string[] => {
 export function checkCall(call: AdCall): void {
   expect(call).toBeTypeOf('object');
   if (call.ip !== undefined) expect(isIP(call.ip), `ip ${call.ip.slice(0, 80)}`).not.toBe(0);
-  expect(['ac', 'genericpost', 'call', 'prebid', 'unknown']).toContain(call.endpoint);
+  expect(['ac', 'genericpost', 'call', 'prebid', 'openrtb', 'unknown']).toContain(call.endpoint);
   expect(call.issues.length, 'issues per call').toBeLessThanOrEqual(MAX_ISSUES);
   for (const i of call.issues) {
     expect(i.path.length, `issue path ${i.path.slice(0, 80)}`).toBeLessThanOrEqual(MAX_ISSUE_PATH);

@@ -11,7 +11,11 @@ import type { AdCallLimits } from './limits.js';
  * Which ad-call endpoint a request hit: GET `/ac`, POST `/genericpost`, POST `/call`, POST `/prebid/v1`, or none of
  * them.
  */
-export type AdCallEndpoint = 'ac' | 'genericpost' | 'call' | 'prebid' | 'unknown';
+/**
+ * Where the call came in: the tag's `/ac`, `/genericpost`, `/call`; the Prebid.js adapter's `/prebid/v1`; an OpenRTB
+ * request at `/openrtb2/auction` (the path Prebid Server and SSPs post to); anything else `unknown`.
+ */
+export type AdCallEndpoint = 'ac' | 'genericpost' | 'call' | 'prebid' | 'openrtb' | 'unknown';
 
 /** One requested format (placement) of the call. */
 export interface AdCallFormat {

@@ -11,3 +11,4 @@ export type {
 export { parseAdCall, parseAdCallRequest, parseIncomingMessage, endpointOf, readCookie } from './parse.js';
 export type { AdCallLimits } from './limits.js';
 export { DEFAULT_LIMITS, resolveLimits } from './limits.js';
+export { isOrtbBody } from './ortb.js';

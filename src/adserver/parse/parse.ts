@@ -15,13 +15,16 @@ import { clientAddress, normaliseIp, trustedProxyList } from './client-ip.js';
 
 const ENDPOINTS: Record<string, AdCallEndpoint> = { ac: 'ac', genericpost: 'genericpost', call: 'call' };
 const PREBID_PATH = /\/prebid\/v1\/?$/i;
+const OPENRTB_PATH = /\/openrtb2\/auction\/?$/i;
 const COOKIE_VALUE = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]+$/;
 
 /**
- * The endpoint named by a URL path's last segment (`/ac`, `/x/genericpost`, `/call/`), or `prebid` for `…/prebid/v1`.
+ * The endpoint named by a URL path's last segment (`/ac`, `/x/genericpost`, `/call/`), `prebid` for `…/prebid/v1`,
+ * `openrtb` for `…/openrtb2/auction`.
  */
 export function endpointOf(pathname: string): AdCallEndpoint {
   if (PREBID_PATH.test(pathname)) return 'prebid';
+  if (OPENRTB_PATH.test(pathname)) return 'openrtb';
   const end = pathname.endsWith('/') ? pathname.length - 1 : pathname.length;
   const last = pathname.slice(pathname.lastIndexOf('/', end - 1) + 1, end).toLowerCase();
   return Object.hasOwn(ENDPOINTS, last) ? ENDPOINTS[last] : 'unknown';
@@ -128,7 +131,7 @@ export function parseAdCall(input: AdCallInput, options: ParseOptions = {}): AdC
       // The path is the caller's: quote a bounded piece of it, never the whole (up to 8,000 characters).
       const path =
         url.pathname.length > 100 ? `${url.pathname.slice(0, 100)}… (${url.pathname.length} characters)` : url.pathname;
-      col.issue('url', `${path} is not an ad-call endpoint (/ac, /genericpost, /call, /prebid/v1)`);
+      col.issue('url', `${path} is not an ad-call endpoint (/ac, /genericpost, /call, /prebid/v1, /openrtb2/auction)`);
     }
     const method = (input.method ?? (input.body !== undefined ? 'POST' : 'GET')).toUpperCase();
     if (method === 'POST') readBody(col, input.body);

@@ -39,6 +39,13 @@ describe("the video plugin's OpenRTB POST", () => {
     regs: { gdpr: 1, gpp: 'DBA', gpp_sid: [2] },
   };
 
+  test('an OpenRTB request posted to /openrtb2/auction (as to Prebid Server) is the openrtb endpoint, no issue', () => {
+    const call = post('/openrtb2/auction', body);
+    expect(call.endpoint).toBe('openrtb');
+    expect(call.issues.filter((i) => i.path === 'url')).toEqual([]);
+    expect(call.eids).toEqual([DEVICE4, DEVICE5, ID5]);
+  });
+
   test('keeps user.eids with atype 4 and 5, inserter, matcher, mm and ext exactly as sent', () => {
     const call = post('/genericpost', body);
     expect(call.eids).toEqual([DEVICE4, DEVICE5, ID5]);
