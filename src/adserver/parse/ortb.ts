@@ -99,9 +99,35 @@ function withOptional(f: AdCallFormat, extra: Partial<AdCallFormat>): AdCallForm
   return f;
 }
 
+/** The fields of a `/prebid/v1` unit (src/prebid/wire.ts). */
+const PREBID_UNIT_FIELDS = new Set([
+  'bidId',
+  'adUnitCode',
+  'formatId',
+  'siteId',
+  'pageId',
+  'gpid',
+  'banner',
+  'video',
+  'floor',
+]);
+/** Unknown fields of one unit named one by one; the others are counted in one issue. */
+const MAX_UNKNOWN_NAMED = 5;
+/** The list named in the issue of an unknown unit field. */
+const UNIT_FIELDS_TEXT = [...PREBID_UNIT_FIELDS].join(', ');
+
 /** The Prebid adapter's `units` (src/prebid/wire.ts): one format per ad unit, named by Prebid's `bidId`. */
 export function readPrebidUnits(col: Collector, units: unknown): void {
   eachPlacement(col, 'units', units, (u, p) => {
+    // A field the adapter never sends is a sender's mistake (`sizes` for `banner`): named, not dropped in silence.
+    let unknown = 0;
+    for (const key in u) {
+      if (!Object.hasOwn(u, key) || PREBID_UNIT_FIELDS.has(key)) continue;
+      if (++unknown > MAX_UNKNOWN_NAMED) continue;
+      const name = key.length > 64 ? `${key.slice(0, 64)}…` : key;
+      col.issue(`${p}.${name}`, `unknown field; ignored (a unit has ${UNIT_FIELDS_TEXT})`);
+    }
+    if (unknown > MAX_UNKNOWN_NAMED) col.issue(p, `${unknown - MAX_UNKNOWN_NAMED} more unknown fields ignored`);
     const id = col.id(`${p}.formatId`, u.formatId);
     if (id === undefined) {
       if (u.formatId === undefined) col.issue(`${p}.formatId`, 'missing');

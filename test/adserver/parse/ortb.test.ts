@@ -211,6 +211,21 @@ describe('POST /prebid/v1 (the Prebid.js adapter)', () => {
     expect(call.issues).toContainEqual({ path: 'units[0].formatId', message: 'missing' });
   });
 
+  test('a unit field the adapter never sends is named in an issue, not dropped in silence; the unit stays', () => {
+    const unit = { bidId: 'b1', adUnitCode: 'top', formatId: 3, sizes: [[300, 250]] };
+    const call = post('/prebid/v1', { ...body, units: [unit] });
+    expect(call.formats).toEqual([{ id: 3, tagId: 'top', impId: 'b1' }]);
+    expect(call.issues).toContainEqual({
+      path: 'units[0].sizes',
+      message:
+        'unknown field; ignored (a unit has bidId, adUnitCode, formatId, siteId, pageId, gpid, banner, video, floor)',
+    });
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`x${i}`, i]));
+    const flood = post('/prebid/v1', { ...body, units: [{ ...unit, ...many }] });
+    expect(flood.issues.filter((i) => i.path.startsWith('units[0]'))).toHaveLength(6);
+    expect(flood.issues).toContainEqual({ path: 'units[0]', message: '36 more unknown fields ignored' });
+  });
+
   test('a body that is not JSON is named and the call still parses', () => {
     const call = post('/prebid/v1', '{"units": [');
     expect(call).toMatchObject({ endpoint: 'prebid', formats: [], eids: [] });
