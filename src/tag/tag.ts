@@ -131,11 +131,13 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
       };
       const nextEids = () => (blocked ? [] : overlayEids(pageEids, moduleEids));
       const describe = (eids: Eid[]) =>
-        eids.map((e) => {
-          const id = providerIdForSource(e.source);
-          // Provider names only in the debug build: the minified tag carries the sources, not the names.
-          return `${e.source} (${id} ${DEBUG_BUILD ? providerById(id).name : id ? '' : 'Unknown'})`;
-        });
+        eids
+          .map((e) => {
+            const id = providerIdForSource(e.source);
+            // Provider names only in the debug build: the minified tag carries the sources, not the names.
+            return `${e.source} (${id} ${DEBUG_BUILD ? providerById(id).name : id ? '' : 'Unknown'})`;
+          })
+          .join(', ');
       /** A copy of an object's own keys (a getter that throws fails that one command, inside its guard). */
       const copyKeys = (from: unknown, to: Record<string, unknown>) =>
         Object.assign(to, typeof from === 'object' && from);
