@@ -7,6 +7,8 @@ import { Option, type Command } from 'commander';
 import { EXIT } from './exit-codes.js';
 import { CliError, OutputClosedError, jsonForStdout, out, outJson, outText, say, toStderrRaw } from './output.js';
 import { formatRecord, formatTable } from './format.js';
+import { closestName } from './suggest.js';
+import { terminalSafe } from '../core/terminal.js';
 import { csvRow } from '../core/csv.js';
 import {
   AuthenticationError,
@@ -140,12 +142,29 @@ export function idList(name: string): (value: string) => number[] {
   };
 }
 
-/** The columns asked for with --columns, or undefined. */
-export function columnsOf(flags: OutputFlags): string[] | undefined {
+/**
+ * The columns asked for with --columns, or undefined. With `fields` (those of the records printed), a name that is
+ * none of them is refused (exit 2) with the closest field, rather than printed as an empty column.
+ */
+export function columnsOf(flags: OutputFlags, fields?: readonly string[]): string[] | undefined {
   const list = flags.columns
     ?.split(',')
     .map((c) => c.trim())
     .filter(Boolean);
+  if (fields) {
+    const unknown = (list ?? []).filter((c) => !fields.includes(c));
+    if (unknown.length) {
+      const hint = closestName(unknown[0], fields);
+      throw new CliError(
+        terminalSafe(
+          `--columns: no field named ${unknown.map((c) => JSON.stringify(c)).join(', ')}` +
+            (hint ? ` (did you mean ${hint}?)` : '') +
+            `; the fields are ${fields.join(', ')}`,
+        ),
+        EXIT.USAGE,
+      );
+    }
+  }
   return list?.length ? list : undefined;
 }
 
@@ -219,13 +238,22 @@ export async function printWritten(
 
 /** Prints one record as JSON, or as CSV (header and one row) or key/value lines limited to --columns. */
 export async function printRecord(record: Record<string, unknown>, flags: OutputFlags): Promise<void> {
-  const columns = columnsOf(flags);
+  const columns = columnsOf(flags, Object.keys(record));
   if (flags.json) return outJson(record);
   if (flags.csv) {
     const cols = columns ?? Object.keys(record);
     return out(csvRow(cols) + csvRow(cols.map((c) => record[c])));
   }
   return outText(formatRecord(record, columns));
+}
+
+/** The rows of `rest`, with `first` (already read from it) in front; stopping early stops `rest`. */
+async function* withFirst<T>(first: IteratorResult<T>, rest: AsyncIterator<T>): AsyncGenerator<T> {
+  try {
+    for (let r = first; !r.done; r = await rest.next()) yield r.value;
+  } finally {
+    await rest.return?.();
+  }
 }
 
 /**
@@ -239,7 +267,17 @@ export async function printRows(
   defaults: string[],
   what = 'items',
 ): Promise<number> {
-  const columns = columnsOf(flags) ?? defaults;
+  // The first row says which fields there are, before anything is printed.
+  const iterator = rows[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  let columns: string[];
+  try {
+    columns = columnsOf(flags, first.done ? undefined : Object.keys(first.value)) ?? defaults;
+  } catch (e) {
+    await iterator.return?.();
+    throw e;
+  }
+  rows = withFirst(first, iterator);
   let n = 0;
   let failure: { error: unknown } | undefined;
   /** Runs `each` on every row until the listing ends or fails; a closed stdout ends the command at once. */

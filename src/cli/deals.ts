@@ -14,6 +14,7 @@ import { csvRow } from '../core/csv.js';
 import { defaultTokenPath, LOOKUP_RESOURCES, type DealListFilters, type DealWriteInput } from '../deals/index.js';
 import {
   action,
+  columnsOf,
   idList,
   intArg,
   isoDateArg,
@@ -200,13 +201,9 @@ export function registerDealsCommands(program: Command): void {
             flags.copyOf === undefined
               ? await client.deals.create(deal as DealWriteInput)
               : await client.deals.create(deal as Partial<DealWriteInput>, { copyOf: flags.copyOf });
+          // --json prints the deal as created (as get, update and pause do); the plain output is its id, for scripts.
           await (flags.json
-            ? outJson({
-                id: created.id,
-                location: created.location,
-                historyId: created.historyId ?? null,
-                recovered: created.recovered,
-              })
+            ? outJson(created.deal ?? (await client.deals.get(created.id)))
             : outText(`${fieldText(created.id)}\n`));
           say(
             `created deal ${created.id} (${created.location}${created.historyId ? `, history ${created.historyId}` : ''})`,
@@ -231,8 +228,17 @@ export function registerDealsCommands(program: Command): void {
         const patch = readJsonInput(flags, 'patch');
         await withSession(flags, async (client) => {
           if (flags.dryRun) return printDryRun(await client.deals.dryRun.update(id, patch), flags.json);
+          // The client sends no PUT for a patch that changes nothing: say what happened, not "updated".
+          let sent = false;
+          client.on('request', (e) => {
+            if (e.method === 'PUT') sent = true;
+          });
           const deal = await client.deals.update(id, patch);
-          await printWritten(deal, flags.json, `updated deal ${deal.id}`);
+          await printWritten(
+            deal,
+            flags.json,
+            sent ? `updated deal ${deal.id}` : `deal ${deal.id} already has these values; nothing changed`,
+          );
         });
       }),
     );
@@ -300,13 +306,14 @@ export function registerDealsCommands(program: Command): void {
     .action(
       action(async (flags: Flags) => {
         await withSession(flags, async (client) => {
+          const columns = columnsOf(flags, ['status', 'count']) ?? ['status', 'count'];
           const counts = await client.deals.countBreakdown();
           if (flags.json) await outJson(counts);
           else {
             const rows = flatten(counts).map(([status, count]) => ({ status, count }));
             await (flags.csv
-              ? out(csvRow(['status', 'count']) + rows.map((r) => csvRow([r.status, r.count])).join(''))
-              : outText(formatTable(rows, ['status', 'count'])));
+              ? out(csvRow(columns) + rows.map((r) => csvRow(columns.map((c) => r[c as keyof typeof r]))).join(''))
+              : outText(formatTable(rows, columns)));
           }
         });
       }),

@@ -19,6 +19,19 @@ const pkgUrl = [new URL('../../../package.json', import.meta.url), new URL('../.
 )!;
 const { version } = JSON.parse(readFileSync(pkgUrl, 'utf8')) as { version: string };
 
+// `npm run eidkit -- …` in the clone runs this from the package root (npm changes directory before a script runs): a
+// user's relative paths (-f, --out, --networks, --data) are relative to where they ran npm, which npm passes as
+// INIT_CWD. Only for this package's own `eidkit` script: another project's script that calls the installed binary
+// runs, as npm scripts do, from that project's root.
+const { npm_lifecycle_event: script, npm_package_name: pkgName, INIT_CWD: initCwd } = process.env;
+if (script === 'eidkit' && pkgName === 'eidkit' && initCwd) {
+  try {
+    process.chdir(initCwd);
+  } catch {
+    // A directory that went away: the package root it is.
+  }
+}
+
 const program = new Command('eidkit')
   .description('eids on ad calls, and the deal management API from the command line')
   .version(version, '-V, --version', 'print the eidkit version')

@@ -422,6 +422,18 @@ const cookieHeader = fc.oneof(
   fc.integer({ min: 1, max: 4_000 }).map((n) => ';='.repeat(n) + 'pid=p'),
 );
 
+/** An `X-Forwarded-For` chain: addresses with and without ports, garbage hops, long chains, one huge entry. */
+const forwardedFor = fc.oneof(
+  fc.constantFrom('203.0.113.9', '203.0.113.9, 10.0.0.1', '[2001:db8::7]:443, 192.0.2.9:80', 'unknown, 10.0.0.1'),
+  fc
+    .array(fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('10.1.2.3', '::1', '127.0.0.1'), hostileText), {
+      maxLength: 40,
+    })
+    .map((hops) => hops.join(', ')),
+  fc.integer({ min: 1, max: 4_000 }).map((n) => '10.0.0.1,'.repeat(n)),
+  fc.integer({ min: 1, max: 8_000 }).map((n) => 'x'.repeat(n)),
+);
+
 /** Header values an HTTP parser would let through: printable ASCII, obs-text (0x80-0xFF), tabs; no CR, LF or NUL. */
 export const headerSafe = (s: string) => s.replace(/[^\t\x20-\x7e\x80-\xff]/g, '?');
 
@@ -478,6 +490,7 @@ export const hostileHeaders = fc
         hostileText,
         hostileUrl(4_096).map((u) => u.url),
       ),
+      'x-forwarded-for': forwardedFor,
       'content-type': fc.constantFrom('application/json', 'text/plain', 'application/json; charset=utf-16', ''),
       'content-length': fc.constantFrom('0', '1', '-1', '99999999999', 'abc', '1e3', '262144'),
     },

@@ -2,7 +2,7 @@
 // request object), `run` (timed: the entry point itself), `check` (the invariants its output keeps) and its CPU
 // budget. Inputs are plain JSON (test/fuzz/arbitraries.ts), so the corpus replays them exactly.
 import { IncomingMessage } from 'node:http';
-import { Socket } from 'node:net';
+import { isIP, Socket } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +42,8 @@ const L = DEFAULT_LIMITS;
 /** Issues kept per call: the first `maxIssues` and one that counts the rest. */
 export const MAX_ISSUES = L.maxIssues + 1;
 const MAX_INT32 = 2 ** 31 - 1;
+/** The proxies the fuzzed server trusts: the peer (192.0.2.1) is one of them. */
+const TRUSTED_PROXIES = ['192.0.2.0/24', 'uniquelocal', 'loopback'];
 /**
  * Longest issue path and message: an issue names a field and may quote a value it names (an eid's source, within
  * `maxIdLength`), never more of the input.
@@ -120,7 +122,8 @@ export const piecesWithEmail = (url: string): string[] =>
 export function checkCall(call: AdCall): void {
   expect(call).toBeTypeOf('object');
   if (call.referer !== undefined) expect(piecesWithEmail(call.referer), 'an email in the page URL').toEqual([]);
-  expect(['ac', 'genericpost', 'call', 'prebid', 'unknown']).toContain(call.endpoint);
+  if (call.ip !== undefined) expect(isIP(call.ip), `ip ${call.ip.slice(0, 80)}`).not.toBe(0);
+  expect(['ac', 'genericpost', 'call', 'prebid', 'openrtb', 'unknown']).toContain(call.endpoint);
   expect(call.issues.length, 'issues per call').toBeLessThanOrEqual(MAX_ISSUES);
   for (const i of call.issues) {
     expect(i.path.length, `issue path ${i.path.slice(0, 80)}`).toBeLessThanOrEqual(MAX_ISSUE_PATH);
@@ -346,7 +349,9 @@ export const ENTRY_POINTS = {
       req.push(null);
       return req;
     },
-    run: (_i: RequestInput, req: IncomingMessage) => parseIncomingMessage(req, { ip: '192.0.2.1' }),
+    // The peer is a trusted proxy, so every X-Forwarded-For chain is read.
+    run: (_i: RequestInput, req: IncomingMessage) =>
+      parseIncomingMessage(req, { ip: '192.0.2.1', trustedProxies: TRUSTED_PROXIES }),
     check: (_i, call: AdCall) => checkCall(call),
     budgetMs: caseBudget,
   }),

@@ -10,6 +10,8 @@ import {
   resetConsentReader,
 } from '../../src/tag/consent.js';
 import { builtinExtensions } from '../../src/tag/builtins.js';
+import { installTag } from '../../src/tag/tag.js';
+import { eidsParam, fakeWindow } from './helpers.js';
 import { gppDenial } from '../../src/tag/modules/_module.js';
 import { fakeHost, gdprState, resetPage, tcString } from './modules/_host.js';
 
@@ -68,6 +70,27 @@ describe('consent rules', () => {
       us_privacy: '1YNN',
     });
     expect(consentParams({ ready: true, gdprApplies: false })).toEqual({ gdpr: '0' });
+  });
+});
+
+describe('ad calls with the built-in consent reader', () => {
+  test("with no platform the call leaves after the page's synchronous code, before any timer, as it was made", async () => {
+    const { win, sent } = fakeWindow();
+    const sas = installTag(win, 'https://cdn.example/tag/1234/sas.js', builtinExtensions)!;
+    sas.setup({ domain: 'https://ads.example', uid: 'user-a' });
+    sas.setEids([{ source: 'id5-sync.com', uids: [{ id: 'ID5-a' }] }]);
+    const call = sas.call('std', {});
+    // A logout in the same tick: the call made before it still carries user a's ids.
+    sas.setEids(null);
+    sas.setup({ uid: 'user-b' });
+    expect(sent).toHaveLength(0);
+    // Sent before the first timer runs: the reader answers at once, the request leaves in promise callbacks.
+    const atTimer = await new Promise((r) => setTimeout(() => r(sent.length), 0));
+    expect(atTimer).toBe(1);
+    expect(new URL(sent[0].url).searchParams.get('uid')).toBe('user-a');
+    expect(eidsParam(sent[0].url)).toEqual([{ source: 'id5-sync.com', uids: [{ id: 'ID5-a' }] }]);
+    expect((await call).eids).toEqual([{ source: 'id5-sync.com', uids: [{ id: 'ID5-a' }] }]);
+    expect(sas.getEids()).toEqual([]);
   });
 });
 

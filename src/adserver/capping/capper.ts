@@ -292,13 +292,17 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   ): CapDecision {
     if ('error' in result) {
       let allowed = onStoreError === 'serve';
-      if (allowed && !shadow.apply(mode, checks, at).allowed) {
+      // The counts are this process's own without the store (the shadow count): a floor of the real ones, never 0 for
+      // a user this process served meanwhile. With 'block' it is only read.
+      const seen = shadow.apply(allowed ? mode : 'check', checks, at);
+      if (allowed && !seen.allowed) {
         allowed = false;
         m.shadowCapped++;
       }
       m[allowed ? 'servedOnError' : 'blockedOnError']++;
       if (allowed && mode === 'take') reconcile(result.late, (v) => v.allowed, checks, at);
-      return { allowed, count: 0, windows: windowsWith(resolved), user, storeError: result.error };
+      const count = seen.counts[0]?.[0] ?? 0;
+      return { allowed, count, windows: windowsWith(resolved, seen.counts), user, storeError: result.error };
     }
     if (replay.length > 0) void writeReplay();
     const { allowed, counts } = result.value;

@@ -13,7 +13,11 @@ import { ownString } from '../common/index.js';
  * Which ad-call endpoint a request hit: GET `/ac`, POST `/genericpost`, POST `/call`, POST `/prebid/v1`, or none of
  * them.
  */
-export type AdCallEndpoint = 'ac' | 'genericpost' | 'call' | 'prebid' | 'unknown';
+/**
+ * Where the call came in: the tag's `/ac`, `/genericpost`, `/call`; the Prebid.js adapter's `/prebid/v1`; an OpenRTB
+ * request at `/openrtb2/auction` (the path Prebid Server and SSPs post to); anything else `unknown`.
+ */
+export type AdCallEndpoint = 'ac' | 'genericpost' | 'call' | 'prebid' | 'openrtb' | 'unknown';
 
 /** One requested format (placement) of the call. */
 export interface AdCallFormat {
@@ -88,7 +92,11 @@ export interface AdCall {
    * (`ParseOptions.pageUrl`).
    */
   referer?: string;
-  /** The client IP, when the caller passes it in the options (the parser never guesses it from headers). */
+  /**
+   * The device's address, for the bid request's `device.ip` / `device.ipv6`: an OpenRTB body's `device.ip` (a server
+   * relaying the user's request), else the peer given in `ip` (Node requests: their socket's) or, when that peer is
+   * one of `trustedProxies`, the client address `X-Forwarded-For` names behind them.
+   */
   ip?: string;
   /**
    * Everything that was dropped, and why. Empty for a clean call. At most `maxIssues` entries, then one last entry
@@ -118,11 +126,21 @@ export interface AdCallInput {
 export interface ParseOptions {
   /** Size caps; defaults in {@link DEFAULT_LIMITS}. */
   limits?: Partial<AdCallLimits>;
-  /** The client IP to record on the call (take it from your proxy setup, not from a spoofable header). */
+  /**
+   * The address of the peer that sent the request: `req.socket.remoteAddress` on Node (parseIncomingMessage reads
+   * it itself when this is absent), the platform's client address elsewhere. Never a header's value.
+   */
   ip?: string;
   /** How the page URL (`referer`) loses its emails: stripped by default (docs/ad-server.md#page-urls-without-emails).
    */
   pageUrl?: PageUrlOptions;
+  /**
+   * Your own proxies in front of this server (load balancers, a CDN): addresses, CIDR blocks (`10.0.0.0/8`) or
+   * `loopback`, `linklocal`, `uniquelocal`. When the peer is one of them, the device's address is read from
+   * `X-Forwarded-For` (from the right, past every trusted proxy); from any other peer the header is ignored, since
+   * anyone can write it. Default none.
+   */
+  trustedProxies?: readonly string[];
 }
 
 const MAX_ID = 2 ** 31 - 1;

@@ -13,3 +13,4 @@ export type { AdCallLimits } from './limits.js';
 export type { PageUrlOptions, PageUrlRules } from './page-url.js';
 export { emailOnlyRules, pageUrlRules, scrubPageUrl, scrubWith } from './page-url.js';
 export { DEFAULT_LIMITS, resolveLimits } from './limits.js';
+export { isOrtbBody } from './ortb.js';

@@ -11,6 +11,7 @@
 import { isInt32, isObject } from '../../core/index.js';
 import { jsonWithin } from '../../core/eid.js';
 import type { AdCallFormat, Collector } from './ad-call.js';
+import { normaliseIp } from './client-ip.js';
 
 /** True for a body shaped as an OpenRTB bid request: `imp` array, or a `user` / `regs` object. */
 export function isOrtbBody(b: Record<string, unknown>): boolean {
@@ -124,9 +125,35 @@ function withOptional(f: AdCallFormat, extra: Partial<AdCallFormat>): AdCallForm
   return f;
 }
 
+/** The fields of a `/prebid/v1` unit (src/prebid/wire.ts). */
+const PREBID_UNIT_FIELDS = new Set([
+  'bidId',
+  'adUnitCode',
+  'formatId',
+  'siteId',
+  'pageId',
+  'gpid',
+  'banner',
+  'video',
+  'floor',
+]);
+/** Unknown fields of one unit named one by one; the others are counted in one issue. */
+const MAX_UNKNOWN_NAMED = 5;
+/** The list named in the issue of an unknown unit field. */
+const UNIT_FIELDS_TEXT = [...PREBID_UNIT_FIELDS].join(', ');
+
 /** The Prebid adapter's `units` (src/prebid/wire.ts): one format per ad unit, named by Prebid's `bidId`. */
 export function readPrebidUnits(col: Collector, units: unknown): void {
   eachPlacement(col, 'units', units, (u, p) => {
+    // A field the adapter never sends is a sender's mistake (`sizes` for `banner`): named, not dropped in silence.
+    let unknown = 0;
+    for (const key in u) {
+      if (!Object.hasOwn(u, key) || PREBID_UNIT_FIELDS.has(key)) continue;
+      if (++unknown > MAX_UNKNOWN_NAMED) continue;
+      const name = key.length > 64 ? `${key.slice(0, 64)}…` : key;
+      col.issue(`${p}.${name}`, `unknown field; ignored (a unit has ${UNIT_FIELDS_TEXT})`);
+    }
+    if (unknown > MAX_UNKNOWN_NAMED) col.issue(p, `${unknown - MAX_UNKNOWN_NAMED} more unknown fields ignored`);
     const id = col.id(`${p}.formatId`, u.formatId);
     if (id === undefined) {
       if (u.formatId === undefined) col.issue(`${p}.formatId`, 'missing');
@@ -210,8 +237,16 @@ export function readOrtbBody(col: Collector, b: Record<string, unknown>, fresh: 
   const page = col.text(`${prefix}.page`, site.page);
   if (page !== undefined) call.referer = page;
   // The request came from a server: the user's browser is the one in `device`, not the caller's User-Agent.
-  const ua = col.text('device.ua', obj(col, 'device', b.device).ua);
+  const device = obj(col, 'device', b.device);
+  const ua = col.text('device.ua', device.ua);
   if (ua !== undefined) call.userAgent = ua;
+  // Its address too: the peer of this request is the relaying server, not the device.
+  for (const name of ['ip', 'ipv6'] as const) {
+    if (device[name] === undefined || call.ip !== undefined) continue;
+    const ip = normaliseIp(device[name]);
+    if (ip === undefined) col.issue(`device.${name}`, 'not an IP address; ignored');
+    else call.ip = ip;
+  }
   if (b.imp !== undefined) eachPlacement(col, 'imp', b.imp, (imp, p) => readImp(col, imp, p));
   const pick = (a: unknown, aName: string, c: unknown, cName: string): [unknown, string] =>
     a !== undefined ? [a, aName] : [c, cName];

@@ -389,6 +389,10 @@ describe('while the store does not answer', () => {
         ...Array(6).fill([true, 'error']),
         ...Array(4).fill([false, 'error']),
       ]);
+      // Each decision reports what this process counted without the store (u1's one impression before the outage
+      // is Redis's, unseen): u2 0, 1, 2, 3, 3; u1 0, 1, 2, 3, 3. Never the 0 of "nothing known".
+      expect(during.map((d) => d.count)).toEqual([0, 0, 1, 1, 2, 2, 3, 3, 3, 3]);
+      expect(during[9].windows).toEqual([{ item: 'deal:down', window: '3/day', max: 3, count: 3 }]);
       const counted = { errors: 10, servedOnError: 6, blockedOnError: 4, shadowCapped: 4, replayPending: 6 };
       expect(capper.metrics()).toMatchObject(counted);
 

@@ -39,6 +39,13 @@ describe("the video plugin's OpenRTB POST", () => {
     regs: { gdpr: 1, gpp: 'DBA', gpp_sid: [2] },
   };
 
+  test('an OpenRTB request posted to /openrtb2/auction (as to Prebid Server) is the openrtb endpoint, no issue', () => {
+    const call = post('/openrtb2/auction', body);
+    expect(call.endpoint).toBe('openrtb');
+    expect(call.issues.filter((i) => i.path === 'url')).toEqual([]);
+    expect(call.eids).toEqual([DEVICE4, DEVICE5, ID5]);
+  });
+
   test('keeps user.eids with atype 4 and 5, inserter, matcher, mm and ext exactly as sent', () => {
     const call = post('/genericpost', body);
     expect(call.eids).toEqual([DEVICE4, DEVICE5, ID5]);
@@ -228,6 +235,21 @@ describe('POST /prebid/v1 (the Prebid.js adapter)', () => {
   test('first-party data, the supply chain and a timeout of the right kind bring no issue', () => {
     const call = post('/prebid/v1', { ...body, user: { keywords: 'a' }, site: { page: 'x' }, tmax: 800 });
     expect(call.issues.filter((i) => !i.path.startsWith('eids'))).toEqual([]);
+  });
+
+  test('a unit field the adapter never sends is named in an issue, not dropped in silence; the unit stays', () => {
+    const unit = { bidId: 'b1', adUnitCode: 'top', formatId: 3, sizes: [[300, 250]] };
+    const call = post('/prebid/v1', { ...body, units: [unit] });
+    expect(call.formats).toEqual([{ id: 3, tagId: 'top', impId: 'b1' }]);
+    expect(call.issues).toContainEqual({
+      path: 'units[0].sizes',
+      message:
+        'unknown field; ignored (a unit has bidId, adUnitCode, formatId, siteId, pageId, gpid, banner, video, floor)',
+    });
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`x${i}`, i]));
+    const flood = post('/prebid/v1', { ...body, units: [{ ...unit, ...many }] });
+    expect(flood.issues.filter((i) => i.path.startsWith('units[0]'))).toHaveLength(6);
+    expect(flood.issues).toContainEqual({ path: 'units[0]', message: '36 more unknown fields ignored' });
   });
 
   test('a body that is not JSON is named and the call still parses', () => {
