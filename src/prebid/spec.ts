@@ -41,7 +41,6 @@ export interface PrebidBidderRequest {
     site?: Record<string, unknown>;
     user?: { ext?: { eids?: unknown[] } & Record<string, unknown> } & Record<string, unknown>;
     source?: { ext?: { schain?: Record<string, unknown> } };
-    regs?: { ext?: { gpc?: unknown } };
   };
   gdprConsent?: { gdprApplies?: boolean; consentString?: string; addtlConsent?: string };
   gppConsent?: { gppString?: string; applicableSections?: number[] };
@@ -210,8 +209,6 @@ export function createSpec(options: SpecOptions = {}): EidkitSpec {
           units: byDomain[domain].map(unitOf),
           eids,
           ...consentFields(br.gdprConsent, br.uspConsent, br.gppConsent),
-          // Global Privacy Control, as Prebid puts it in the first-party data: the server withholds eids on it.
-          gpc: o.regs?.ext?.gpc == '1' ? 1 : undefined,
           schain: o.source?.ext?.schain,
           site: o.site,
           user,

@@ -39,8 +39,6 @@ export interface PrebidWireRequest {
   gpp?: string;
   gpp_sid?: number[];
   us_privacy?: string;
-  /** 1 when the browser signals Global Privacy Control (Prebid's `ortb2.regs.ext.gpc`). */
-  gpc?: 1;
   /** The supply chain (`ortb2.source.ext.schain` in Prebid 10+). */
   schain?: Record<string, unknown>;
   /** First-party data: `ortb2.site`, and `ortb2.user` without its eids (they are in `eids`). */

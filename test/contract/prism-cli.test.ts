@@ -38,9 +38,12 @@ afterAll(async () => {
   simulator?.kill('SIGTERM');
 });
 
-/** Runs a deals command through the proxy; it must succeed, with no error on stderr (progress lines are fine). */
+/**
+ * Runs a deals command through the proxy; it must succeed, with no error on stderr (progress lines are fine). The
+ * token is cached between commands, as for a user: the simulator, like the service, allows 10 logins per 5 minutes.
+ */
 async function ok(...args: string[]): Promise<string> {
-  const r = await eidkit(['deals', ...args, '--no-cache'], env);
+  const r = await eidkit(['deals', ...args], env);
   const errors = r.stderr.split('\n').filter((l) => l.startsWith('eidkit:'));
   expect({ args, code: r.code, errors }).toEqual({ args, code: 0, errors: [] });
   return r.stdout;

@@ -106,13 +106,6 @@ describe('buildRequests', () => {
     expect(bidderRequest().ortb2!.user!.ext!.eids).toBe(eids);
   });
 
-  test("passes on Prebid's Global Privacy Control (ortb2.regs.ext.gpc) as gpc: 1, for the server to withhold eids", () => {
-    const [r] = spec.buildRequests([bid()], bidderRequest({ ortb2: { regs: { ext: { gpc: '1' } } } }));
-    expect(JSON.parse(r.data).gpc).toBe(1);
-    const [r2] = spec.buildRequests([bid()], bidderRequest());
-    expect(JSON.parse(r2.data).gpc).toBeUndefined();
-  });
-
   test('reads userIdAsEids when ortb2 has no eids, and sends none when Prebid gives none', () => {
     const [r] = spec.buildRequests([bid()], bidderRequest({ ortb2: {} }));
     expect(JSON.parse(r.data).eids).toEqual(eids);

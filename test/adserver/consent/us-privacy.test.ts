@@ -180,7 +180,7 @@ describe('every decision explained: the decision log and the report', () => {
       expect.objectContaining({ partner: 'dsp-b', sent: 0, withheld: { 'permissions[0]': 3 } }),
     ]);
     expect(report.toCSV()).toMatch(
-      /,Eids Withheld,dsp-b\|\d+\|permissions\[0\],.* withheld from dsp-b: permissions\[0\],3\r\n/,
+      /,Eids Withheld,"?dsp-b\|\d+\|permissions\[0\]"?,.* withheld from dsp-b: permissions\[0\],3\r\n/,
     );
   });
 });
