@@ -106,14 +106,18 @@ describe('colliding integers', () => {
             if (!rename.has(id)) rename.set(id, 1_000_000 + rename.size);
             return rename.get(id)!;
           });
+          // Each network's counters made first (untimed), then the adds that find them timed: where a flood costs.
           const cpuOf = (list: number[]) => {
             const report = createReport();
+            const calls = list.map(networkCall);
+            for (const c of calls) report.add(c, at);
             const t0 = process.cpuUsage();
-            for (const id of list) report.add(networkCall(id), at);
+            for (let pass = 0; pass < 4; pass++) for (const c of calls) report.add(c, at);
             const t = process.cpuUsage(t0);
             return { report, us: t.user + t.system };
           };
-          const { report } = cpuOf(ids);
+          const report = createReport();
+          for (const id of ids) report.add(networkCall(id), at);
           const model = new Map<string, number>();
           for (const id of ids) model.set(`#${id}`, (model.get(`#${id}`) ?? 0) + 1);
           const rows = report.toJSON().rows;
