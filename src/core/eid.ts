@@ -214,7 +214,9 @@ function copyJsonExt(v: unknown, limits: Required<EidLimits>): Record<string, un
   try {
     if (!isObject(v)) return 'must be a plain JSON object';
     let data: Record<string, unknown> = v;
+    // The measure the no-copy check just took of this ext, read once (the object could change before another call).
     const known = measured.get(v);
+    if (known) measured.delete(v);
     let m =
       known?.depth === limits.maxExtDepth && known.max === max ? known.bound : measureJson(v, limits.maxExtDepth, max);
     if (m === ODD) {
@@ -230,13 +232,14 @@ function copyJsonExt(v: unknown, limits: Required<EidLimits>): Record<string, un
     }
     if (m === DEEP) return `is nested deeper than ${limits.maxExtDepth} levels`;
     if (m === LONG) return `is longer than ${max} characters of JSON`;
+    if (m > max) {
+      // Near the cap (escapes could make the difference): measured exactly, and a copy made from the same text.
+      const text = JSON.stringify(data);
+      if (text.length > max) return `is longer than ${max} characters of JSON`;
+      return data === v ? (JSON.parse(text) as Record<string, unknown>) : data;
+    }
     if (data !== v) return data;
-    if (m <= max) return (FAST && copyFlat(v)) || (JSON.parse(JSON.stringify(v)) as Record<string, unknown>);
-    // Near the cap (escapes could make the difference): measured exactly, and the copy made from the same text.
-    const text = JSON.stringify(v);
-    return text.length > max
-      ? `is longer than ${max} characters of JSON`
-      : (JSON.parse(text) as Record<string, unknown>);
+    return (FAST && copyFlat(v)) || (JSON.parse(JSON.stringify(v)) as Record<string, unknown>);
   } catch {
     return 'must be a plain JSON object';
   }

@@ -192,6 +192,21 @@ describe('an ext far over its cap is read only until the cap is passed, and meas
     expect(reads()).toBeLessThanOrEqual(DEFAULT_LIMITS.maxTextLength / 10 + 1);
   });
 
+  test('an ext whose escapes make it longer than its characters is measured exactly, as JSON or as given', () => {
+    const quotes = '"'.repeat(2_100); // 2,100 characters, 4,200 of JSON
+    const toJSON = () => ({ blob: quotes });
+    for (const ext of [{ blob: quotes }, { toJSON }]) {
+      const { value, issues } = validateEids([{ source: 'a.example', uids: [{ id: 'x' }], ext }], DEFAULT_LIMITS);
+      expect(value).toEqual([{ source: 'a.example', uids: [{ id: 'x' }] }]);
+      expect(issues.map((i) => i.message)).toEqual([
+        `ext is longer than ${maxExtLength} characters of JSON; ext dropped`,
+      ]);
+    }
+    const fits = { toJSON: () => ({ blob: '"'.repeat(2_000) }) };
+    const kept = validateEids([{ source: 'a.example', uids: [{ id: 'x' }], ext: fits }], DEFAULT_LIMITS).value;
+    expect(kept[0].ext).toEqual({ blob: '"'.repeat(2_000) });
+  });
+
   test('the no-copy path measures it once and the validation reuses that measure', () => {
     const { ext, reads } = countedExt(20_000);
     const { value, issues } = validateEids([{ source: 'a.example', uids: [{ id: 'x' }], ext }], DEFAULT_LIMITS, {

@@ -14,13 +14,14 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildBidRequest, createForwardingPolicy, createGvlLoader, parseAdCall } from '../../src/adserver/index.js';
+import { createForwardingPolicy, createGvlLoader } from '../../src/adserver/index.js';
 import type { ForwardingPolicy } from '../../src/adserver/index.js';
 import { consentGet, hostileGet, hostilePost, KNOWN_BOMBS, MAX_GET_URL, SHORT_TC_BOMB } from './arbitraries.js';
 import type { RequestInput } from './arbitraries.js';
 import { gppHeader, tcWith } from './bits.js';
-import { adCallInput, newPolicy, PARTNERS, POLICY_CONFIG } from './entry-points.js';
-import { cpuMs, describeInput, mark } from './harness.js';
+import { newPolicy, PARTNERS, POLICY_CONFIG } from './entry-points.js';
+import { describeInput, leastOf, pathCpu, postExcess } from './harness.js';
+import { wideDeepBombs } from './shapes.js';
 
 /** The budgets. */
 const GET_BUDGET_MS = 1;
@@ -103,6 +104,7 @@ const POST_BOMBS: RequestInput[] = [
   `{"networkId":1,"formats":[${list(10_000, () => '{"id":1,"tagId":"t"}')}]}`,
   `{"id":"r","imp":[${list(4_000, () => '{"id":"1","banner":{"format":[{"w":300,"h":250}]}}')}]}`,
   JSON.stringify({ ...consentBody, eids: [{ source: 'a.com', uids: [{ id: 'x' }] }] }),
+  ...wideDeepBombs(),
 ].map((body) => ({ url: '/genericpost', method: 'POST', body }));
 
 /**
@@ -121,31 +123,6 @@ afterAll(() => {
   rmSync(gvlDir, { recursive: true, force: true });
 });
 
-/** CPU of parse + forwarding policy + a bid request per partner, with a fresh policy (no string decoded before). */
-function pathCpu(input: RequestInput, fresh: () => ForwardingPolicy = newPolicy): number {
-  const policy = fresh();
-  const parseInput = adCallInput(input);
-  const m = mark();
-  const call = parseAdCall(parseInput);
-  for (const p of PARTNERS) buildBidRequest(call, p, { policy });
-  return cpuMs(m);
-}
-
-function bareParseCpu(text: string): number {
-  const m = mark();
-  try {
-    JSON.parse(text);
-  } catch {
-    // a body that is not JSON: the bare parse fails too
-  }
-  return cpuMs(m);
-}
-
-function textOf(body: RequestInput['body']): string {
-  if (typeof body === 'string') return body;
-  return body && 'base64' in body ? Buffer.from(body.base64, 'base64').toString() : '';
-}
-const leastOf = (n: number, f: () => number) => Math.min(...Array.from({ length: n }, f));
 const ms = (v: number) => `${v.toFixed(3)} ms`;
 
 describe('CPU per call at the worst case found', () => {
@@ -184,17 +161,7 @@ describe('CPU per call at the worst case found', () => {
       .sample(hostilePost, { numRuns: SAMPLES, seed: SEED + 2 })
       .filter((r) => typeof r.body === 'string' || (r.body && 'base64' in r.body));
     const candidates = [...POST_BOMBS, ...sampled];
-    const excess = (input: RequestInput, n: number) => {
-      const text = textOf(input.body);
-      // Interleaved, the least of each: both see the same machine.
-      let full = Infinity;
-      let bare = Infinity;
-      for (let i = 0; i < n; i++) {
-        bare = Math.min(bare, bareParseCpu(text));
-        full = Math.min(full, pathCpu(input));
-      }
-      return { input, full, bare, over: full - (POST_FACTOR * bare + POST_EXTRA_MS) };
-    };
+    const excess = (input: RequestInput, n: number) => postExcess(input, n, POST_FACTOR, POST_EXTRA_MS);
     for (let i = 0; i < 20; i++) excess(POST_BOMBS[2], 1);
     const worst = candidates
       .map((input) => excess(input, 1))

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { GppModel } from '@iabgpp/cmpapi';
 import { gppHeader, tcString, tcWith } from './bits.js';
 import type { GppIdEntry, IdRange, Restriction, TcFields, VendorSection } from './bits.js';
+import { invisibleChunk, wideDeepExtBody } from './shapes.js';
 
 /**
  * A request as the entry points receive it; `body` is text, bytes (`{ base64 }`) or an already parsed object
@@ -46,7 +47,9 @@ export const badEscape = fc.constantFrom(
 /** Any text: random UTF-16 units (lone surrogates included), odd chunks, or one chunk repeated to 20,000 characters. */
 export const hostileText = fc.oneof(
   fc.string({ unit: anyUnit, maxLength: 40 }),
-  fc.array(fc.oneof(oddChunk, badEscape, fc.string({ maxLength: 6 })), { maxLength: 16 }).map((a) => a.join('')),
+  fc
+    .array(fc.oneof(oddChunk, badEscape, invisibleChunk, fc.string({ maxLength: 6 })), { maxLength: 16 })
+    .map((a) => a.join('')),
   fc
     .tuple(fc.oneof(oddChunk, fc.constantFrom('a', 'A1', '%41')), fc.integer({ min: 100, max: 20_000 }))
     .map(([c, n]) => c.repeat(Math.ceil(n / c.length))),
@@ -538,6 +541,7 @@ export const hostilePost: fc.Arbitrary<RequestInput> = fc
       { weight: 4, arbitrary: postObject.map((o) => JSON.stringify(o)) },
       { weight: 1, arbitrary: postObject.map((o) => ({ json: o })) },
       { weight: 3, arbitrary: jsonBombText },
+      { weight: 1, arbitrary: wideDeepExtBody.map((b) => b.body) },
       { weight: 1, arbitrary: postObject.map((o) => base64Of('\uFEFF' + JSON.stringify(o))) },
       { weight: 1, arbitrary: fc.uint8Array({ maxLength: 2_000 }).map(base64Of) },
       { weight: 1, arbitrary: hostileText },

@@ -230,8 +230,11 @@ async function runDecode(args: string[]): Promise<CliRun> {
   }
 }
 
-/** C0 controls but the newline, DEL and C1 controls: what must never reach a terminal raw. */
-const RAW_CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/;
+/**
+ * What must never reach a terminal raw: any control but the newline (C0, DEL, C1), format characters (bidi, zero
+ * width, TAG characters), default-ignorable code points, line and paragraph separators, lone surrogates.
+ */
+const RAW_CONTROL = /(?!\n)[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\p{Cs}]/u;
 
 /** The simulator of the simulator cases, with a user token (created on first use). */
 let simulator: { sim: DealApiSimulator; token: string; access: string } | undefined;

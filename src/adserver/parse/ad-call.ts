@@ -7,7 +7,6 @@ import { decodeBase64Json, validateEids } from '../../core/index.js';
 import type { Eid, Issue } from '../../core/index.js';
 import type { AdCallLimits } from './limits.js';
 import type { PageUrlOptions } from './page-url.js';
-import { ownString } from '../common/index.js';
 
 /**
  * Which ad-call endpoint a request hit: GET `/ac`, POST `/genericpost`, POST `/call`, POST `/prebid/v1`, or none of
@@ -181,10 +180,7 @@ export class Collector {
     this.issue(path, 'must be a positive integer id');
     return undefined;
   }
-  /**
-   * A non-empty string up to `max` characters (numbers are accepted and stringified), else an issue. Always a string
-   * of its own (see {@link ownString}).
-   */
+  /** A non-empty string up to `max` characters (numbers are accepted and stringified), else an issue. */
   text(path: string, v: unknown, max = this.limits.maxTextLength): string | undefined {
     if (v === undefined || v === null) return undefined;
     const s = typeof v === 'string' ? v.trim() : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
@@ -197,9 +193,7 @@ export class Collector {
       this.issue(path, `longer than ${max} characters; dropped`);
       return undefined;
     }
-    // A query value is a slice of the whole URL: a copy, so that what keeps it (the consent caches, a log) does
-    // not keep the URL.
-    return ownString(s);
+    return s;
   }
   timestamp(path: string, v: unknown): void {
     if (v === undefined || v === null || v === '') return;

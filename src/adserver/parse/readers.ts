@@ -4,6 +4,7 @@
  * ortb.ts. Like the rest of the parser they never throw: what is broken is dropped and named in `issues`.
  */
 import { isObject } from '../../core/index.js';
+import { ownString } from '../common/index.js';
 import type { AdCallInput, Collector } from './ad-call.js';
 import { checkPrebidExtras, isOrtbBody, readOrtbBody, readPrebidUnits } from './ortb.js';
 
@@ -26,6 +27,9 @@ const QUERY_KEYS = new Set([
   'us_privacy',
   'gpc',
 ]);
+
+/** The GET parameters kept as text (the others are read as numbers, or decoded and dropped). */
+const KEPT_AS_TEXT = new Set(['pgid', 'tgt', 'uid', 'gdpr_consent', 'gpp', 'us_privacy']);
 
 /**
  * The known query parameters, first occurrence wins (a malformed one too: each known key is decoded once, so a
@@ -52,8 +56,11 @@ function parseQuery(search: string, col: Collector): Map<string, string> {
     const key = QUERY_KEYS.has(rawKey) ? rawKey : decodeKey(rawKey);
     if (key !== undefined && QUERY_KEYS.has(key) && !out.has(key) && !malformed?.has(key)) {
       // In `eids` a `+` is standard Base64, never a form-encoded space.
-      const value = decodeComponent(eq < amp ? search.slice(eq + 1, amp) : '', key !== 'eids');
-      if (value !== undefined) out.set(key, value);
+      const raw = eq < amp ? search.slice(eq + 1, amp) : '';
+      const value = decodeComponent(raw, key !== 'eids');
+      // A text value with nothing to decode is a slice of the whole URL (V8 keeps a substring as a view of its
+      // parent): a copy, so that what keeps it (the consent caches, cap keys, a log) does not keep the URL.
+      if (value !== undefined) out.set(key, value === raw && KEPT_AS_TEXT.has(key) ? ownString(value) : value);
       else {
         col.issue(key, 'malformed percent-encoding; ignored');
         (malformed ??= new Set()).add(key);

@@ -18,7 +18,8 @@ import {
   markCreateOutcome,
   type FieldIssue,
 } from './errors.js';
-import { PagedList, assertSameOrigin, parseLinkHeader, type Page } from './paginate.js';
+import { PagedList, type Page } from './paginate.js';
+import { assertSameOrigin, parseLinkHeader } from './link-header.js';
 import { REDACTED } from './redact.js';
 import { createWithKey, withDealKeyMarker } from './keyed.js';
 import type { HttpResponse } from './transport.js';

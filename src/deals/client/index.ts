@@ -28,11 +28,11 @@ export {
   DEFAULT_MAX_PAGES,
   PagedList,
   PaginationError,
-  parseLinkHeader,
   type ListOptions,
   type Page,
   type PaginationProblem,
 } from './paginate.js';
+export { parseLinkHeader } from './link-header.js';
 export { parseRetryAfter, type Logger, type RetryOptions, type RetryPolicy } from './transport.js';
 export { REDACTED } from './redact.js';
 export type { ClientEvents, ClientListener, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js';
