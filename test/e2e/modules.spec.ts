@@ -334,6 +334,19 @@ test.describe('the page shows what the tag read and sent', () => {
     expect.poll(async () => (await page.text(`#module-${name} td:nth-child(2)`))?.trim());
   const textOf = (page: EnginePage, selector: string) => expect.poll(() => page.text(selector));
 
+  test('before the first call, enabled modules show waiting and only modules the operator left off show off', async ({
+    web: page,
+  }) => {
+    await ready(page, '/modules/page.html?nw=2345');
+    await stateOf(page, 'prebid').toBe('waiting');
+    await textOf(page, '#module-prebid').toContain('no ad call yet');
+    for (const name of ['identityLink', 'idLinking', 'criteo', 'uid2'])
+      await stateOf(page, name).toBe('off by operator');
+    await ready(page, '/modules/page.html');
+    for (const name of ['identityLink', 'idLinking', 'criteo', 'uid2', 'prebid'])
+      await stateOf(page, name).toBe('waiting');
+  });
+
   test("consent given: the consent read, each module's state and the eids of the last call are on the page", async ({
     web: page,
   }, testInfo) => {

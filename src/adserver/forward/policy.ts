@@ -162,10 +162,11 @@ function reasonOf(v: Verdict, eid: Eid, partner: DemandPartner, refusal: Consent
 export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): ForwardingPolicy {
   const { cfg, rules, bySource, anySource } = compilePolicy(config);
 
-  // Speed (README "Measured sizes and ratios"): each partner id named in a rule gets a bit, any other partner the OTHER
-  // bit, and each rule the bits of its partners, so deciding an eid for a partner is one AND instead of a Set lookup.
-  // The bits stay small integers (V8 Smis). With more than 28 named partners the Set lookups stay (judge() below). Ids
-  // are lowercased (partners match case-insensitively); a partner is looked up as spelled, then lowercased.
+  // Speed (docs/project.md, "Measured sizes and ratios"): each partner id named in a rule gets a bit, any other
+  // partner the OTHER bit, and each rule the bits of its partners, so deciding an eid for a partner is one AND instead
+  // of a Set lookup. The bits stay small integers (V8 Smis). With more than 28 named partners the Set lookups stay
+  // (judge() below). Ids are lowercased (partners match case-insensitively); a partner is looked up as spelled, then
+  // lowercased.
   const named = [...new Set(rules.flatMap((r) => [...r.partners]))];
   const OTHER = 1 << 28;
   const EXEMPT = 1 << 29;
@@ -205,7 +206,7 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
 
   // What depends on the call only (decoded signals, each eid's rule) is worked out once and kept for the next
   // partner of the same call: bid requests go out in a loop over partners, and the policy must add little to it
-  // (README "Measured sizes and ratios"). The call is taken as unchanged while its requests are built.
+  // (docs/project.md, "Measured sizes and ratios"). The call is taken as unchanged while its requests are built.
   let last: Prepared | undefined;
   // The code found at each position of the last call's eids, with what it was worked out from: a network's calls
   // mostly carry the same sources in the same order, so a call's eid at position i usually has the source and
