@@ -48,4 +48,20 @@ describe('tag size budgets (gzip -9)', () => {
     for (const name of ALL) expect(built).toContain(`${name}.js`);
     console.log('add-on modules (gzip):', Object.fromEntries(ALL.map((n) => [n, sizeOf(`modules/${n}.js`)])));
   });
+
+  test("docs/project.md gives each add-on module's size as built, within 2 %", () => {
+    const project = readFileSync(fileURLToPath(new URL('../docs/project.md', import.meta.url)), 'utf8');
+    for (const name of ALL) {
+      const row = new RegExp(`^\\| \`dist/modules/${name}\\.js\` gzip[^|]*\\|[^|]*\\| ([\\d,]+) B \\|`, 'm').exec(
+        project,
+      );
+      expect(row, `docs/project.md has no size row for dist/modules/${name}.js`).not.toBeNull();
+      const documented = Number(row![1].replace(/,/g, ''));
+      const built = sizeOf(`modules/${name}.js`);
+      expect(
+        Math.abs(documented - built) / built,
+        `${name}: documented ${documented} B, built ${built} B`,
+      ).toBeLessThan(0.02);
+    }
+  });
 });
