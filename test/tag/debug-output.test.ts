@@ -84,4 +84,24 @@ describe('debug output of the built tag', () => {
     const setup = calls.find((c) => c[1] === 'setup');
     expect(setup).toEqual(['[sas]', 'setup', '{"networkid":1234,"domain":"https://ads.example","uid":"u-1"}']);
   });
+
+  test('sas.debug.js says when a uid or a target holding an email is left out of the calls', async () => {
+    const sent: string[] = [];
+    const calls = await consoleOf(
+      'sas.debug.js',
+      [
+        (sas) => sas.setup({ domain: 'https://ads.example', uid: 'jane@example.com' }),
+        (sas) => sas.call('std', { target: 'mail=jane%40example.com' }),
+      ],
+      async (url: string) => {
+        sent.push(url);
+        return new Response('ok');
+      },
+    );
+    const lines = calls.map((c) => c.join(' ')).join('\n');
+    expect(lines).toMatch(/setup: uid holds an email address: left out of every call/);
+    expect(lines).toMatch(/std: target holds an email address: left out of the call/);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).not.toMatch(/example\.com/);
+  });
 });
