@@ -10,7 +10,7 @@ const dist = new URL('../../dist/', import.meta.url);
 async function consoleOf(
   file: string,
   commands: ((sas: any) => unknown)[] = [],
-  fetchImpl = async () => new Response('ok'),
+  fetchImpl: (url: string) => Promise<Response> = async () => new Response('ok'),
 ): Promise<unknown[][]> {
   const calls: unknown[][] = [];
   const record = (...args: unknown[]) => calls.push(args);
