@@ -25,6 +25,8 @@ export const SCRIPTS = {
   '/sas.full.nohint.js': withoutHint(full),
   '/prebid.js': prebidBundle(PREBID_MODULES, 'pbjs'),
   '/empty.js': '',
+  // The floor of the cold-visit bench: an async script making the ad call itself, at once.
+  '/direct.js': `window.benchCall = performance.now(); fetch('/ac?direct=1', { credentials: 'include' });`,
 };
 const FAR = Date.now() + 30 * 86_400_000;
 
@@ -82,11 +84,17 @@ export const PAGES = {
   prebid: { html: prebidPage('/prebid.js'), script: '/prebid.js', floor: 'floor-pb' },
 };
 
-// A fixed busy loop, run as a task of its own and then as a promise callback: the check of the measurement (its CPU
-// time is known from an unthrottled run; a trace must see both, and 4x throttling must show as 4x its CPU time).
+/** Pages served beside {@link PAGES}, not part of the slow-phone comparison. */
+const OTHER_PAGES = { 'floor-call': page('<script async src="/direct.js"></script>') };
+
+// A fixed busy loop, run as a task of its own (an inline script) and then as a promise callback (after a fetch, as
+// the tag's work after its first await): the check of the measurement. Each run's CPU time is known from an
+// unthrottled run; a trace must see both, and 4x throttling must show as 4x its CPU time. The ad call tells the
+// bench both ran.
+const LOOP_N = Number(process.env.LOOP_N ?? 10_000_000);
 const LOOP = `function spin(n) { var x = 0; for (var i = 0; i < n; i++) x = (x + i * 7) % 1000003; return x; }
-window.benchLoop = spin(${Number(process.env.LOOP_N ?? 20_000_000)});
-Promise.resolve().then(function () { window.benchLoop += spin(${Number(process.env.LOOP_N ?? 20_000_000)}); window.benchDone = true; });`;
+window.benchLoop = spin(${LOOP_N});
+fetch('/empty.js?loop').then(function () { window.benchLoop += spin(${LOOP_N}); return fetch('/ac?loop'); });`;
 export const LOOP_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>loop</title><script>${LOOP}</script></head><body></body></html>`;
 
 /**
@@ -113,7 +121,8 @@ export async function startPagesServer({ onAdCall = () => {} } = {}) {
     }
     if (SCRIPTS[url.pathname] !== undefined)
       return res.writeHead(200, { 'Content-Type': 'text/javascript' }).end(SCRIPTS[url.pathname]);
-    const html = url.pathname === '/loop' ? LOOP_PAGE : PAGES[url.pathname.slice(1)]?.html;
+    const name = url.pathname.slice(1);
+    const html = name === 'loop' ? LOOP_PAGE : (PAGES[name]?.html ?? OTHER_PAGES[name]);
     if (html) return res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html);
     res.writeHead(404).end();
   });
