@@ -1,7 +1,7 @@
-// Size budgets of the tag: the core with its built-in consent reader (and V8's compile hint) is at most 4,992 B gzip; a network with no
-// modules downloads it followed by the statement that deletes what switched-off modules stored (77 B more); the full
-// tag with every module stays within 10,320 B. Measured with gzip -9 on the built files, so `npm test` (which builds
-// first) fails when a change breaks a budget.
+// Size budgets of the tag: the core with its built-in consent reader (and V8's compile hint) is at most 4,992 B gzip;
+// a network with no modules downloads it followed by the statement that deletes what switched-off modules stored
+// (77 B more); the full tag with every module stays within 10,320 B. Measured with gzip -9 on the built files, so
+// `npm test` (which builds first) fails when a change breaks a budget.
 import { describe, expect, test } from 'vitest';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';

@@ -50,7 +50,7 @@ async function load(page, name) {
   const received = arrivals[0];
   const marks = await page.waitForFunction(() => {
     const ac = performance.getEntriesByType('resource').find((e) => /\/ac\?/.test(e.name));
-    return ac && { origin: performance.timeOrigin, call: window.benchCall, fetch: ac.startTime };
+    return ac && { origin: performance.timeOrigin, call: globalThis.benchCall, fetch: ac.startTime };
   });
   return {
     navToCall: received - marks.origin,
