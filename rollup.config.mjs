@@ -73,7 +73,8 @@ const minify = () =>
     compress: {
       passes: 4,
       inline: 1,
-      sequences: false,
+      // Comma sequences: neutral on the core, 13 B less gzip on the full build (measured with the compile hint).
+      sequences: true,
       unsafe: true,
       unsafe_arrows: true,
       unsafe_methods: true,
