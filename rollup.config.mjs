@@ -16,6 +16,13 @@ import { fileURLToPath } from 'node:url';
 const abs = (p) => fileURLToPath(new URL(p, import.meta.url));
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const banner = `/*! eidkit v${version} */`;
+// V8's explicit compile hint (Chromium 136 on): every function below this line is compiled eagerly, on the thread
+// that streams the script in, instead of lazily on the main thread at its first call. The tag calls nearly all its
+// functions on load, so this halves its main-thread task (docs/tag.md#what-the-tag-costs-a-slow-phone). Other engines
+// read it as a comment. Only in the core and the full build: an operator's composition keeps it first
+// (src/operator/compose.ts), and the add-on modules served after the core fall under the core's line.
+const COMPILE_HINT = '//# allFunctionsCalledOnLoad';
+const hinted = `${banner}\n${COMPILE_HINT}`;
 
 // Build-time constants of the tag sources (src/tag/log.ts, src/tag/tag.ts): the minified build folds
 // `__SAS_DEBUG_BUILD__` to false and drops the verbose branches; the debug build logs by default.
@@ -59,13 +66,15 @@ const plugins = (debug) => [
 const INTERNAL_PROPS = /^(maxEids|maxUids|maxIdLength|kept|dropped|register|collect|issues)$/;
 const minify = () =>
   terser({
-    format: { comments: /^!/ },
+    // Kept: the banner (`/*! … */`) and the compile hint line.
+    format: { comments: /^!|^# allFunctionsCalledOnLoad$/ },
     ecma: 2020,
     toplevel: true,
     compress: {
       passes: 4,
       inline: 1,
-      sequences: false,
+      // Comma sequences: neutral on the core, 13 B less gzip on the full build (measured with the compile hint).
+      sequences: true,
       unsafe: true,
       unsafe_arrows: true,
       unsafe_methods: true,
@@ -95,7 +104,7 @@ function onwarn(warning, warn) {
   warn(warning);
 }
 
-const builds = [...pair('src/tag/index.ts', 'dist/sas.js', 'dist/sas.debug.js', { banner })];
+const builds = [...pair('src/tag/index.ts', 'dist/sas.js', 'dist/sas.debug.js', { banner: hinted })];
 
 // Provider modules: every src/tag/modules/*.ts except types/helpers (files starting with `_` or ending in `.d.ts`).
 const moduleDir = 'src/tag/modules';
@@ -119,7 +128,7 @@ if (existsSync(addonDir)) {
 }
 
 if (existsSync('src/tag/full.ts')) {
-  builds.push(...pair('src/tag/full.ts', 'dist/sas.full.js', 'dist/sas.full.debug.js', { banner }));
+  builds.push(...pair('src/tag/full.ts', 'dist/sas.full.js', 'dist/sas.full.debug.js', { banner: hinted }));
 }
 
 // The Prebid.js adapter: its own sources and tsconfig (it shares nothing with the tag, to stay small), plus the

@@ -78,6 +78,20 @@ export function keysLeftOut(modules: readonly ModuleName[]): string[] {
   return MODULES.filter((m) => !modules.includes(m)).flatMap((m) => MODULE_KEYS[m] ?? []);
 }
 
+/**
+ * V8's compile hint, the line the build puts under the banner of the core and the full build: the functions below it
+ * are compiled while the script streams in rather than on the main thread at their first call. V8 reads it only
+ * before the script's first statement, so a composition puts it first (docs/tag.md#what-the-tag-costs-a-slow-phone).
+ */
+export const COMPILE_HINT = '//# allFunctionsCalledOnLoad';
+
+/** `script` with the compile hint line it holds (if any) moved before `lead`, the statement served before it. */
+function withHintFirst(lead: string, script: string): string {
+  const at = script.indexOf(COMPILE_HINT + '\n');
+  if (at < 0) return lead + '\n' + script;
+  return COMPILE_HINT + '\n' + lead + '\n' + script.slice(0, at) + script.slice(at + COMPILE_HINT.length + 1);
+}
+
 /** The script for a module list (in tag order): what {@link composeTag} serves once the network's modules are known. */
 export function composeModules(modules: readonly ModuleName[], { debug = false, files }: ComposeOptions = {}): string {
   const f = files ?? (packageFiles ??= loadTagFiles());
@@ -90,8 +104,10 @@ export function composeModules(modules: readonly ModuleName[], { debug = false, 
   if (!modules.length) return [core, ...forget].join('');
   const prelude = `window.__sasop=${JSON.stringify({ modules })};`;
   // Every module on: the full build shares its helpers between modules, so it is smaller than core + add-ons.
-  if (modules.length === MODULES.length) return prelude + '\n' + (debug ? f.fullDebug : f.full);
-  return [prelude, core, ...modules.map((m) => (debug ? f.modulesDebug : f.modules)[m])].join('\n') + forget.join('');
+  // The switch line is the first statement: the compile hint goes before it.
+  if (modules.length === MODULES.length) return withHintFirst(prelude, debug ? f.fullDebug : f.full);
+  const addOns = modules.map((m) => (debug ? f.modulesDebug : f.modules)[m]);
+  return withHintFirst(prelude, [core, ...addOns].join('\n')) + forget.join('');
 }
 
 /**

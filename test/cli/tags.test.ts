@@ -112,7 +112,7 @@ describe('eidkit tags', () => {
       });
       const r = await fetch(url + '/tag/7/sas.js');
       expect(r.status).toBe(200);
-      expect(await r.text()).toMatch(/^window\.__sasop=\{"modules":\["uid2"\]\};/);
+      expect(await r.text()).toMatch(/^\/\/# allFunctionsCalledOnLoad\nwindow\.__sasop=\{"modules":\["uid2"\]\};/);
     } finally {
       child.kill('SIGTERM');
     }
@@ -161,7 +161,8 @@ describe('eidkit tags', () => {
           reject(new Error(`stderr never said "${text}": ${stderr}`));
         }, 10_000);
       });
-    const script = async (network: string) => (await (await fetch(`${url}/tag/${network}/sas.js`)).text()).slice(0, 60);
+    const script = async (network: string) =>
+      (await (await fetch(`${url}/tag/${network}/sas.js`)).text()).slice(0, 100);
     let url = '';
     try {
       url = await new Promise<string>((resolve, reject) => {
@@ -176,7 +177,7 @@ describe('eidkit tags', () => {
       child.kill('SIGHUP');
       await stderrShows('reloaded');
       expect(stderr).toContain(`eidkit tags: reloaded ${file} (2 networks)`);
-      expect(await script('8')).toMatch(/^window\.__sasop=\{"modules":\["criteo"\]\};/);
+      expect(await script('8')).toMatch(/^\/\/# allFunctionsCalledOnLoad\nwindow\.__sasop=\{"modules":\["criteo"\]\};/);
       expect(await script('7')).not.toContain('__sasop');
       writeFileSync(file, JSON.stringify({ networks: { '8': { modules: ['nope'] } } }));
       child.kill('SIGHUP');

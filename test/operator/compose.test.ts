@@ -2,10 +2,12 @@ import { describe, expect, test } from 'vitest';
 import { Window } from 'happy-dom';
 import { readFileSync } from 'node:fs';
 import { composeTag, MODULES, parseNetworksConfig } from '../../src/operator/index.js';
-import { forgetStatement, keysLeftOut } from '../../src/operator/compose.js';
+import { COMPILE_HINT, forgetStatement, keysLeftOut } from '../../src/operator/compose.js';
 
 const dist = new URL('../../dist/', import.meta.url);
 const read = (f: string) => readFileSync(new URL(f, dist), 'utf8');
+/** A built file without its compile hint line (a composition moves it first). */
+const unhinted = (f: string) => read(f).replace(COMPILE_HINT + '\n', '');
 const config = parseNetworksConfig({
   networks: { '1': { modules: [] }, '2': { modules: [...MODULES] }, '3': { modules: ['uid2', 'prebid'] } },
 });
@@ -20,15 +22,16 @@ describe('composeTag', () => {
 
   test('serves the operator switches and the full build when every module is on: nothing to delete', () => {
     expect(composeTag(2, config)).toBe(
-      `window.__sasop=${JSON.stringify({ modules: MODULES })};\n` + read('sas.full.js'),
+      `${COMPILE_HINT}\nwindow.__sasop=${JSON.stringify({ modules: MODULES })};\n` + unhinted('sas.full.js'),
     );
   });
 
   test('serves the switches, the core and the enabled add-ons in order otherwise, then deletes the others’ keys', () => {
     expect(composeTag(3, config)).toBe(
       [
+        COMPILE_HINT,
         'window.__sasop={"modules":["uid2","prebid"]};',
-        read('sas.js'),
+        unhinted('sas.js'),
         read('modules/uid2.js'),
         read('modules/prebid.js'),
         forgetStatement(['_sas_hem', '_sas_idl']),
@@ -45,6 +48,42 @@ describe('composeTag', () => {
     });
     expect(composeTag(3, off)).toContain('window.__sasop={"modules":["uid2"]};');
     expect(composeTag(3, off)).not.toContain(read('modules/prebid.js'));
+  });
+});
+
+describe("V8's compile hint in a served script", () => {
+  // V8 compiles eagerly only the functions after the hint, and reads the hint only before the script's first
+  // statement: anything ahead of it but comments (the operator's switch line) turns it off for the whole script.
+  test("comes before the operator's switch line and every other statement, once, in every composition", () => {
+    const networks = parseNetworksConfig({
+      networks: {
+        '1': { modules: [] },
+        '2': { modules: [...MODULES] },
+        '3': { modules: ['uid2', 'prebid'] },
+        '4': { modules: ['identityLink'] },
+      },
+    });
+    for (const id of [1, 2, 3, 4, 999])
+      for (const debug of [false, true]) {
+        const script = composeTag(id, networks, { debug });
+        const at = script.indexOf(COMPILE_HINT + '\n');
+        expect(at, `network ${id}${debug ? ' (debug)' : ''}`).toBeGreaterThanOrEqual(0);
+        // Only comments (the banner) before it.
+        expect(
+          script
+            .slice(0, at)
+            .replace(/\/\*[\s\S]*?\*\//g, '')
+            .trim(),
+          `network ${id}`,
+        ).toBe('');
+        expect(script.split(COMPILE_HINT).length, `network ${id}`).toBe(2);
+        if (id !== 1 && id !== 999) expect(script.indexOf('window.__sasop=')).toBeGreaterThan(at);
+      }
+  });
+
+  test('is in the built core and the full build, under the banner', () => {
+    for (const f of ['sas.js', 'sas.full.js', 'sas.debug.js', 'sas.full.debug.js'])
+      expect(read(f), f).toMatch(new RegExp(`^/\\*! eidkit v\\S+ \\*/\n${COMPILE_HINT}\n`));
   });
 });
 
