@@ -78,18 +78,26 @@ describe('buildTags', () => {
     expect(gunzipSync(readFileSync(join(dir, before.versioned.file + '.gz'))).equals(pinned)).toBe(true);
   });
 
-  test('builds 1,000 networks in under 10 seconds, reporting progress', async () => {
+  // Held to CPU time, which the machine's load does not stretch (the wall clock tripled at load 16 on 2 cores): the
+  // whole process's, so compression on libuv's threads counts too. Under 10 s of CPU is under 10 s of wall clock on
+  // an idle core.
+  test('builds 1,000 networks with under 10 seconds of CPU, reporting progress', async () => {
     const networks: Record<string, { modules: string[] }> = {};
     for (let i = 1; i <= 1000; i++) networks[String(100000 + i)] = { modules: MODULES.filter((_, b) => (i >> b) & 1) };
     const big = parseNetworksConfig({ networks });
     const seen: number[] = [];
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     const r = await buildTags({ config: big, outDir: out(), onProgress: (done) => seen.push(done) });
-    const ms = performance.now() - t0;
-    console.log(`tags build: 1,000 networks (+ default), ${r.written} files, in ${Math.round(ms)} ms`);
+    const { user, system } = process.cpuUsage(cpu0);
+    const cpuMs = (user + system) / 1000;
+    const wallMs = performance.now() - t0;
+    console.log(
+      `tags build: 1,000 networks (+ default), ${r.written} files, ${Math.round(cpuMs)} ms CPU, ${Math.round(wallMs)} ms wall`,
+    );
     // Per network: sas.js and sas.debug.js, each with its versioned copy, in three forms; and the manifest.
     expect(r.written).toBe(1001 * 12 + 1);
     expect(seen.at(-1)).toBe(1001);
-    expect(ms).toBeLessThan(10_000);
-  }, 60_000);
+    expect(cpuMs).toBeLessThan(10_000);
+  }, 120_000);
 });
