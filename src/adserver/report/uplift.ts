@@ -141,7 +141,7 @@ export function sampleRatioCheck(holdout: number, control: number, share: number
   const eh = n * share;
   const ec = n - eh;
   const chiSquare = n && eh > 0 && ec > 0 ? (holdout - eh) ** 2 / eh + (control - ec) ** 2 / ec : 0;
-  const pValue = erfc(Math.sqrt(chiSquare / 2));
+  const pValue = Math.min(1, erfc(Math.sqrt(chiSquare / 2)));
   return {
     declaredShare: share,
     observedShare: n ? holdout / n : 0,
@@ -173,7 +173,7 @@ export function liftOf(control: ArmSums, holdout: ArmSums): Lift | null {
   const se = Math.sqrt(relVar(control) + relVar(holdout));
   const low = Math.exp(logRatio - Z95 * se) - 1;
   const high = Math.exp(logRatio + Z95 * se) - 1;
-  const pValue = se > 0 ? erfc(Math.abs(logRatio) / se / Math.SQRT2) : logRatio === 0 ? 1 : 0;
+  const pValue = se > 0 ? Math.min(1, erfc(Math.abs(logRatio) / se / Math.SQRT2)) : logRatio === 0 ? 1 : 0;
   return {
     lift: Math.exp(logRatio) - 1,
     low,
