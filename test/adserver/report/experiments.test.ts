@@ -115,9 +115,9 @@ describe('experiments in the in-memory report', () => {
     expect(rows[0].experiments).toEqual(EXPECTED);
     expect(report.toJSON({ granularity: 'hour' }).rows[0].experiments).toEqual(EXPECTED);
     const csv = report.toCSV().split('\r\n');
-    expect(csv).toContain(`${DAY},5,Experiment,id5|holdout|callsWithSources,"id5, holdout arm: callsWithSources",1`);
-    expect(csv).toContain(`${DAY},5,Experiment,ids|provider|5,ids: holds out European Unified ID,3`);
-    expect(csv).toContain(`${DAY},5,Experiment,id5|share,id5: declared held-out share,0.1`);
+    expect(csv).toContain(`${DAY},5,Experiment,"id5|holdout|callsWithSources","id5, holdout arm: callsWithSources",1`);
+    expect(csv).toContain(`${DAY},5,Experiment,"ids|provider|5",ids: holds out European Unified ID,3`);
+    expect(csv).toContain(`${DAY},5,Experiment,"id5|share",id5: declared held-out share,0.1`);
   });
   test('a row without experiments has no experiments key', () => {
     const report = createReport();
