@@ -129,9 +129,18 @@ export function outcomeCountersOf(call: AdCall, outcome: CallOutcome, fields: st
     const arm = `x:${x.id}\t${ARMS[x.arm]}\t`;
     fields.push(`${arm}o`);
     amounts.push(1);
-    if (impression) (fields.push(`${arm}i`), amounts.push(1));
-    if (won) (fields.push(`${arm}w`), amounts.push(1));
-    if (micros) (fields.push(`${arm}r`, `${arm}q~`), amounts.push(micros, micros * micros));
+    if (impression) {
+      fields.push(`${arm}i`);
+      amounts.push(1);
+    }
+    if (won) {
+      fields.push(`${arm}w`);
+      amounts.push(1);
+    }
+    if (micros) {
+      fields.push(`${arm}r`, `${arm}q~`);
+      amounts.push(micros, micros * micros);
+    }
   }
 }
 

@@ -74,7 +74,7 @@ export interface RedisReport {
   add(call: AdCall, at?: Date): void;
   /** Counts one call's forwarding decisions in the local buffer, as `createReport().addForwarding` (no I/O). */
   addForwarding(call: AdCall, explanation: ForwardingExplanation, at?: Date): void;
-  /** Counts one call's outcome in the local buffer, as `createReport().addOutcome` (no I/O; throws on a bad outcome). */
+  /** Counts one call's outcome in the local buffer, as `createReport().addOutcome` (no I/O; throws on bad ones). */
   addOutcome(call: AdCall, outcome: CallOutcome, at?: Date): void;
   /** The fleet's merged report (this process's buffer flushed first), per day (default) or per hour. */
   toJSON(options?: ReportReadOptions): Promise<ReportJson>;

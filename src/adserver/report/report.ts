@@ -411,7 +411,7 @@ export function reportCSV(rows: readonly ReportRow[], granularity: ReportGranula
       for (const p of x.providers)
         line(r, 'Experiment', `${x.id}|provider|${p.providerId}`, `${x.id}: holds out ${p.providerName}`, p.calls);
       for (const arm of ['holdout', 'control'] as const)
-        for (const [metric, n] of Object.entries(x[arm]))
+        for (const [metric, n] of Object.entries(x[arm]) as [string, number][])
           line(r, 'Experiment', `${x.id}|${arm}|${metric}`, `${x.id}, ${arm} arm: ${metric}`, n);
     }
     for (const f of r.forwarding ?? []) {

@@ -17,7 +17,7 @@ export class ReportSnapshotError extends Error {
   }
 }
 
-const count = z.number().finite().nonnegative();
+const count = z.number().nonnegative();
 const arm = z.looseObject({
   calls: count,
   stickyCalls: count,

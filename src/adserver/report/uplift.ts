@@ -99,7 +99,8 @@ export interface UpliftResult {
   forwarding: { sent: number; withheld: Record<string, number> };
   /** Calls per day, the mean of the days counted. */
   callsPerDay: number;
-  /** The half-width asked for, and the further days at `callsPerDay` until it is reached (0: reached; null: unknown). */
+  /** The half-width asked for, and the further days at `callsPerDay` until it is reached (0: reached; null: unknown).
+   */
   targetHalfWidth: number;
   daysToTarget: number | null;
   /** False when the sample ratio mismatches: the arms differ by more than chance, so the lift means nothing. */
