@@ -108,6 +108,7 @@ export function createAdServerDemo(options = {}) {
   const keep = options.lastCalls ?? 20;
   const lastCalls = [];
   let seq = 0;
+  let samples = 0;
 
   /**
    * Handles one ad call: parses it and records it. Returns the parsed call, the entry shown in the report, and
@@ -202,10 +203,10 @@ export function createAdServerDemo(options = {}) {
   /**
    * A sample POST body with a reference envelope, for the report page's "send a sample call" button. It is in the
    * demo's holdout experiment `id5-demo` (20 % of calls hold ID5 out, drawn per call as a tag without storage
-   * consent would): in the held-out arm the ID5 eid is left out, as the tag leaves it out.
+   * consent would; here every fifth call): in the held-out arm the ID5 eid is left out, as the tag leaves it out.
    */
   function sampleCall(networkId = 1234) {
-    const held = Math.random() < 0.2;
+    const held = ++samples % 5 === 0;
     const envelope = sealReferenceEnvelope(
       {
         rampId: `XY${randomBytes(8).toString('hex')}`,
