@@ -208,6 +208,11 @@ const positiveInt = (name: string) => (raw: string) => {
   if (!/^\d{1,10}$/.test(raw) || Number(raw) < 1) throw new InvalidArgumentError(`${name} must be a whole number > 0`);
   return Number(raw);
 };
+/** A key prefix as the reports take it: no `{` or `}` (they would change the Redis Cluster hash tag). */
+const keyPrefix = (raw: string) => {
+  if (/[{}]/.test(raw)) throw new InvalidArgumentError('--prefix must not hold { or }');
+  return raw;
+};
 const percentage = (raw: string) => {
   const n = Number(raw.replace(/%$/, ''));
   if (!(n > 0 && n < 1000)) throw new InvalidArgumentError('--target must be a percentage above 0, e.g. 5');
@@ -219,7 +224,7 @@ function withSource(cmd: Command): Command {
   return cmd
     .option('--file <report.json>', 'a report saved as JSON (eidkit report export, or report.toJSON())')
     .option('--redis <url>', 'the fleet Redis report (redis://[:password@]host:port; default $REDIS_URL)')
-    .option('--prefix <prefix>', 'the Redis report key prefix', 'eidkit:report:')
+    .option('--prefix <prefix>', 'the Redis report key prefix', keyPrefix, 'eidkit:report:')
     .option('--timeout <ms>', 'Redis connection timeout', positiveInt('--timeout'), 5_000);
 }
 

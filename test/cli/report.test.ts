@@ -112,6 +112,9 @@ describe('eidkit report --redis', () => {
     const down = await eidkit(['report', 'uplift', '--redis', `redis://:${PASSWORD}@127.0.0.1:1`, '--timeout', '500']);
     expect(down.code).toBe(6);
     expect(down.stderr + down.stdout).not.toContain(PASSWORD);
+    const badPrefix = await eidkit(['report', 'uplift', '--redis', url, '--prefix', 'a{b}']);
+    expect(badPrefix.code).toBe(2);
+    expect(badPrefix.stderr).toContain('--prefix must not hold { or }');
     const badUrl = await eidkit(['report', 'uplift', '--redis', `http://:${PASSWORD}@x`]);
     expect(badUrl.code).toBe(2);
     expect(badUrl.stderr).not.toContain(PASSWORD);
