@@ -26,7 +26,23 @@ import {
   pidSetCookie,
   providerHits,
   sealReferenceEnvelope,
+  upliftOf,
 } from '../dist/node/adserver/index.js';
+
+/**
+ * The demo's stand-in for an auction, which a real ad server runs and is paid for: a call the cap allows fills
+ * with a chance and a price that grow with the eids it carries (each known provider's id makes buyers bid more),
+ * so the report's holdout experiments have an effect to measure. A real server passes its own outcome.
+ */
+export function demoOutcome(call, allowed) {
+  if (!allowed) return { impression: false };
+  const known = call.eids.filter((e) => e.source !== 'vendor.example').length;
+  const fill = Math.min(0.95, 0.5 + 0.08 * known);
+  if (Math.random() >= fill) return { impression: false };
+  // Log-normal price per call around a 1.50 CPM, 10 % more per known id.
+  const z = Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
+  return { impression: true, revenue: Math.round(0.0015 * (1 + 0.1 * known) * Math.exp(0.6 * z) * 1e6) / 1e6 };
+}
 
 /**
  * The demo's demand partners: a 2.6 DSP, a DSP flagged OpenRTB 2.5, and a DMP preferring Unified ID 2.0, each
@@ -92,6 +108,7 @@ export function createAdServerDemo(options = {}) {
   const keep = options.lastCalls ?? 20;
   const lastCalls = [];
   let seq = 0;
+  let samples = 0;
 
   /**
    * Handles one ad call: parses it and records it. Returns the parsed call, the entry shown in the report, and
@@ -111,6 +128,11 @@ export function createAdServerDemo(options = {}) {
     });
     const user = capper.userOf(call);
     const cap = await capper.take(call, DEMO_CAP); // decides and counts in one step
+    const explanation = explainForwarding(call, DEMO_PARTNERS, DEMO_POLICY, extraEids);
+    // Id coverage: per source × partner, the eids forwarded and those withheld, and why.
+    report.addForwarding(call, explanation, now);
+    // What the ad server made of the call, for the holdout experiments it is in (call.experiments).
+    report.addOutcome(call, demoOutcome(call, cap.allowed), now);
     const entry = {
       seq: ++seq,
       time: now.toISOString(),
@@ -143,7 +165,8 @@ export function createAdServerDemo(options = {}) {
         request: buildBidRequest(call, p, { extraEids, test: true, policy: DEMO_POLICY }),
       })),
       // Per partner, each eid kept or removed and why (the report page's "Forwarding" table).
-      forwarding: explainForwarding(call, DEMO_PARTNERS, DEMO_POLICY, extraEids).partners.map((p) => ({
+      experiments: call.experiments ?? [],
+      forwarding: explanation.partners.map((p) => ({
         partner: p.partner,
         openrtb: p.openrtb,
         consent: p.consent?.message ?? null,
@@ -161,10 +184,15 @@ export function createAdServerDemo(options = {}) {
     return { call, entry, setCookie };
   }
 
-  /** The report state as JSON: the three dimensions per day (or hour) and network, and the last calls. */
+  /**
+   * The report state as JSON: the dimensions per day (or hour) and network, the holdout experiments analysed
+   * (`uplift`, always from the day rows), and the last calls.
+   */
   async function reportJson(granularity = 'day') {
+    const days = await report.toJSON();
     return {
-      ...(await report.toJSON({ granularity })),
+      ...(granularity === 'day' ? days : await report.toJSON({ granularity })),
+      uplift: upliftOf(days),
       granularity,
       store: options.redis ? 'redis' : 'memory',
       lastCalls,
@@ -172,8 +200,13 @@ export function createAdServerDemo(options = {}) {
     };
   }
 
-  /** A sample POST body with a reference envelope, for the report page's "send a sample call" button. */
+  /**
+   * A sample POST body with a reference envelope, for the report page's "send a sample call" button. It is in the
+   * demo's holdout experiment `id5-demo` (20 % of calls hold ID5 out, drawn per call as a tag without storage
+   * consent would; here every fifth call): in the held-out arm the ID5 eid is left out, as the tag leaves it out.
+   */
   function sampleCall(networkId = 1234) {
+    const held = ++samples % 5 === 0;
     const envelope = sealReferenceEnvelope(
       {
         rampId: `XY${randomBytes(8).toString('hex')}`,
@@ -192,12 +225,17 @@ export function createAdServerDemo(options = {}) {
       timestamp: Date.now(),
       eids: [
         { source: 'liveramp.com', uids: [{ id: envelope, atype: 3 }] },
-        {
-          source: 'id5-sync.com',
-          uids: [{ id: `ID5*${randomBytes(6).toString('hex')}`, atype: 1, ext: { linkType: 2 } }],
-        },
+        ...(held
+          ? []
+          : [
+              {
+                source: 'id5-sync.com',
+                uids: [{ id: `ID5*${randomBytes(6).toString('hex')}`, atype: 1, ext: { linkType: 2 } }],
+              },
+            ]),
         { source: 'vendor.example', uids: [{ id: 'unknown-provider-id', atype: 571187 }] },
       ],
+      xp: [{ id: 'id5-demo', arm: held ? 'h' : 'c', pct: 20, src: ['id5-sync.com'], st: 0 }],
     };
   }
 

@@ -15,6 +15,7 @@ export type {
   HeadersLike,
   PageUrlOptions,
   ParseOptions,
+  CallExperiment,
 } from './parse/index.js';
 export {
   parseAdCall,
@@ -45,6 +46,15 @@ export type {
   RedisReportOptions,
   RedisReportMetrics,
   DmpConfig,
+  CallOutcome,
+  ExperimentArmCount,
+  ExperimentCount,
+  ArmSummary,
+  ArmSums,
+  Lift,
+  SampleRatio,
+  UpliftOptions,
+  UpliftResult,
 } from './report/index.js';
 export {
   providerHits,
@@ -58,6 +68,11 @@ export {
   DmpConfigError,
   parseDmpConfig,
   dmpIds,
+  upliftOf,
+  liftOf,
+  sampleRatioCheck,
+  reportSnapshotOf,
+  ReportSnapshotError,
 } from './report/index.js';
 export type {
   DemandPartner,

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * The `eidkit` command line, the top floor: one program, one file here per command group (decode, simulate, deals,
- * deals-plan, tags, gvl). Only src/cli maps results to output and exit codes; the parts return data or throw typed
- * errors and never import src/cli.
+ * deals-plan, tags, gvl, report). Only src/cli maps results to output and exit codes; the parts return data or throw
+ * typed errors and never import src/cli.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
@@ -11,6 +11,7 @@ import { registerSimulateCommand } from './simulate.js';
 import { registerDealsCommands } from './deals.js';
 import { registerTagsCommands } from './tags.js';
 import { registerGvlCommands } from './gvl.js';
+import { registerReportCommands } from './report.js';
 import { runCli } from './output.js';
 
 // The package root is three levels above dist/node/cli/index.js and two above src/cli/index.ts (tests import it).
@@ -43,6 +44,7 @@ registerSimulateCommand(program);
 registerDealsCommands(program);
 registerTagsCommands(program);
 registerGvlCommands(program);
+registerReportCommands(program);
 
 // Bare `eidkit` shows the help on stdout and succeeds, as `gh` does (commander alone would exit 1 on stderr).
 const argv = process.argv.length <= 2 ? [...process.argv, '--help'] : process.argv;

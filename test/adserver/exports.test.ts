@@ -7,6 +7,11 @@ import ts from 'typescript';
 const entry = fileURLToPath(new URL('../../src/adserver/index.ts', import.meta.url));
 
 const VALUES = [
+  'ReportSnapshotError',
+  'liftOf',
+  'reportSnapshotOf',
+  'sampleRatioCheck',
+  'upliftOf',
   'CorsPolicyError',
   'DEFAULT_CAP_TIMEOUT_MS',
   'DEFAULT_LIMITS',
@@ -171,6 +176,16 @@ const TYPES = [
   'UsOptOut',
   'VendorListSource',
   'WithWithout',
+  'ArmSummary',
+  'ArmSums',
+  'CallExperiment',
+  'CallOutcome',
+  'ExperimentArmCount',
+  'ExperimentCount',
+  'Lift',
+  'SampleRatio',
+  'UpliftOptions',
+  'UpliftResult',
 ];
 
 describe('the exports of eidkit/adserver', () => {

@@ -9,7 +9,7 @@ import type { AdCall } from '../../src/adserver/index.js';
 // @ts-expect-error plain ESM helper shared with the bench
 import { connectRedis, startRedis } from '../support/redis-server.mjs';
 // @ts-expect-error plain ESM helper shared with the worker processes
-import { fleetCall, fleetStart } from '../support/fleet-calls.mjs';
+import { fleetCall, fleetExperimentCall, fleetStart } from '../support/fleet-calls.mjs';
 
 const worker = fileURLToPath(new URL('../support/redis-worker.mjs', import.meta.url));
 const dist = fileURLToPath(new URL('../../dist/node/adserver/capping/redis-store.js', import.meta.url));
@@ -101,6 +101,45 @@ describe('two processes sharing Redis', () => {
       `${firstDay},,Ad Calls,all,all ad calls,${day.rows[0].calls}`,
     ]);
     expect(day.rows[0]).toMatchObject({ date: firstDay, networkId: null });
+    await merged.close();
+    await client.close();
+  }, 60_000);
+});
+
+describe('holdout experiments across two processes', () => {
+  test('two processes each add 10,000 calls in experiments and their outcomes: the experiment totals are exact', async () => {
+    const start = fleetStart();
+    const job = { kind: 'report', url: redis.url, count: 10_000, start, experiments: true, options: { prefix: 'xp:' } };
+    const [a, b] = await runFleet([
+      { ...job, offset: 0 },
+      { ...job, offset: 10_000 },
+    ]);
+    expect(a.metrics).toMatchObject({ buffered: 0, droppedCalls: 0, flushErrors: 0 });
+    expect(b.metrics).toMatchObject({ buffered: 0, droppedCalls: 0, flushErrors: 0 });
+    const expected = createReport();
+    for (let i = 0; i < 20_000; i++) {
+      const { call, at, outcome } = fleetExperimentCall(i, start) as {
+        call: AdCall;
+        at: Date;
+        outcome: { impression: boolean; revenue?: number };
+      };
+      expected.add(call, at);
+      expected.addOutcome(call, outcome, at);
+    }
+    const client = await connectRedis(redis.url);
+    const merged = createRedisReport(client, { prefix: 'xp:' });
+    const day = await merged.toJSON();
+    expect(day).toEqual(expected.toJSON());
+    expect(await merged.toJSON({ granularity: 'hour' })).toEqual(expected.toJSON({ granularity: 'hour' }));
+    // Every call counted once in each experiment, every outcome once.
+    const total = (id: string, k: 'calls' | 'outcomes' | 'impressions') =>
+      day.rows.reduce((n, r) => {
+        const x = r.experiments?.find((e) => e.id === id);
+        return n + (x ? x.holdout[k] + x.control[k] : 0);
+      }, 0);
+    expect([total('id5-q3', 'calls'), total('uid2', 'outcomes'), total('uid2', 'impressions')]).toEqual([
+      20_000, 20_000, 6_667,
+    ]);
     await merged.close();
     await client.close();
   }, 60_000);

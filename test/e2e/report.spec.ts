@@ -177,3 +177,37 @@ test('the chart keeps provider bars together before the uid / pid bars, charts "
     'calls with a uid / pid, and all calls',
   ]);
 });
+
+test('the report page shows each experiment: split, revenue and fill per arm, lift, coverage, forwarded / withheld', async ({
+  web: page,
+}) => {
+  await page.goto(new URL('report', demo().url).href);
+  await expect.poll(() => page.text('#uplift tbody')).toContain('No call in an experiment yet.');
+  // Ten sample calls: every fifth is in the held-out arm of `id5-demo` and carries no ID5 eid.
+  await page.evaluate(async () => {
+    for (let i = 0; i < 10; i++) {
+      const body = (await (await fetch('/report/sample-call.json')).json()) as unknown;
+      await fetch('/genericpost', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    }
+  });
+  const row = '#uplift tbody tr[data-experiment="id5-demo"]';
+  await expect.poll(() => page.text(row)).toContain('2 / 8');
+  const text = await page.text(row);
+  expect(text).toContain('ID5');
+  expect(text).toContain('20.0 % of 20.0 %');
+  // Coverage: every control call carried ID5; its eids forwarded and withheld per partner, counted once each.
+  expect(text).toContain('100.0 %');
+  expect(await page.count('#uplift-chart rect.coverage')).toBe(1);
+  const report = (await (await fetch(new URL('report.json', demo().url))).json()) as {
+    uplift: { forwarding: { sent: number; withheld: Record<string, number> }; leakage: { calls: number } }[];
+  };
+  const { sent, withheld } = report.uplift[0].forwarding;
+  // 8 control calls × 3 partners, each ID5 eid sent or withheld once.
+  expect(sent + Object.values(withheld).reduce((a, b) => a + b, 0)).toBe(24);
+  expect(report.uplift[0].leakage.calls).toBe(0);
+  expect(await page.errors()).toEqual([]);
+});

@@ -298,6 +298,36 @@ export const jsonBombText: fc.Arbitrary<string> = fc.oneof(
   ),
 );
 
+/**
+ * The `xp` entries of holdout experiments: valid ones, each field hostile in turn, far more entries or sources than
+ * the caps, long and odd sources, any JSON.
+ */
+const xpEntry = fc.record(
+  {
+    id: fc.oneof(fc.constantFrom('id5-q3', 'uid2', 'a'.repeat(32), 'a'.repeat(33), '__proto__'), hostileText),
+    arm: fc.oneof(fc.constantFrom('h', 'c'), anyJsonValue),
+    pct: fc.oneof(fc.constantFrom(10, 0.5, 33.33, 99.99, 0, 100, 12.345, -1), bigNumber, anyJsonValue),
+    src: fc.oneof(
+      fc.array(fc.oneof(fc.constantFrom('id5-sync.com', 'UIDAPI.com', ' euid.eu '), hostileText), { maxLength: 14 }),
+      fc.integer({ min: 11, max: 3_000 }).map((n) => Array<string>(n).fill('id5-sync.com')),
+      anyJsonValue,
+    ),
+    st: fc.oneof(fc.constantFrom(0, 1), anyJsonValue),
+  },
+  { requiredKeys: ['id', 'arm', 'pct', 'src', 'st'] },
+);
+/** An `xp` value: a list of entries (up to twice the cap, or thousands of copies), or any JSON value. */
+export const hostileXp = fc.oneof(
+  { weight: 4, arbitrary: fc.array(fc.oneof(xpEntry, anyJsonValue), { maxLength: 16 }) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(xpEntry, fc.integer({ min: 9, max: 2_000 }))
+      .map(([e, n]) => Array(n).fill({ ...e, src: Array.isArray(e.src) ? e.src.slice(0, 12) : e.src })),
+  },
+  { weight: 1, arbitrary: anyJsonValue },
+);
+
 const text = fc.oneof(shortText, hostileText);
 const eidkitBody = fc.record(
   {
@@ -320,6 +350,7 @@ const eidkitBody = fc.record(
     addtl_consent: hostileText,
     page: hostileText,
     eids: fc.oneof(hostileEids, hostileText),
+    xp: fc.oneof(hostileXp, hostileText),
   },
   optional,
 );
@@ -332,6 +363,7 @@ const prebidBody = fc.record(
     units: fc.oneof(fc.array(prebidUnit, { maxLength: 40 }), anyJsonValue),
     eids: hostileEids,
     gdprConsent: tcStringArb,
+    xp: hostileXp,
   },
   optional,
 );
@@ -390,6 +422,13 @@ const eidsParam = fc.oneof(
   hostileEids.chain((e) => base64Variant(JSON.stringify(e) ?? 'null')),
   jsonBombText.filter((t) => t.length < 6_000).chain(base64Variant),
   fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b).toString('base64')),
+  queryText,
+);
+
+/** The `xp` parameter: Base64 (any variant) of hostile experiments, of a JSON bomb, or not Base64. */
+const xpParam = fc.oneof(
+  hostileXp.chain((x) => base64Variant(JSON.stringify(x) ?? 'null')),
+  jsonBombText.filter((t) => t.length < 6_000).chain(base64Variant),
   queryText,
 );
 
@@ -510,9 +549,11 @@ export const hostileQuery = (max: number) =>
       fc.option(eidsParam, { nil: undefined }),
       fc.option(fc.tuple(fc.integer({ min: 1, max: 2_000 }), badEscape), { nil: undefined }),
       fc.option(fc.integer({ min: 1, max: 1_500 }), { nil: undefined }),
+      fc.option(xpParam, { nil: undefined }),
     )
-    .map(([pairs, consent, eids, escapes, repeats]) => {
+    .map(([pairs, consent, eids, escapes, repeats, xp]) => {
       const parts = [...pairs, ...consent];
+      if (xp !== undefined) parts.push(`xp=${xp}`);
       if (eids !== undefined) parts.push(`eids=${eids}`);
       if (escapes) parts.push(...Array<string>(escapes[0]).fill(`gpp=${escapes[1]}`));
       if (repeats) parts.push(...Array<string>(repeats).fill('eids=%'));

@@ -34,7 +34,7 @@ import type { DealApiSimulator } from '../../src/simulator/index.js';
 import { composeTag, createTagApp, MODULES, parseNetworksConfig } from '../../src/operator/index.js';
 import { findEmail, hasEmail, looksPersonal, scrubUrl, unescapeAny } from '../../src/core/index.js';
 import { EMAIL_IN } from '../../src/core/pii.js';
-import { pageUrlRules, scrubWith } from '../../src/adserver/parse/index.js';
+import { MAX_EXPERIMENTS, MAX_EXPERIMENT_SOURCES, pageUrlRules, scrubWith } from '../../src/adserver/parse/index.js';
 import type { RequestInput, UrlInput } from './arbitraries.js';
 
 /** The caps every parsed call keeps (docs/ad-server.md "Caps"). */
@@ -148,6 +148,19 @@ export function checkCall(call: AdCall): void {
   if (c.usPrivacy !== undefined) expect(c.usPrivacy.length).toBeLessThanOrEqual(16);
   if (c.gppSid !== undefined) expect(c.gppSid.length).toBeLessThanOrEqual(64);
   expect(call.eids.length, 'eids').toBeLessThanOrEqual(L.maxEids);
+  // Holdout experiments: at most 8, each valid (a name of the allowed characters, a share within 0-1, 1-10 sources).
+  if (call.experiments !== undefined) {
+    expect(call.experiments.length, 'experiments').toBeGreaterThan(0);
+    expect(call.experiments.length, 'experiments').toBeLessThanOrEqual(MAX_EXPERIMENTS);
+    for (const x of call.experiments) {
+      expect(x.id, 'experiment id').toMatch(/^[A-Za-z0-9_.-]{1,32}$/);
+      expect(x.share > 0 && x.share < 1, `share ${x.share}`).toBe(true);
+      expect(['holdout', 'control']).toContain(x.arm);
+      expect(x.sources.length, 'experiment sources').toBeGreaterThan(0);
+      expect(x.sources.length, 'experiment sources').toBeLessThanOrEqual(MAX_EXPERIMENT_SOURCES);
+      for (const src of x.sources) expect(src.length, 'experiment source').toBeLessThanOrEqual(100);
+    }
+  }
   const extCap = L.maxExtLength;
   for (const e of call.eids) {
     expect(e.source.length, 'source').toBeLessThanOrEqual(L.maxIdLength);

@@ -26,3 +26,24 @@ export function fleetCall(i, start) {
   if (i % 2 === 0) call.pid = `p${i % 70}`;
   return { call, at: new Date(start + ((i * 7919) % (6 * 3_600_000))) };
 }
+
+/**
+ * The i-th call of {@link fleetCall} in holdout experiments (two per network, both arms, sticky or not; some calls
+ * of the held-out arm leak the source), and the outcome the ad server feeds back for it: an impression every third
+ * call, with revenue in whole millionths so that every sum is exact.
+ */
+export function fleetExperimentCall(i, start) {
+  const { call, at } = fleetCall(i, start);
+  call.experiments = [
+    {
+      id: 'id5-q3',
+      arm: i % 10 === 0 ? 'holdout' : 'control',
+      share: 0.1,
+      sources: ['id5-sync.com'],
+      sticky: i % 7 !== 0,
+    },
+    { id: 'uid2', arm: i % 2 ? 'holdout' : 'control', share: 0.5, sources: ['uidapi.com', 'euid.eu'], sticky: true },
+  ];
+  const outcome = i % 3 === 0 ? { impression: true, revenue: ((i * 7919) % 5000) / 1e6 } : { impression: false };
+  return { call, at, outcome };
+}

@@ -6,7 +6,7 @@ import {
   createRedisFrequencyCapStore,
   createRedisReport,
 } from '../../dist/node/adserver/index.js';
-import { fleetCall } from './fleet-calls.mjs';
+import { fleetCall, fleetExperimentCall } from './fleet-calls.mjs';
 
 const job = JSON.parse(process.argv[2]);
 const redis = createClient({ url: job.url });
@@ -47,7 +47,8 @@ if (job.kind === 'take') {
   };
 } else {
   // `job.count` calls from the shared generator, numbered from `job.offset`; with `job.distinct`, each call of its
-  // own network (`offset + i + 1`) at `job.start`. `job.options` are passed to createRedisReport.
+  // own network (`offset + i + 1`) at `job.start`; with `job.experiments`, calls in holdout experiments and their
+  // outcomes. `job.options` are passed to createRedisReport.
   const report = createRedisReport(redis, { flushMs: 50, ...job.options });
   const distinctCall = (i) => ({
     call: { endpoint: 'ac', networkId: i + 1, formats: [], eids: [], consent: {}, issues: [] },
@@ -55,6 +56,13 @@ if (job.kind === 'take') {
   });
   run = async () => {
     for (let i = job.offset; i < job.offset + job.count; i++) {
+      if (job.experiments) {
+        const { call, at, outcome } = fleetExperimentCall(i, job.start);
+        report.add(call, at);
+        report.addOutcome(call, outcome, at);
+        if (i % 1000 === 0) await new Promise((r) => setImmediate(r));
+        continue;
+      }
       const { call, at } = job.distinct ? distinctCall(i) : fleetCall(i, job.start);
       report.add(call, at);
       if (i % 1000 === 0) await new Promise((r) => setImmediate(r)); // let the flush timer run mid-stream

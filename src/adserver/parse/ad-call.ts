@@ -7,6 +7,8 @@ import { decodeBase64Json, hasEmail, validateEids } from '../../core/index.js';
 import type { Eid, Issue } from '../../core/index.js';
 import type { AdCallLimits } from './limits.js';
 import type { PageUrlOptions } from './page-url.js';
+import { MAX_EXPERIMENTS_PARAM_LENGTH, readExperiments } from './experiments.js';
+import type { CallExperiment } from './experiments.js';
 
 /**
  * Which ad-call endpoint a request hit: GET `/ac`, POST `/genericpost`, POST `/call`, POST `/prebid/v1`, or none of
@@ -84,6 +86,11 @@ export interface AdCall {
   eids: Eid[];
   /** Privacy signals. */
   consent: AdCallConsent;
+  /**
+   * The holdout experiments the browser is in, and its arm in each (the `xp` parameter or field); absent when the
+   * call carries none (docs/ad-server.md#holdout-experiments).
+   */
+  experiments?: CallExperiment[];
   /** The `User-Agent` header, for the bid request's device. */
   userAgent?: string;
   /**
@@ -233,6 +240,22 @@ export class Collector {
       return;
     }
     this.eids(value, true);
+  }
+  /** Validates the `xp` entries; what is broken is dropped with an issue naming the field. */
+  experiments(input: unknown): void {
+    const { value, issues } = readExperiments(input);
+    if (value.length) this.call.experiments = value;
+    this.issues(issues);
+  }
+  /** The `xp` GET parameter: Base64 (as `eids`) of a JSON array of entries. */
+  experimentsParam(param: string): void {
+    if (param.length > MAX_EXPERIMENTS_PARAM_LENGTH) {
+      this.issue('xp', `parameter longer than ${MAX_EXPERIMENTS_PARAM_LENGTH} characters; ignored`);
+      return;
+    }
+    const { value, issues } = decodeBase64Json(param, 'xp');
+    if (issues.length) this.issues(issues, '; experiments ignored');
+    else this.experiments(value);
   }
   /** Reads the privacy signals; `names` are the paths issues name them by, in argument order. */
   consent(

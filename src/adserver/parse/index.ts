@@ -14,3 +14,10 @@ export type { PageUrlOptions, PageUrlRules } from './page-url.js';
 export { emailOnlyRules, pageUrlRules, scrubPageUrl, scrubWith } from './page-url.js';
 export { DEFAULT_LIMITS, resolveLimits } from './limits.js';
 export { isOrtbBody } from './ortb.js';
+export type { CallExperiment } from './experiments.js';
+export {
+  readExperiments,
+  MAX_EXPERIMENTS,
+  MAX_EXPERIMENT_SOURCES,
+  MAX_EXPERIMENT_SOURCE_LENGTH,
+} from './experiments.js';

@@ -26,6 +26,7 @@ const QUERY_KEYS = new Set([
   'gpp_sid',
   'us_privacy',
   'gpc',
+  'xp',
 ]);
 
 /** The GET parameters kept as text (the others are read as numbers, or decoded and dropped). */
@@ -55,9 +56,9 @@ function parseQuery(search: string, col: Collector): Map<string, string> {
     // Keys are plain ASCII names: decode only one that is not found as it stands.
     const key = QUERY_KEYS.has(rawKey) ? rawKey : decodeKey(rawKey);
     if (key !== undefined && QUERY_KEYS.has(key) && !out.has(key) && !malformed?.has(key)) {
-      // In `eids` a `+` is standard Base64, never a form-encoded space.
+      // In `eids` and `xp` a `+` is standard Base64, never a form-encoded space.
       const raw = eq < amp ? search.slice(eq + 1, amp) : '';
-      const value = decodeComponent(raw, key !== 'eids');
+      const value = decodeComponent(raw, key !== 'eids' && key !== 'xp');
       // A text value with nothing to decode is a slice of the whole URL (V8 keeps a substring as a view of its
       // parent): a copy, so that what keeps it (the consent caches, cap keys, a log) does not keep the URL.
       if (value !== undefined) out.set(key, value === raw && KEPT_AS_TEXT.has(key) ? ownString(value) : value);
@@ -119,6 +120,8 @@ export function readQuery(col: Collector, search: string): void {
   col.gpc('gpc', get('gpc'));
   const eids = q.get('eids');
   if (eids !== undefined && eids !== '') col.eidsParam(eids.includes(' ') ? eids.replace(/ /g, '+') : eids);
+  const xp = q.get('xp');
+  if (xp !== undefined && xp !== '') col.experimentsParam(xp.includes(' ') ? xp.replace(/ /g, '+') : xp);
 }
 
 /** Reads a POST body (text, bytes, or an object a framework parsed) into the call, within `maxBodyBytes`. */
@@ -201,6 +204,10 @@ function readBodyFields(col: Collector, b: Record<string, unknown>, fresh: boole
   // The body carries an array; a Base64 string (what `setEids` also accepts) is decoded rather than refused.
   if (typeof eids === 'string') col.eidsParam(eids);
   else if (eids !== undefined && eids !== null) col.eids(eids, fresh);
+  // Holdout experiments: an array of entries (a Base64 string, as the GET parameter, is decoded too).
+  const xp = field('xp');
+  if (typeof xp === 'string') col.experimentsParam(xp);
+  else if (xp !== undefined && xp !== null) col.experiments(xp);
 }
 
 function readFormats(col: Collector, formats: unknown): void {

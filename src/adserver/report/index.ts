@@ -26,6 +26,11 @@ export type {
   WithWithout,
 } from './report.js';
 export { createReport } from './report.js';
+export type { CallOutcome, ExperimentArmCount, ExperimentCount } from './experiments.js';
+export { MAX_CALL_REVENUE } from './experiments.js';
+export type { ArmSummary, ArmSums, Lift, SampleRatio, UpliftOptions, UpliftResult } from './uplift.js';
+export { daysToHalfWidth, liftOf, sampleRatioCheck, upliftOf, SAMPLE_RATIO_ALPHA } from './uplift.js';
+export { reportSnapshotOf, ReportSnapshotError } from './snapshot.js';
 export type { RedisReport, RedisReportOptions, RedisReportMetrics } from './redis-report.js';
 export { createRedisReport } from './redis-report.js';
 export type { DmpConfig } from './dmp.js';

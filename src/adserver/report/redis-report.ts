@@ -9,7 +9,9 @@
  * them; the hash `meta` (`dropped`: calls dropped at a full buffer, fleet-wide). A day bucket expires
  * `retentionDays` after its day ends, an hour bucket `maxHours` after its hour ends. The network cap is applied
  * inside Redis by a Lua script per bucket (see {@link FLUSH_BUCKET}), so it holds exactly however many processes
- * write (docs/ad-server.md "Sharing caps and reports through Redis").
+ * write (docs/ad-server.md "Sharing caps and reports through Redis"); so is the cap of experiments per network
+ * (bookkept in the bucket's `#x<network>|…` fields). Experiment counters are integers but for the sums of squared
+ * revenue (fields ending in `~`), added with HINCRBYFLOAT.
  */
 import type { AdCall } from '../parse/index.js';
 import { countersOf, forwardingCountersOf, periodsOf, reportCSV, rowOf, sortRows } from './report.js';
@@ -18,6 +20,8 @@ import type { Counters, ReportGranularity, ReportJson, ReportReadOptions, Report
 import { checkPrefix, luaScript, positiveOption, requireRedisClient } from '../common/index.js';
 import type { RedisClientInput } from '../common/index.js';
 import type { DmpConfig } from './dmp.js';
+import { DEFAULT_MAX_EXPERIMENTS, experimentCountersOf, outcomeCountersOf } from './experiments.js';
+import type { CallOutcome } from './experiments.js';
 
 /** Options of {@link createRedisReport}. */
 export interface RedisReportOptions {
@@ -43,6 +47,8 @@ export interface RedisReportOptions {
   maxNetworksPerDay?: number;
   /** DMPs and their preferred providers (parseDmpConfig): adds the Has DMP Id count per DMP, as createReport. */
   dmps?: readonly DmpConfig[];
+  /** Experiments counted per network and day (and hour), fleet-wide, as createReport's option (default 100). */
+  maxExperimentsPerNetwork?: number;
   /** Clock, for tests. */
   now?: () => number;
 }
@@ -68,6 +74,8 @@ export interface RedisReport {
   add(call: AdCall, at?: Date): void;
   /** Counts one call's forwarding decisions in the local buffer, as `createReport().addForwarding` (no I/O). */
   addForwarding(call: AdCall, explanation: ForwardingExplanation, at?: Date): void;
+  /** Counts one call's outcome in the local buffer, as `createReport().addOutcome` (no I/O; throws on bad ones). */
+  addOutcome(call: AdCall, outcome: CallOutcome, at?: Date): void;
   /** The fleet's merged report (this process's buffer flushed first), per day (default) or per hour. */
   toJSON(options?: ReportReadOptions): Promise<ReportJson>;
   /** The same as CSV, through the same writer as `createReport().toCSV()`. */
@@ -86,16 +94,39 @@ const DAY = 24 * HOUR;
 /**
  * Adds one flush's counts to one bucket hash, within the network cap, atomically.
  * KEYS[1]: the bucket. ARGV: the cap, the expiry time (ms), '1' to count dropped calls in `#dropped` (day buckets),
- * then per network: its `<network>|calls` field, the number of counters, and each counter's field and increment.
- * A network is counted when the bucket knows it (its `calls` field exists) or still has room; returns the calls
- * dropped.
+ * the cap of experiments per network, then per network: its `<network>|calls` field, the number of counters, and
+ * each counter's field and increment. A network is counted when the bucket knows it (its `calls` field exists) or
+ * still has room; returns the calls dropped. An experiment's counter (`<network>|x:<id>\t…`) is added when the
+ * bucket knows the experiment for that network (`#x<network>|x:<id>`) or the network still has room for one
+ * (`#x<network>|` counts them). A counter ending in `~` is a sum of non-integers.
  */
 const FLUSH_BUCKET = `
 local max = tonumber(ARGV[1])
+local maxx = tonumber(ARGV[4])
 local networks = tonumber(redis.call('HGET', KEYS[1], '#networks') or '0')
 local counted = networks
 local dropped = 0
-local i = 4
+local admitted = {}
+local function admit(f)
+  local bar = string.find(f, '|', 1, true)
+  if string.sub(f, bar + 1, bar + 2) ~= 'x:' then return true end
+  local mark = '#x' .. string.sub(f, 1, string.find(f, '\t', bar + 3, true) - 1)
+  local ok = admitted[mark]
+  if ok == nil then
+    ok = redis.call('HEXISTS', KEYS[1], mark) == 1
+    if not ok then
+      local n = tonumber(redis.call('HGET', KEYS[1], '#x' .. string.sub(f, 1, bar)) or '0')
+      if n < maxx then
+        ok = true
+        redis.call('HSET', KEYS[1], mark, 1)
+        redis.call('HINCRBY', KEYS[1], '#x' .. string.sub(f, 1, bar), 1)
+      end
+    end
+    admitted[mark] = ok
+  end
+  return ok
+end
+local i = 5
 while i <= #ARGV do
   local callsField, n = ARGV[i], tonumber(ARGV[i + 1])
   local known = redis.call('HEXISTS', KEYS[1], callsField) == 1
@@ -105,7 +136,12 @@ while i <= #ARGV do
   end
   for j = i + 2, i + 2 * n, 2 do
     if known then
-      redis.call('HINCRBY', KEYS[1], ARGV[j], ARGV[j + 1])
+      local f = ARGV[j]
+      if string.byte(f, -1) == 126 then
+        if admit(f) then redis.call('HINCRBYFLOAT', KEYS[1], f, ARGV[j + 1]) end
+      elseif string.byte(f, string.find(f, '|', 1, true) + 1) ~= 120 or admit(f) then
+        redis.call('HINCRBY', KEYS[1], f, ARGV[j + 1])
+      end
     elseif ARGV[j] == callsField then
       dropped = dropped + tonumber(ARGV[j + 1])
     end
@@ -143,6 +179,11 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
   const maxNetworks = positiveOption(options.maxNetworksPerDay ?? 10_000, 'maxNetworksPerDay', true);
   const now = options.now ?? Date.now;
   const dmps = options.dmps ?? [];
+  const maxExperiments = positiveOption(
+    options.maxExperimentsPerNetwork ?? DEFAULT_MAX_EXPERIMENTS,
+    'maxExperimentsPerNetwork',
+    true,
+  );
   const index = { day: `${prefix}days`, hour: `${prefix}hours` } as const;
   const bucketKey = (g: ReportGranularity, period: string) => `${prefix}${g === 'day' ? 'd' : 'h'}:${period}`;
   const periodEnd = (g: ReportGranularity, period: string) =>
@@ -194,14 +235,20 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
   }
 
   function add(call: AdCall, at?: Date) {
-    if (!count(call, countersOf(call, dmps), at)) {
+    const fields = countersOf(call, dmps);
+    let amounts: number[] | undefined;
+    if (call.experiments) experimentCountersOf(call, fields, (amounts = fields.map(() => 1)));
+    if (!count(call, fields, at, amounts)) {
       m.droppedCalls++;
       droppedUnflushed++;
     }
   }
 
-  /** Stages one for each of `counters` of the call's network; false when the buffer is full (nothing staged). */
-  function count(call: AdCall, counters: readonly string[], at: Date | undefined): boolean {
+  /**
+   * Stages one (or `amounts[i]`) for each of `counters` of the call's network; false when the buffer is full
+   * (nothing staged).
+   */
+  function count(call: AdCall, counters: readonly string[], at: Date | undefined, amounts?: number[]): boolean {
     const periods = periodsOf(at ?? now());
     let s = staged;
     if (s?.periods !== periods) {
@@ -228,7 +275,7 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
     if (!counts) s.networks.set(net, (counts = new Map<string, number>()));
     for (let i = 0; i < counters.length; i++) {
       const c = counters[i];
-      counts.set(c, (counts.get(c) ?? 0) + 1);
+      counts.set(c, (counts.get(c) ?? 0) + (amounts?.[i] ?? 1));
     }
     return true;
   }
@@ -273,7 +320,12 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
       }
       const networks = [...byNetwork];
       for (let start = 0; start < networks.length; start += NETWORKS_PER_SCRIPT) {
-        const args = [String(maxNetworks), String(periodEnd(g, period) + retention[g]), g === 'day' ? '1' : '0'];
+        const args = [
+          String(maxNetworks),
+          String(periodEnd(g, period) + retention[g]),
+          g === 'day' ? '1' : '0',
+          String(maxExperiments),
+        ];
         const sent: [string, number][] = [];
         for (const [net, list] of networks.slice(start, start + NETWORKS_PER_SCRIPT)) {
           args.push(`${net}calls`, String(list.length));
@@ -370,6 +422,12 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
     add,
     addForwarding(call, explanation, at) {
       count(call, forwardingCountersOf(explanation), at);
+    },
+    addOutcome(call, outcome, at) {
+      const fields: string[] = [];
+      const amounts: number[] = [];
+      outcomeCountersOf(call, outcome, fields, amounts);
+      if (fields.length) count(call, fields, at, amounts);
     },
     toJSON: (o) => read(o?.granularity ?? 'day'),
     toCSV: async (o) => reportCSV((await read(o?.granularity ?? 'day')).rows, o?.granularity),

@@ -8,10 +8,18 @@ import { decisionReason } from '../forward/index.js';
 import type { ForwardingExplanation } from '../forward/index.js';
 import { dmpIds } from './dmp.js';
 import type { DmpConfig } from './dmp.js';
-import { csvRow } from '../../core/csv.js';
+import { reportCSV } from './report-csv.js';
 import type { AdCall } from '../parse/index.js';
 import { providerIdsOf } from './providers.js';
 import { given, OptionsError, positiveOption } from '../common/index.js';
+import {
+  admitExperiment,
+  DEFAULT_MAX_EXPERIMENTS,
+  experimentCountersOf,
+  experimentsOf,
+  outcomeCountersOf,
+} from './experiments.js';
+import type { CallOutcome, ExperimentCount } from './experiments.js';
 
 /** Calls with and without a value. */
 export interface WithWithout {
@@ -55,6 +63,11 @@ export interface ReportRow {
    * decision was counted.
    */
   forwarding?: ForwardingCount[];
+  /**
+   * Holdout experiments: per experiment and arm, the calls, eids and outcomes (from `add` and `addOutcome`;
+   * docs/ad-server.md#holdout-experiments). Absent when no call of the row was in one.
+   */
+  experiments?: ExperimentCount[];
 }
 
 /** One partner × provider line of the forwarding counts. */
@@ -94,6 +107,11 @@ export interface ReportOptions {
   maxNetworksPerDay?: number;
   /** DMPs and their preferred providers (parseDmpConfig): adds the Has DMP Id count per DMP. */
   dmps?: readonly DmpConfig[];
+  /**
+   * Experiments counted per network and day (and hour): their names are the caller's, so further ones are not
+   * counted (the calls themselves are). Default 100.
+   */
+  maxExperimentsPerNetwork?: number;
 }
 
 /** An in-memory report you feed with ad calls and read as JSON or CSV. */
@@ -105,6 +123,14 @@ export interface Report {
    * sent and those withheld by reason. Counted apart from `add` (the call itself is counted there).
    */
   addForwarding(call: AdCall, explanation: ForwardingExplanation, at?: Date): void;
+  /**
+   * Counts what the ad server made of one call, in each experiment the call is in (`call.experiments`): the outcome,
+   * an impression, a win, the call's revenue. Once per call, with the call's total revenue, on the day and hour of
+   * `at` (default now). A call in no experiment counts nothing. Throws an `OptionsError` naming the field of an
+   * outcome that is not one (a negative or non-finite revenue).
+   * @example report.addOutcome(call, { impression: true, revenue: 0.0042 })
+   */
+  addOutcome(call: AdCall, outcome: CallOutcome, at?: Date): void;
   /** The report as plain data, per day (default) or per hour. */
   toJSON(options?: ReportReadOptions): ReportJson;
   /**
@@ -206,6 +232,8 @@ export function rowOf(
   };
   const forwarding = forwardingOf(counters);
   if (forwarding) row.forwarding = forwarding;
+  const experiments = experimentsOf(counters);
+  if (experiments) row.experiments = experiments;
   if (dmps.length)
     row.hasDmpId = Object.fromEntries(
       dmps.map((d) => [d.dmp, { with: n(`dmp:${d.dmp}`), without: calls - n(`dmp:${d.dmp}`) }]),
@@ -266,6 +294,11 @@ export function createReport(options: ReportOptions = {}): Report {
     throw new OptionsError('dmps', `must be an array from parseDmpConfig (got ${given(options.dmps)})`);
   }
   const dmps = options.dmps ?? [];
+  const maxExperiments = positiveOption(
+    options.maxExperimentsPerNetwork ?? DEFAULT_MAX_EXPERIMENTS,
+    'maxExperimentsPerNetwork',
+    true,
+  );
   let droppedCalls = 0;
 
   function countersFor(granularity: ReportGranularity, period: string, network: string): Counters | undefined {
@@ -296,23 +329,41 @@ export function createReport(options: ReportOptions = {}): Report {
     return sortRows(out);
   }
 
-  /** Adds one to each of `fields` of the call's network, in its day and hour; false when its day is full. */
-  function count(call: AdCall, fields: readonly string[], at: Date | undefined): boolean {
+  /**
+   * Adds one (or `amounts[i]`) to each of `fields` of the call's network, in its day and hour; false when its day is
+   * full. An experiment's fields only while the network has room for the experiment.
+   */
+  function count(call: AdCall, fields: readonly string[], at: Date | undefined, amounts?: readonly number[]): boolean {
     const { day, hour } = periodsOf(at ?? Date.now());
     const network = networkKey(call.networkId);
     const d = countersFor('day', day, network);
     if (!d) return false;
     const h = countersFor('hour', hour, network);
-    for (const field of fields) {
-      d.set(field, (d.get(field) ?? 0) + 1);
-      if (h) h.set(field, (h.get(field) ?? 0) + 1);
+    for (let i = 0; i < fields.length; i++) {
+      const field = fields[i];
+      const n = amounts?.[i] ?? 1;
+      if (admitExperiment(d, field, maxExperiments)) d.set(field, (d.get(field) ?? 0) + n);
+      if (h && admitExperiment(h, field, maxExperiments)) h.set(field, (h.get(field) ?? 0) + n);
     }
     return true;
   }
 
   return {
     add(call, at) {
-      if (!count(call, countersOf(call, dmps), at)) droppedCalls++;
+      const fields = countersOf(call, dmps);
+      if (!call.experiments) {
+        if (!count(call, fields, at)) droppedCalls++;
+        return;
+      }
+      const amounts = fields.map(() => 1);
+      experimentCountersOf(call, fields, amounts);
+      if (!count(call, fields, at, amounts)) droppedCalls++;
+    },
+    addOutcome(call, outcome, at) {
+      const fields: string[] = [];
+      const amounts: number[] = [];
+      outcomeCountersOf(call, outcome, fields, amounts);
+      if (fields.length) count(call, fields, at, amounts);
     },
     addForwarding(call, explanation, at) {
       count(call, forwardingCountersOf(explanation), at);
@@ -322,45 +373,4 @@ export function createReport(options: ReportOptions = {}): Report {
   };
 }
 
-/** The report's CSV (RFC 4180, formulas defused), the one writer for every report: one line per count. */
-export function reportCSV(rows: readonly ReportRow[], granularity: ReportGranularity = 'day'): string {
-  const hourly = granularity === 'hour';
-  const lines = [
-    csvRow(
-      hourly
-        ? ['date', 'hour', 'network_id', 'dimension', 'key', 'label', 'calls']
-        : ['date', 'network_id', 'dimension', 'key', 'label', 'calls'],
-    ),
-  ];
-  const line = (r: ReportRow, dimension: string, key: string | number, label: string, calls: number) =>
-    lines.push(
-      csvRow(
-        hourly
-          ? [r.date, r.hour ?? null, r.networkId, dimension, key, label, calls]
-          : [r.date, r.networkId, dimension, key, label, calls],
-      ),
-    );
-  for (const r of rows) {
-    line(r, 'Ad Calls', 'all', 'all ad calls', r.calls);
-    for (const p of r.extendedIds) line(r, 'Extended Ids', p.providerId, p.providerName, p.calls);
-    line(r, 'Extended Ids', 'none', 'no extended id', r.callsWithoutEids);
-    line(r, 'Has User Uid', 'yes', 'with uid', r.hasUserUid.with);
-    line(r, 'Has User Uid', 'no', 'without uid', r.hasUserUid.without);
-    line(r, 'Has User Pid', 'yes', 'with pid', r.hasUserPid.with);
-    line(r, 'Has User Pid', 'no', 'without pid', r.hasUserPid.without);
-    line(r, 'User Id', 'uid', 'uid (overrides pid)', r.userId.uid);
-    line(r, 'User Id', 'pid', 'pid', r.userId.pid);
-    line(r, 'User Id', 'none', 'neither', r.userId.none);
-    for (const [dmp, n] of Object.entries(r.hasDmpId ?? {})) {
-      line(r, 'Has DMP Id', dmp, `with ${dmp} id`, n.with);
-      line(r, 'Has DMP Id', dmp, `without ${dmp} id`, n.without);
-    }
-    for (const f of r.forwarding ?? []) {
-      const key = `${f.partner}|${f.providerId}`;
-      line(r, 'Eids Forwarded', key, `${f.providerName} sent to ${f.partner}`, f.sent);
-      for (const [reason, n] of Object.entries(f.withheld))
-        line(r, 'Eids Withheld', `${key}|${reason}`, `${f.providerName} withheld from ${f.partner}: ${reason}`, n);
-    }
-  }
-  return lines.join('');
-}
+export { reportCSV };
