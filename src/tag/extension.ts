@@ -4,7 +4,7 @@
  * the core in the per-network script; add-ons register themselves by pushing a function onto
  * `window.__sasx` (an array the host drains on load, and whose later pushes it runs at once).
  */
-import type { Eid } from '../core/index.js';
+import type { Eid, ExperimentDeclaration } from '../core/index.js';
 
 /** The ad-call types of `sas.call(type, options)`. */
 export type CallType = 'std' | 'video' | 'generic' | 'onecall';
@@ -56,6 +56,8 @@ export interface SetupOptions {
    * domain.
    */
   inserter?: string;
+  /** Holdout experiments of this page (modules/experiments.ts, in the full build and the scripts that serve it). */
+  experiments?: ExperimentDeclaration[];
   [key: string]: unknown;
 }
 
@@ -141,6 +143,8 @@ export interface ConsentState {
  */
 export interface OperatorSwitches {
   modules?: string[];
+  /** The network's holdout experiments, modules already translated to sources (modules/experiments.ts). */
+  experiments?: ExperimentDeclaration[];
 }
 
 /** What add-on scripts push onto `window.__sasx`. */

@@ -8,3 +8,4 @@ import './modules/idLinking.js';
 import './modules/criteo.js';
 import './modules/uid2.js';
 import './modules/prebid.js';
+import './modules/experiments.js';
