@@ -64,9 +64,23 @@ export function fnv1a32(text: string): number {
   return h >>> 0;
 }
 
-/** The arm of browser `xid` in experiment `id` holding out `share` percent: `h` when its hash falls in the share. */
+/**
+ * A 32-bit finaliser (MurmurHash3's fmix32): every input bit moves every output bit. FNV-1a alone leaves the hashes
+ * of `xid:exp-a` and `xid:exp-b` correlated (their last step differs in a few low bits), and with them the arms of
+ * experiments whose ids differ at the end; mixed, the arms of two experiments are independent.
+ */
+export function mix32(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * The arm of browser `xid` in experiment `id` holding out `share` percent: `h` when the mixed hash of `xid:id`, in
+ * 10,000 buckets, falls below the share in hundredths of a percent.
+ */
 export const armOf = (xid: string, id: string, share: number): 'h' | 'c' =>
-  fnv1a32(xid + ':' + id) % 10000 < Math.round(share * 100) ? 'h' : 'c';
+  mix32(fnv1a32(xid + ':' + id)) % 10000 < Math.round(share * 100) ? 'h' : 'c';
 
 /**
  * Checks experiment declarations: each bad one is dropped with an issue naming it (`experiments[1].share`), the

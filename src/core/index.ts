@@ -42,6 +42,7 @@ export {
   armOf,
   checkExperiments,
   fnv1a32,
+  mix32,
   EXPERIMENT_ID,
   EXPERIMENT_SOURCE,
   MAX_EXPERIMENTS,
