@@ -108,7 +108,11 @@ export function createTagApp({
   // version → module list, over every list the built files allow (computed on the first versioned request:
   // 64 compositions, so the map is bounded whatever the requests ask for), then the scripts of the networks with
   // experiments in the configuration of now (indexed once per configuration: bounded by its networks).
-  type Found = { modules: ModuleName[]; debug: boolean; experiments?: Experiment[] };
+  interface Found {
+    modules: ModuleName[];
+    debug: boolean;
+    experiments?: Experiment[];
+  }
   let versions: Map<string, Found> | undefined;
   const withExperiments = new WeakMap<NetworksConfig, Map<string, Found>>();
   const byVersion = (version: string, debug: boolean) => {
@@ -124,7 +128,7 @@ export function createTagApp({
     const cfg = current();
     let more = withExperiments.get(cfg);
     if (!more) {
-      withExperiments.set(cfg, (more = new Map()));
+      withExperiments.set(cfg, (more = new Map<string, Found>()));
       for (const network of Object.keys(cfg.networks)) {
         const experiments = networkExperiments(cfg, network);
         if (!experiments) continue;
