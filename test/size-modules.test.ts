@@ -1,8 +1,7 @@
 // Size budgets of the tag: the core with its built-in consent reader is at most 4,960 B gzip; a network with no
 // modules downloads it followed by the statement that deletes what switched-off modules and experiments stored (79 B
-// more); the full
-// tag with every module stays within 10,320 B. Measured with gzip -9 on the built files, so `npm test` (which builds
-// first) fails when a change breaks a budget.
+// more); the full tag with every module and the experiments add-on stays within 11,520 B. Measured with gzip -9 on the
+// built files, so `npm test` (which builds first) fails when a change breaks a budget.
 import { describe, expect, test } from 'vitest';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -15,7 +14,7 @@ const sizeOf = (file: string) => gz(readFileSync(dist + file));
 const CORE = 4960;
 /** What the statement deleting the modules' keys adds to the script of a network with no module (measured). */
 const FORGET = 79;
-const FULL = 10320;
+const FULL = 11520;
 const config = parseNetworksConfig({ networks: { '1234': { modules: [] }, '4321': { modules: [...ALL] } } });
 
 describe('tag size budgets (gzip -9)', () => {
@@ -28,7 +27,7 @@ describe('tag size budgets (gzip -9)', () => {
     expect(served).toBeLessThanOrEqual(CORE + FORGET);
   });
 
-  test('the full tag with every module is at most 10,320 bytes', () => {
+  test('the full tag with every module and the experiments add-on is at most 11,520 bytes', () => {
     expect(existsSync(dist + 'sas.full.js'), 'dist/sas.full.js is built').toBe(true);
     const full = sizeOf('sas.full.js');
     console.log(
