@@ -1,6 +1,6 @@
 /**
  * The full tag: the core, every provider module and the experiments add-on in one script (`dist/sas.full.js`), kept
- * for the full-tag size budget (≤ 11,520 B gzip, test/size-modules.test.ts). Modules still run only when the operator
+ * for the full-tag size budget (≤ 11,540 B gzip, test/size-modules.test.ts). Modules still run only when the operator
  * enables them.
  */
 import './index.js';
