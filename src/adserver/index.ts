@@ -115,6 +115,7 @@ export type {
   FrequencyCap,
   ResolvedCap,
   ResolvedWindow,
+  RedisFrequencyCapStoreMetrics,
   RedisFrequencyCapStoreOptions,
 } from './capping/index.js';
 export {

@@ -127,6 +127,7 @@ const TYPES = [
   'ProviderLogSink',
   'RedisClientInput',
   'RedisClientLike',
+  'RedisFrequencyCapStoreMetrics',
   'RedisFrequencyCapStoreOptions',
   'RedisReport',
   'RedisReportMetrics',

@@ -9,3 +9,5 @@ export {
   requireRedisClient,
   requireUntimedRedisClient,
 } from './redis-client.js';
+export type { ClusterPrimary, ClusterRouter } from './redis-cluster.js';
+export { clusterRouter } from './redis-cluster.js';

@@ -72,7 +72,11 @@ export function requireUntimedRedisClient(client: unknown, who: string): RedisCl
   return requireRedisClient(untimed, who);
 }
 
-/** A Lua script run by EVALSHA, loaded with EVAL on the first NOSCRIPT (a new or restarted server). */
+/**
+ * A Lua script run by EVALSHA, loaded with EVAL on the first NOSCRIPT (a new or restarted server, a replica just
+ * promoted). NOSCRIPT may come wrapped: ioredis's cluster reports "Too many Cluster redirections. Last error:
+ * ReplyError: NOSCRIPT …" when it followed redirections before.
+ */
 export function luaScript(
   source: string,
 ): (client: RedisClientLike, keys: string[], args: string[]) => Promise<unknown> {
@@ -81,7 +85,7 @@ export function luaScript(
     try {
       return await client.evalSha(sha1, { keys, arguments: args });
     } catch (e) {
-      if (!String((e as Error)?.message).startsWith('NOSCRIPT')) throw e;
+      if (!/(^|\s|ReplyError: )NOSCRIPT\b/.test(String((e as Error)?.message))) throw e;
       return client.eval(source, { keys, arguments: args });
     }
   };
