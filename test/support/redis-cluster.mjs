@@ -223,6 +223,18 @@ export async function startRedisCluster({ primaries = 3, replicas = 1, nodeTimeo
       return out;
     },
 
+    /** CPU time (µs, user + system) of every live node, by address. */
+    async cpu() {
+      const out = {};
+      for (const n of nodes.filter((x) => x.alive)) {
+        const info = String(await command(n, ['INFO', 'cpu']));
+        const sys = Number(/used_cpu_sys:([\d.]+)/.exec(info)[1]);
+        const user = Number(/used_cpu_user:([\d.]+)/.exec(info)[1]);
+        out[n.address] = Math.round((sys + user) * 1e6);
+      }
+      return out;
+    },
+
     /** CONFIG RESETSTAT on every live node. */
     async resetStats() {
       await Promise.all(nodes.filter((n) => n.alive).map((n) => command(n, ['CONFIG', 'RESETSTAT'])));
