@@ -108,7 +108,8 @@ describe('a fleet of three processes on a 3-primary Redis Cluster', () => {
     for (const f of flushed) expect(f.capper).toMatchObject({ replayPending: 0, replayDropped: 0 });
     expect(redirections(answers)).toEqual([]);
     // No replay storm: the failed script calls stay of the order of the failed decisions, not tens of times more.
-    for (const a of answers) expect(a.store.failedCalls).toBeLessThanOrEqual(2 * (a.capper.errors + a.capper.timeouts) + 50);
+    for (const a of answers)
+      expect(a.store.failedCalls).toBeLessThanOrEqual(2 * (a.capper.errors + a.capper.timeouts) + 50);
     // The report: every call each process counted during the failover, exactly.
     const expected = createReport();
     answers.forEach((a: any, i: number) => {

@@ -25,6 +25,9 @@ export async function clusterClient(config, { createCluster, Redis }) {
   }
   const redis = createCluster({
     rootNodes: config.rootNodes,
+    // A primary that stopped answering has its slots looked up again after 1 s (node-redis waits 5 s by default):
+    // its replica is promoted within about the cluster's node timeout.
+    topologyRefreshOnReconnectionAttemptStrategy: 1_000,
     // Commands fail at once while a node is unreachable (the capper's policy answers).
     defaults: { disableOfflineQueue: true, socket: { reconnectStrategy: (n) => Math.min(50 * n, 500) } },
   });

@@ -103,7 +103,9 @@ export async function startRedisCluster({ primaries = 3, replicas = 1, nodeTimeo
     /** The current topology as a live node sees it: `{ primaries: [{ node, slots: [[from, to]…], replicas }] }`. */
     async topology(from) {
       const seen = from ?? nodes.find((n) => n.alive);
-      const lines = String(await command(seen, ['CLUSTER', 'NODES'])).trim().split('\n');
+      const lines = String(await command(seen, ['CLUSTER', 'NODES']))
+        .trim()
+        .split('\n');
       const byId = new Map(nodes.map((n) => [n.id, n]));
       const shards = [];
       for (const line of lines) {
@@ -117,7 +119,8 @@ export async function startRedisCluster({ primaries = 3, replicas = 1, nodeTimeo
           .map((l) => l.split(' '))
           .filter((f) => f[3] === id && f[2].includes('slave') && !f[2].includes('fail'))
           .map((f) => byId.get(f[0]));
-        if (master === '-' && ranges.length > 0) shards.push({ node: byId.get(id), slots: ranges, replicas: replicaIds });
+        if (master === '-' && ranges.length > 0)
+          shards.push({ node: byId.get(id), slots: ranges, replicas: replicaIds });
       }
       return { primaries: shards };
     },
@@ -130,37 +133,42 @@ export async function startRedisCluster({ primaries = 3, replicas = 1, nodeTimeo
 
     /** Resolves once every live node reports `cluster_state:ok` and a primary that answers serves every slot. */
     async ready(ms = 30_000) {
-      await until(async () => {
-        const live = nodes.filter((n) => n.alive);
-        for (const n of live) {
-          if (!String(await command(n, ['CLUSTER', 'INFO'])).includes('cluster_state:ok')) return false;
-        }
-        // Every live node agrees on the owner of every slot, and every owner is alive.
-        let owners;
-        for (const n of live) {
-          const { primaries: shards } = await cluster.topology(n);
-          const covered = shards.reduce((k, s) => k + s.slots.reduce((m, [a, b]) => m + b - a + 1, 0), 0);
-          if (covered !== SLOTS || shards.some((s) => !s.node.alive)) return false;
-          const key = shards
-            .map((s) => `${s.node.id}:${s.slots.join(',')}`)
-            .sort()
-            .join(';');
-          if (owners !== undefined && owners !== key) return false;
-          owners = key;
-        }
-        // Every live replica is in sync with its primary, and every live node knows it as a replica.
-        let replicaCount = 0;
-        for (const n of live) {
-          const info = String(await command(n, ['INFO', 'replication']));
-          if (info.includes('role:slave') && !info.includes('master_link_status:up')) return false;
-          if (info.includes('role:slave')) replicaCount++;
-        }
-        for (const n of live) {
-          const { primaries: shards } = await cluster.topology(n);
-          if (shards.reduce((k, s) => k + s.replicas.filter((r) => r?.alive).length, 0) !== replicaCount) return false;
-        }
-        return true;
-      }, 'the cluster did not become ready', ms);
+      await until(
+        async () => {
+          const live = nodes.filter((n) => n.alive);
+          for (const n of live) {
+            if (!String(await command(n, ['CLUSTER', 'INFO'])).includes('cluster_state:ok')) return false;
+          }
+          // Every live node agrees on the owner of every slot, and every owner is alive.
+          let owners;
+          for (const n of live) {
+            const { primaries: shards } = await cluster.topology(n);
+            const covered = shards.reduce((k, s) => k + s.slots.reduce((m, [a, b]) => m + b - a + 1, 0), 0);
+            if (covered !== SLOTS || shards.some((s) => !s.node.alive)) return false;
+            const key = shards
+              .map((s) => `${s.node.id}:${s.slots.join(',')}`)
+              .sort()
+              .join(';');
+            if (owners !== undefined && owners !== key) return false;
+            owners = key;
+          }
+          // Every live replica is in sync with its primary, and every live node knows it as a replica.
+          let replicaCount = 0;
+          for (const n of live) {
+            const info = String(await command(n, ['INFO', 'replication']));
+            if (info.includes('role:slave') && !info.includes('master_link_status:up')) return false;
+            if (info.includes('role:slave')) replicaCount++;
+          }
+          for (const n of live) {
+            const { primaries: shards } = await cluster.topology(n);
+            if (shards.reduce((k, s) => k + s.replicas.filter((r) => r?.alive).length, 0) !== replicaCount)
+              return false;
+          }
+          return true;
+        },
+        'the cluster did not become ready',
+        ms,
+      );
     },
 
     /** SIGKILLs a node (a crash); its replica is promoted after the node timeout. */

@@ -368,12 +368,12 @@ export function createRedisFrequencyCapStore(
           // A server without script flags (before Redis 7): slot by slot from now on.
           anySlot = false;
           reroute(decisions, since);
-        } else if (/^(READONLY|MOVED|ASK|CLUSTERDOWN|TRYAGAIN)\b/.test(message)) {
+        } else if (/^(READONLY|MOVED|ASK|TRYAGAIN)\b/.test(message)) {
           // The node no longer serves these slots (a failover): their owners, through the client, which learns the map.
           reroute(decisions, since);
         } else {
-          // The node does not answer: the first decision goes through the client, whose own recovery (reconnection,
-          // new map) this triggers; the rest fail now rather than each costing a failed call.
+          // The node does not answer, or the cluster is down: the first decision goes through the client, whose own
+          // recovery (reconnection, new map) this triggers; the rest fail now rather than each costing a failed call.
           reroute(decisions.slice(0, 1), since);
           fail(decisions.slice(1), e);
         }
