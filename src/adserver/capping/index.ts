@@ -22,5 +22,6 @@ export {
 } from './capper.js';
 export type { CapPeriod, CapWindow, FrequencyCap, ResolvedCap, ResolvedWindow } from './windows.js';
 export { defineFrequencyCap, resolveCap, periodStart, LIFETIME_MS } from './windows.js';
-export type { RedisFrequencyCapStoreMetrics, RedisFrequencyCapStoreOptions } from './redis-store.js';
+export type { RedisFrequencyCapStoreOptions } from './redis-store.js';
+export type { RedisFrequencyCapStoreMetrics } from './redis-script.js';
 export { createRedisFrequencyCapStore } from './redis-store.js';

@@ -25,7 +25,10 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   // At once, without waiting for replies: a node may have been killed.
-  for (const c of clients) (c instanceof Redis.Cluster ? c.disconnect() : c.destroy());
+  for (const c of clients) {
+    if (c instanceof Redis.Cluster) c.disconnect();
+    else c.destroy();
+  }
   await cluster?.stop();
 });
 
@@ -186,7 +189,10 @@ test('a primary killed under load (node-redis): failed script calls stay of the 
   const seen = new WeakSet();
   redis.nodeClient = async (node: unknown) => {
     const c = await nodeClient(node);
-    if (!seen.has(c)) (counted(c), seen.add(c));
+    if (!seen.has(c)) {
+      counted(c);
+      seen.add(c);
+    }
     return c;
   };
   const store = createRedisFrequencyCapStore(redis, { prefix: 'storm:' });
