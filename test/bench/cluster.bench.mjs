@@ -135,7 +135,7 @@ for (const [path, r] of Object.entries(results)) {
   );
 }
 console.log(
-  `  memory per capped user (one cap, per copy; a replica holds as much): ${memory[1].toFixed(0)} B with 1 ` +
+  `  memory per capped user × item (MEMORY USAGE, per copy; a replica holds as much): ${memory[1].toFixed(0)} B with 1 ` +
     `impression, ${memory[3].toFixed(0)} B with 3`,
 );
 const worst = Math.max(...Object.values(results).map((r) => r.primaryCpu));
