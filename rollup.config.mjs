@@ -122,7 +122,8 @@ if (existsSync('src/tag/full.ts')) {
   builds.push(...pair('src/tag/full.ts', 'dist/sas.full.js', 'dist/sas.full.debug.js', { banner }));
 }
 
-// The Prebid.js adapter: its own sources and tsconfig (it shares nothing with the tag, to stay small).
+// The Prebid.js adapter: its own sources and tsconfig (it shares nothing with the tag, to stay small), plus the
+// core's email detector (src/core/pii.ts), the one the tag and the ad server use.
 const prebidTs = () =>
   typescript({
     tsconfig: 'src/prebid/tsconfig.json',
@@ -130,13 +131,13 @@ const prebidTs = () =>
       noEmit: false,
       declaration: false,
       emitDeclarationOnly: false,
-      outDir: abs('dist/prebid'),
-      rootDir: abs('src/prebid'),
+      outDir: abs('dist'),
+      rootDir: abs('src'),
       module: 'esnext',
       moduleResolution: 'bundler',
     },
     filterRoot: abs('.'),
-    include: ['src/prebid/**/*.ts'],
+    include: ['src/prebid/**/*.ts', 'src/core/pii.ts'],
   });
 if (existsSync('src/prebid/standalone.ts')) {
   builds.push(

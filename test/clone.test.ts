@@ -3,18 +3,21 @@
 // Needs the build (`npm test` builds first).
 import { afterAll, describe, expect, test } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { codeBlocksOf, readMarkdown } from './docs/markdown.js';
+// @ts-expect-error: plain JS build helper
+import { buildIsCurrent, inputsDigest, STAMP } from '../demo/build-current.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 // Each test starts from an empty npm cache, as a fresh machine does: npx would have to copy the project into it and
 // build it there (tens of seconds), so only a command that runs the clone's own build answers in time.
 const caches: string[] = [];
-afterAll(() => caches.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const dirs: string[] = [];
+afterAll(() => [...caches, ...dirs].forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 /** The environment of a shell whose npm cache is a new empty folder. */
 function freshNpmCache(): NodeJS.ProcessEnv {
@@ -60,6 +63,65 @@ describe('the CLI in the clone', () => {
     const fastest = Math.min(...runs.map((r) => r.ms));
     expect(fastest, `${cli} --version: ${runs.map((r) => Math.round(r.ms)).join(', ')} ms`).toBeLessThan(2000);
   }, 60_000);
+
+  test("from a subdirectory, the README command reads and writes the user's relative paths where the user stands", () => {
+    // npm runs the script from the package root: the CLI goes back to where npm was run (INIT_CWD).
+    mkdirSync(join(root, '.test-results'), { recursive: true });
+    const here = mkdtempSync(join(root, '.test-results', 'cwd-'));
+    dirs.push(here);
+    mkdirSync(join(here, 'in'));
+    writeFileSync(
+      join(here, 'in', 'body.json'),
+      JSON.stringify({ eids: [{ source: 'id5-sync.com', uids: [{ id: 'x' }] }] }),
+    );
+    writeFileSync(join(here, 'networks.json'), JSON.stringify({ networks: { '1234': { modules: [] } } }));
+    const env = freshNpmCache();
+    const run = (args: string) =>
+      spawnSync('sh', ['-c', `${cli} ${args}`], { cwd: here, env, encoding: 'utf8', timeout: 120_000 });
+    const decoded = run('decode --json --post-body in/body.json');
+    expect(decoded.status, decoded.stderr).toBe(0);
+    expect(JSON.parse(decoded.stdout.slice(decoded.stdout.indexOf('{')))).toMatchObject({ decoded: true });
+    const built = run('tags build --networks networks.json --out out');
+    expect(built.status, built.stderr).toBe(0);
+    expect(existsSync(join(here, 'out', 'tag', '1234', 'sas.js'))).toBe(true);
+    expect(existsSync(join(root, 'out'))).toBe(false);
+  }, 120_000);
+
+  test('npm run demo starts in seconds when dist/ is current: no rebuild', async () => {
+    expect(pkg.scripts.build).toMatch(/node demo\/build-current\.mjs --stamp$/);
+    expect(buildIsCurrent(root), 'dist/ is not current: npm run build first').toBe(true);
+    const started = performance.now();
+    const demo = spawn('npm', ['run', 'demo'], { cwd: root, env: { ...freshNpmCache(), PORT: '0' }, detached: true });
+    let out = '';
+    try {
+      await new Promise<void>((done, fail) => {
+        demo.stdout.on('data', (d) => (out += d) && out.includes('eidkit demo: open') && done());
+        demo.on('exit', () => fail(new Error(`the demo exited: ${out}`)));
+      });
+    } finally {
+      process.kill(-demo.pid!, 'SIGTERM');
+    }
+    expect(out).toContain('dist/ is current: not rebuilding');
+    expect(out).not.toMatch(/rollup|tsc -p/);
+    expect(performance.now() - started).toBeLessThan(15_000);
+  }, 60_000);
+
+  test('the build stamp follows every file the build reads, and a missing stamp means a build', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'eidkit-stamp-'));
+    dirs.push(dir);
+    mkdirSync(join(dir, 'src', 'tag'), { recursive: true });
+    mkdirSync(join(dir, 'dist'));
+    writeFileSync(join(dir, 'src', 'tag', 'tag.ts'), 'export const a = 1;\n');
+    writeFileSync(join(dir, 'package.json'), '{"version":"1.0.0"}\n');
+    expect(buildIsCurrent(dir)).toBe(false);
+    writeFileSync(join(dir, STAMP), inputsDigest(dir) + '\n');
+    expect(buildIsCurrent(dir)).toBe(true);
+    writeFileSync(join(dir, 'src', 'tag', 'tag.ts'), 'export const a = 2;\n');
+    expect(buildIsCurrent(dir)).toBe(false);
+    writeFileSync(join(dir, STAMP), inputsDigest(dir) + '\n');
+    writeFileSync(join(dir, 'package.json'), '{"version":"1.0.1"}\n');
+    expect(buildIsCurrent(dir)).toBe(false);
+  });
 
   const killed = 'a first run killed after 1 s (%s, the whole process group) does not break the next one';
   test.each(['SIGTERM', 'SIGKILL'] as const)(

@@ -13,6 +13,7 @@ export type {
   AdCallInput,
   AdCallLimits,
   HeadersLike,
+  PageUrlOptions,
   ParseOptions,
 } from './parse/index.js';
 export {
@@ -23,6 +24,7 @@ export {
   readCookie,
   DEFAULT_LIMITS,
   resolveLimits,
+  scrubPageUrl,
 } from './parse/index.js';
 export type {
   JsonLinesLogSink,
@@ -37,6 +39,7 @@ export type {
   ReportGranularity,
   ReportReadOptions,
   ExtendedIdsCount,
+  ForwardingCount,
   WithWithout,
   RedisReport,
   RedisReportOptions,
@@ -75,6 +78,9 @@ export type {
   EidDecision,
   PartnerForwarding,
   ForwardingExplanation,
+  DecisionLog,
+  DecisionLogLine,
+  DecisionLogOptions,
   EnvelopeDecryptor,
   ExpandOptions,
   ReferenceEnvelopeIds,
@@ -89,14 +95,43 @@ export {
   createForwardingPolicy,
   explainForwarding,
   ForwardingPolicyError,
+  createDecisionLog,
+  decisionLines,
+  decisionReason,
   expandEnvelopes,
   sealReferenceEnvelope,
   createReferenceEnvelopeDecryptor,
   envelopeKeysFromText,
   REFERENCE_ENVELOPE_SOURCES,
 } from './forward/index.js';
-export type { TcfRules, UsOptOut, ConsentRefusal, DecodedConsent, ConsentDecoder } from './consent/index.js';
-export { createConsentDecoder } from './consent/index.js';
+export type {
+  TcfRules,
+  UsOptOut,
+  ConsentRefusal,
+  DecodedConsent,
+  ConsentDecoder,
+  GvlVendor,
+  VendorListSource,
+  GvlFetchOptions,
+  GvlFetchFailure,
+  FetchedVendorList,
+  GvlLoader,
+  GvlLoaderOptions,
+  GvlLoaderEvent,
+  GvlLoaderStatus,
+} from './consent/index.js';
+export {
+  createConsentDecoder,
+  GlobalVendorList,
+  GvlError,
+  parseVendorList,
+  fetchVendorList,
+  GvlFetchError,
+  GVL_LATEST_URL,
+  GVL_ARCHIVE_URL,
+  GVL_FETCH_DEFAULTS,
+  createGvlLoader,
+} from './consent/index.js';
 export type {
   CappingUser,
   CappingUserKind,

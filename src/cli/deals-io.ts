@@ -5,8 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { EXIT } from './exit-codes.js';
-import { CliError, OutputClosedError, out, outJson, outText, say, toStderrRaw } from './output.js';
+import { CliError, OutputClosedError, jsonForStdout, out, outJson, outText, say, toStderrRaw } from './output.js';
 import { formatRecord, formatTable } from './format.js';
+import { closestName } from './suggest.js';
+import { terminalSafe } from '../core/terminal.js';
 import { csvRow } from '../core/csv.js';
 import {
   AuthenticationError,
@@ -17,6 +19,8 @@ import {
   ValidationError,
   ConfigError,
   DealDateTimeSchema,
+  DEFAULT_MAX_ITEMS,
+  DEFAULT_MAX_PAGES,
   type PreparedRequest,
 } from '../deals/index.js';
 import { fileErrorText } from '../core/file-error.js';
@@ -79,6 +83,27 @@ export function outputOptions(cmd: Command): Command {
     .option('--columns <list>', 'comma-separated columns for the table and CSV');
 }
 
+/** The caps of one listing (`--max-items`, `--max-pages`), as commander hands them over. */
+export interface ListingFlags {
+  maxItems?: number;
+  maxPages?: number;
+}
+
+/** Adds the caps of one listing: a service whose paging would not end stops the command with exit 5. */
+export function listingOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      '--max-items <n>',
+      `stop with an error past this many items (default ${DEFAULT_MAX_ITEMS})`,
+      intArg('--max-items', 1),
+    )
+    .option(
+      '--max-pages <n>',
+      `stop with an error past this many requests (default ${DEFAULT_MAX_PAGES})`,
+      intArg('--max-pages', 1),
+    );
+}
+
 /** An integer option parser (usage error, exit 2, below `min`). */
 export function intArg(name: string, min = 0): (value: string) => number {
   return (value: string) => {
@@ -117,12 +142,29 @@ export function idList(name: string): (value: string) => number[] {
   };
 }
 
-/** The columns asked for with --columns, or undefined. */
-export function columnsOf(flags: OutputFlags): string[] | undefined {
+/**
+ * The columns asked for with --columns, or undefined. With `fields` (those of the records printed), a name that is
+ * none of them is refused (exit 2) with the closest field, rather than printed as an empty column.
+ */
+export function columnsOf(flags: OutputFlags, fields?: readonly string[]): string[] | undefined {
   const list = flags.columns
     ?.split(',')
     .map((c) => c.trim())
     .filter(Boolean);
+  if (fields) {
+    const unknown = (list ?? []).filter((c) => !fields.includes(c));
+    if (unknown.length) {
+      const hint = closestName(unknown[0], fields);
+      throw new CliError(
+        terminalSafe(
+          `--columns: no field named ${unknown.map((c) => JSON.stringify(c)).join(', ')}` +
+            (hint ? ` (did you mean ${hint}?)` : '') +
+            `; the fields are ${fields.join(', ')}`,
+        ),
+        EXIT.USAGE,
+      );
+    }
+  }
   return list?.length ? list : undefined;
 }
 
@@ -196,7 +238,7 @@ export async function printWritten(
 
 /** Prints one record as JSON, or as CSV (header and one row) or key/value lines limited to --columns. */
 export async function printRecord(record: Record<string, unknown>, flags: OutputFlags): Promise<void> {
-  const columns = columnsOf(flags);
+  const columns = columnsOf(flags, Object.keys(record));
   if (flags.json) return outJson(record);
   if (flags.csv) {
     const cols = columns ?? Object.keys(record);
@@ -205,38 +247,71 @@ export async function printRecord(record: Record<string, unknown>, flags: Output
   return outText(formatRecord(record, columns));
 }
 
-/** Streams rows to stdout as a table, CSV or a JSON array, waiting for the reader when it is slower. */
+/** The rows of `rest`, with `first` (already read from it) in front; stopping early stops `rest`. */
+async function* withFirst<T>(first: IteratorResult<T>, rest: AsyncIterator<T>): AsyncGenerator<T> {
+  try {
+    for (let r = first; !r.done; r = await rest.next()) yield r.value;
+  } finally {
+    await rest.return?.();
+  }
+}
+
+/**
+ * Streams rows to stdout as a table, CSV or a JSON array, waiting for the reader when it is slower. When the
+ * listing fails part way (a network error, a service whose paging would not end), what was listed so far is still
+ * printed whole (the JSON array closed, the table drawn) before the error ends the command.
+ */
 export async function printRows(
   rows: AsyncIterable<Record<string, unknown>>,
   flags: OutputFlags,
   defaults: string[],
   what = 'items',
 ): Promise<number> {
-  const columns = columnsOf(flags) ?? defaults;
+  // The first row says which fields there are, before anything is printed.
+  const iterator = rows[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  let columns: string[];
+  try {
+    columns = columnsOf(flags, first.done ? undefined : Object.keys(first.value)) ?? defaults;
+  } catch (e) {
+    await iterator.return?.();
+    throw e;
+  }
+  rows = withFirst(first, iterator);
   let n = 0;
+  let failure: { error: unknown } | undefined;
+  /** Runs `each` on every row until the listing ends or fails; a closed stdout ends the command at once. */
+  const drain = async (each: (row: Record<string, unknown>) => Promise<void> | void) => {
+    try {
+      for await (const row of rows) await each(row);
+    } catch (error) {
+      if (error instanceof OutputClosedError) throw error;
+      failure = { error };
+    }
+  };
   if (flags.json) {
     await out('[');
-    for await (const row of rows) await out((n++ ? ',\n' : '\n') + JSON.stringify(row));
+    await drain((row) => out((n++ ? ',\n' : '\n') + jsonForStdout(JSON.stringify(row))));
     await out(n ? '\n]\n' : ']\n');
-    return n;
-  }
-  if (flags.csv) {
+  } else if (flags.csv) {
     await out(csvRow(columns));
-    for await (const row of rows) {
+    await drain(async (row) => {
       await out(csvRow(columns.map((c) => row[c])));
       n++;
-    }
-    return n;
+    });
+  } else {
+    const all: Record<string, unknown>[] = [];
+    await drain((row) => void all.push(row));
+    n = all.length;
+    // A table of nothing would be a lone header row: say so on stderr instead, as `gh` does (stdout stays empty).
+    if (n) await outText(formatTable(all, columns));
+    else if (!failure) say(`no ${what} match`);
   }
-  const all: Record<string, unknown>[] = [];
-  for await (const row of rows) all.push(row);
-  // A table of nothing would be a lone header row: say so on stderr instead, as `gh` does (stdout stays empty).
-  if (all.length === 0) {
-    say(`no ${what} match`);
-    return 0;
+  if (failure) {
+    if (n) say(`${n} ${what} printed before the listing stopped`);
+    throw failure.error;
   }
-  await outText(formatTable(all, columns));
-  return all.length;
+  return n;
 }
 
 /** A progress line on stderr: rewritten in place on a terminal, one line per page with --progress otherwise. */

@@ -14,6 +14,7 @@ import { csvRow } from '../core/csv.js';
 import { defaultTokenPath, LOOKUP_RESOURCES, type DealListFilters, type DealWriteInput } from '../deals/index.js';
 import {
   action,
+  columnsOf,
   idList,
   intArg,
   isoDateArg,
@@ -24,6 +25,8 @@ import {
   printWritten,
   progressReporter,
   readJsonInput,
+  listingOptions,
+  type ListingFlags,
   type OutputFlags,
 } from './deals-io.js';
 import { connectionOptions, withSession, type ConnectionFlags } from './deals-session.js';
@@ -36,7 +39,8 @@ const LOOKUP_COLUMNS = ['id', 'name', 'isArchived'];
 
 /** Every option the deals commands read, as commander hands them over (after each option's own parser). */
 type Flags = ConnectionFlags &
-  OutputFlags & {
+  OutputFlags &
+  ListingFlags & {
     archived?: boolean;
     soonExpired?: boolean;
     parent?: boolean;
@@ -67,13 +71,15 @@ export function registerDealsCommands(program: Command): void {
   const deals = program.command('deals').description('manage deals on the deal API (docs/deals.md)');
   registerPlanCommands(deals);
 
-  outputOptions(
-    connectionOptions(
-      examples(
-        deals.command('list'),
-        'eidkit deals list --simulator',
-        'eidkit deals list --no-archived --sort-by name --asc --csv > deals.csv',
-        "eidkit deals list --since 2025-01-01 --json | jq '.[].name'",
+  listingOptions(
+    outputOptions(
+      connectionOptions(
+        examples(
+          deals.command('list'),
+          'eidkit deals list --simulator',
+          'eidkit deals list --no-archived --sort-by name --asc --csv > deals.csv',
+          "eidkit deals list --since 2025-01-01 --json | jq '.[].name'",
+        ),
       ),
     ),
   )
@@ -119,6 +125,8 @@ export function registerDealsCommands(program: Command): void {
             ...filters,
             concurrency: flags.concurrency,
             limit: flags.limit,
+            maxItems: flags.maxItems,
+            maxPages: flags.maxPages,
             onProgress: progressReporter('deals', flags.progress),
           });
           await printRows(
@@ -193,13 +201,9 @@ export function registerDealsCommands(program: Command): void {
             flags.copyOf === undefined
               ? await client.deals.create(deal as DealWriteInput)
               : await client.deals.create(deal as Partial<DealWriteInput>, { copyOf: flags.copyOf });
+          // --json prints the deal as created (as get, update and pause do); the plain output is its id, for scripts.
           await (flags.json
-            ? outJson({
-                id: created.id,
-                location: created.location,
-                historyId: created.historyId ?? null,
-                recovered: created.recovered,
-              })
+            ? outJson(created.deal ?? (await client.deals.get(created.id)))
             : outText(`${fieldText(created.id)}\n`));
           say(
             `created deal ${created.id} (${created.location}${created.historyId ? `, history ${created.historyId}` : ''})`,
@@ -224,8 +228,17 @@ export function registerDealsCommands(program: Command): void {
         const patch = readJsonInput(flags, 'patch');
         await withSession(flags, async (client) => {
           if (flags.dryRun) return printDryRun(await client.deals.dryRun.update(id, patch), flags.json);
+          // The client sends no PUT for a patch that changes nothing: say what happened, not "updated".
+          let sent = false;
+          client.on('request', (e) => {
+            if (e.method === 'PUT') sent = true;
+          });
           const deal = await client.deals.update(id, patch);
-          await printWritten(deal, flags.json, `updated deal ${deal.id}`);
+          await printWritten(
+            deal,
+            flags.json,
+            sent ? `updated deal ${deal.id}` : `deal ${deal.id} already has these values; nothing changed`,
+          );
         });
       }),
     );
@@ -293,13 +306,14 @@ export function registerDealsCommands(program: Command): void {
     .action(
       action(async (flags: Flags) => {
         await withSession(flags, async (client) => {
+          const columns = columnsOf(flags, ['status', 'count']) ?? ['status', 'count'];
           const counts = await client.deals.countBreakdown();
           if (flags.json) await outJson(counts);
           else {
             const rows = flatten(counts).map(([status, count]) => ({ status, count }));
             await (flags.csv
-              ? out(csvRow(['status', 'count']) + rows.map((r) => csvRow([r.status, r.count])).join(''))
-              : outText(formatTable(rows, ['status', 'count'])));
+              ? out(csvRow(columns) + rows.map((r) => csvRow(columns.map((c) => r[c as keyof typeof r]))).join(''))
+              : outText(formatTable(rows, columns)));
           }
         });
       }),
@@ -327,12 +341,14 @@ export function registerDealsCommands(program: Command): void {
       );
   }
 
-  outputOptions(
-    connectionOptions(
-      examples(
-        program.command('lookups'),
-        'eidkit lookups dsps --simulator --search amazon',
-        'eidkit lookups countries --csv > countries.csv',
+  listingOptions(
+    outputOptions(
+      connectionOptions(
+        examples(
+          program.command('lookups'),
+          'eidkit lookups dsps --simulator --search amazon',
+          'eidkit lookups countries --csv > countries.csv',
+        ),
       ),
     ),
   )
@@ -356,6 +372,8 @@ export function registerDealsCommands(program: Command): void {
             search: flags.search,
             limit: flags.limit,
             offset: flags.offset,
+            maxItems: flags.maxItems,
+            maxPages: flags.maxPages,
           });
           await printRows(list, flags, LOOKUP_COLUMNS, resource);
         });

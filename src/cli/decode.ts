@@ -4,9 +4,10 @@ import { readFileSync } from 'node:fs';
 import { decodeBase64Json, validateEids } from '../core/index.js';
 import type { Eid, Issue } from '../core/index.js';
 import { EXIT } from './exit-codes.js';
-import { examples, out, outText } from './output.js';
+import { examples, outJson, outText } from './output.js';
 import { fieldText } from './format.js';
 import { DEFAULT_LIMITS, parseAdCall, providerHits, type AdCall } from '../adserver/index.js';
+import { isOrtbBody } from '../adserver/parse/index.js';
 import { formatForwarding, forwardingOf, readPartnersFile } from './decode-partners.js';
 import type { DecodedForwarding } from './decode-partners.js';
 
@@ -51,9 +52,10 @@ function urlWithoutEids(url: string): string | undefined {
 
 /**
  * Whether a POST body's JSON holds eids in any place the parser reads (`eids`, OpenRTB `user.eids`,
- * `user.ext.eids`), and whether it is the Prebid adapter's (`units`). Both false for text that is not JSON.
+ * `user.ext.eids`), and the endpoint it was posted to: the Prebid adapter's (`units`), an OpenRTB request's, else
+ * the tag's `/genericpost`. No eids for text that is not JSON.
  */
-function bodyShape(body: string): { hasEids: boolean; prebid: boolean } {
+function bodyShape(body: string): { hasEids: boolean; path: string } {
   try {
     const b = JSON.parse(body) as {
       eids?: unknown;
@@ -61,9 +63,14 @@ function bodyShape(body: string): { hasEids: boolean; prebid: boolean } {
       user?: { eids?: unknown; ext?: { eids?: unknown } };
     } | null;
     const eids = b?.eids ?? b?.user?.eids ?? b?.user?.ext?.eids;
-    return { hasEids: eids !== undefined && eids !== null && eids !== '', prebid: Array.isArray(b?.units) };
+    const path = Array.isArray(b?.units)
+      ? '/prebid/v1'
+      : b && typeof b === 'object' && isOrtbBody(b)
+        ? '/openrtb2/auction'
+        : '/genericpost';
+    return { hasEids: eids !== undefined && eids !== null && eids !== '', path };
   } catch {
-    return { hasEids: false, prebid: false };
+    return { hasEids: false, path: '/genericpost' };
   }
 }
 
@@ -84,7 +91,7 @@ export function decodeInput(text: string): DecodeOutput {
     const shape = kind === 'body' ? bodyShape(input) : undefined;
     const parsed = !shape
       ? parseAdCall({ url: input, method: 'GET' })
-      : parseAdCall({ url: shape.prebid ? '/prebid/v1' : '/genericpost', method: 'POST', body: input });
+      : parseAdCall({ url: shape.path, method: 'POST', body: input });
     ({ eids, issues } = parsed);
     const { eids: _e, issues: _i, ...rest } = parsed;
     call = rest;
@@ -92,9 +99,12 @@ export function decodeInput(text: string): DecodeOutput {
     const hasEids = missing === undefined;
     // A body that is not JSON already has its issue; "no eids field" would only add noise.
     if (missing && !issues.some((i) => i.path === 'body')) issues = [...issues, { path: 'eids', message: missing }];
-    // Issues at `eids` itself (not `eids[2]…`) mean the whole payload was dropped, except a count cap that kept some.
+    // Issues at `eids` itself (not `eids[2]…`) mean the whole payload was dropped, except a count cap that kept some,
+    // and a second place of eids left aside because another one wins (an OpenRTB 2.6 body with user.ext.eids too).
     const unreadable = issues.some(
-      (i) => i.path === 'body' || (/^(user\.(ext\.)?)?eids$/.test(i.path) && !/^more than \d+ eids/.test(i.message)),
+      (i) =>
+        i.path === 'body' ||
+        (/^(user\.(ext\.)?)?eids$/.test(i.path) && !/^(more than \d+ eids|ignored: )/.test(i.message)),
     );
     decoded = hasEids && !unreadable;
   } else {
@@ -217,7 +227,7 @@ export function registerDecodeCommand(program: Command): void {
             forwarding.partners,
           );
         }
-        await (opts.json ? out(JSON.stringify(result, null, 2) + '\n') : outText(formatDecodeOutput(result)));
+        await (opts.json ? outJson(result) : outText(formatDecodeOutput(result)));
         if (!result.decoded) {
           const why =
             result.issues.find((i) => i.path === 'eids' || i.path === 'body')?.message ?? 'no eids could be read';

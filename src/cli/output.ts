@@ -7,7 +7,7 @@
 import { createInterface } from 'node:readline/promises';
 import { CommanderError, type Command } from 'commander';
 import { EXIT } from './exit-codes.js';
-import { terminalSafe } from '../core/terminal.js';
+import { jsonTerminalSafe, terminalSafe } from '../core/terminal.js';
 
 /** Exit status when stdout was closed by its reader (128 + SIGPIPE, what a shell reports for `yes | head -1`). */
 export const EXIT_CLOSED_PIPE = 141;
@@ -183,9 +183,18 @@ export function examples(cmd: Command, ...lines: string[]): Command {
   return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`);
 }
 
-/** Writes a JSON value to stdout, pretty-printed, with a final newline. */
+/**
+ * JSON text as stdout should get it: byte for byte as given when stdout is a pipe or a file (what a program reads);
+ * on a terminal, every character {@link terminalSafe} escapes is written as a `\u` escape ({@link jsonTerminalSafe}),
+ * still valid JSON of the same value, so a C1 control or a bidi override in a value cannot act on the terminal.
+ */
+export function jsonForStdout(json: string): string {
+  return process.stdout.isTTY ? jsonTerminalSafe(json) : json;
+}
+
+/** Writes a JSON value to stdout, pretty-printed, with a final newline (see {@link jsonForStdout}). */
 export function outJson(value: unknown): Promise<void> {
-  return out(JSON.stringify(value, null, 2) + '\n');
+  return out(jsonForStdout(JSON.stringify(value, null, 2)) + '\n');
 }
 
 /**

@@ -2,8 +2,8 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { resolve } from 'node:path';
-import { EXIT } from './exit-codes.js';
-import { CliError, examples, outText } from './output.js';
+import { examples, outText } from './output.js';
+import { listenError } from './listen.js';
 import {
   createDealApiSimulator,
   DEMO_SEED_DEALS,
@@ -144,15 +144,7 @@ export function registerSimulateCommand(program: Command): void {
         listening = await sim.listen({ port: opts.port, host: opts.host });
       } catch (err) {
         await sim.close();
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE')
-          throw new CliError(
-            `port ${opts.port} on ${opts.host} is already in use: pick another with --port <n> (--port 0 takes any free port)`,
-            EXIT.USAGE,
-          );
-        if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES')
-          throw new CliError(`cannot listen on ${opts.host}:${opts.port} (${code})`, EXIT.USAGE);
-        throw err;
+        throw listenError(err, opts.host, opts.port);
       }
       const { url, close } = listening;
       const lines = [
@@ -170,7 +162,8 @@ export function registerSimulateCommand(program: Command): void {
       if (opts.faults > 0) lines.push(`  faults:    ${opts.faults * 100}% of requests (${opts.faultKinds.join(', ')})`);
       if (opts.record) lines.push(`  recording: ${resolve(opts.record)}`);
       const connection = [
-        `export EIDKIT_BASE_URL=${url}/current/`,
+        // The origin itself: the OpenAPI document's paths, which a validating proxy in front matches as they are.
+        `export EIDKIT_BASE_URL=${url}/`,
         `export EIDKIT_AUTH_URL=${url}`,
         `export EIDKIT_AUDIENCE=${shellQuote(sim.audience)}`,
       ];

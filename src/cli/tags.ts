@@ -14,6 +14,7 @@ import {
 } from '../operator/index.js';
 import { EXIT } from './exit-codes.js';
 import { CliError, outText, say } from './output.js';
+import { listenError } from './listen.js';
 import { terminalSafe } from '../core/terminal.js';
 
 const port = (raw: string): number => {
@@ -119,7 +120,7 @@ export function registerTagsCommands(program: Command): void {
         });
       } catch (e) {
         stop();
-        throw e;
+        throw listenError(e, opts.host, opts.port);
       }
       if (stopping)
         server.close(() => stopped()); // stopped while it was starting

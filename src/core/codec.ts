@@ -23,7 +23,7 @@ declare const __SAS_TAG__: unknown;
 
 /**
  * Node's Buffer, outside the tag's build: it decodes Base64 natively, several times faster than the atob route,
- * which keeps parsing an ad call within 2x a bare decode (README "Measured sizes and ratios").
+ * which keeps parsing an ad call within 2x a bare decode (docs/project.md, "Measured sizes and ratios").
  */
 const NODE_BUFFER = typeof __SAS_TAG__ !== 'undefined' ? undefined : g.Buffer;
 let strictUtf8: { decode(bytes: Uint8Array): string } | undefined;

@@ -101,35 +101,147 @@ export function jsonSizeBound(v: unknown, depth: number): number {
   return size;
 }
 
+/** What {@link measureJson} answers instead of a length: nested too deep, surely too long, not plain JSON data. */
+const DEEP = -1;
+const LONG = -2;
+const ODD = -3;
+
+/** The running bounds of one {@link measureJson} walk. */
+interface Walk {
+  lo: number;
+  hi: number;
+  max: number;
+}
+
+/**
+ * Measures plain JSON data (what JSON.parse makes) in one walk that stops at the first cap passed: DEEP when it
+ * nests more than `depth` levels of objects and arrays, LONG as soon as a lower bound of its JSON's length passes
+ * `max` (so a 250 KB ext is left after about `max` characters of it, never walked whole), ODD for anything
+ * JSON.parse never makes (a class instance, `toJSON`, undefined, a non-finite number), else an upper bound of
+ * `JSON.stringify(v).length` (a string's characters may each become a 6-character escape).
+ */
+function measureJson(v: unknown, depth: number, max: number): number {
+  const w: Walk = { lo: 0, hi: 0, max };
+  const r = walkJson(v, depth, w);
+  return r < 0 ? r : w.hi;
+}
+
+/** {@link measureJson}'s walk: adds `v` to the bounds; 0, or DEEP, LONG or ODD to stop. */
+function walkJson(v: unknown, depth: number, w: Walk): number {
+  if (typeof v === 'string') {
+    w.lo += v.length + 2;
+    w.hi += 6 * v.length + 2;
+  } else if (typeof v === 'number') {
+    if (!Number.isFinite(v)) return ODD;
+    w.lo += 1;
+    w.hi += 24;
+  } else if (typeof v === 'boolean' || v === null) {
+    const n = v === false ? 5 : 4;
+    w.lo += n;
+    w.hi += n;
+  } else if (typeof v !== 'object') {
+    return ODD;
+  } else {
+    if (depth === 0) return DEEP;
+    w.lo += 2;
+    w.hi += 2;
+    if (w.lo > w.max) return LONG;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) {
+          w.lo++;
+          w.hi++;
+        }
+        const r = walkJson(v[i], depth - 1, w);
+        if (r < 0) return r;
+      }
+      return 0;
+    }
+    const proto: unknown = Object.getPrototypeOf(v);
+    if ((proto !== Object.prototype && proto !== null) || typeof (v as { toJSON?: unknown }).toJSON === 'function')
+      return ODD;
+    let comma = 0;
+    for (const k in v) {
+      // `"key":` and the comma before it.
+      w.lo += k.length + 3 + comma;
+      w.hi += 6 * k.length + 3 + comma;
+      comma = 1;
+      const r = walkJson((v as Record<string, unknown>)[k], depth - 1, w);
+      if (r < 0) return r;
+    }
+    return 0;
+  }
+  return w.lo > w.max ? LONG : 0;
+}
+
+/**
+ * True when the JSON of plain data `v` is at most `max` characters and `depth` levels deep, found in a walk that
+ * stops at the first cap passed (and, near the length cap only, by serializing it). Node side: a received object
+ * that is forwarded as sent (video parameters) is checked without being walked whole.
+ */
+export function jsonWithin(v: unknown, max: number, depth: number): boolean {
+  const m = measureJson(v, depth, max);
+  if (m === DEEP || m === LONG) return false;
+  if (m !== ODD && m <= max) return true;
+  if (m === ODD && jsonSizeBound(v, depth) < 0) return false;
+  const text = JSON.stringify(v) as string | undefined;
+  return text !== undefined && text.length <= max;
+}
+
 /**
  * A JSON-safe deep copy of a plain object (rejects cycles, functions, getters that throw), or the reason it is
  * not kept. On the Node side an ext over `maxExtLength` characters of JSON or `maxExtDepth` levels is refused too:
  * it would be forwarded to every partner.
  */
-/** What {@link copyExt} copies instead of an ext nested deeper than `maxExtDepth` (Node side only). */
-const TOO_DEEP = {};
-
 function copyExt(v: unknown, limits: Required<EidLimits>): Record<string, unknown> | string {
-  const plain = TAG ? 'must be an object' : 'must be a plain JSON object';
+  if (!TAG) return copyJsonExt(v, limits);
+  const plain = 'must be an object';
   try {
-    // On the Node side the depth is checked first, on the value as given: JSON.stringify of an ext nested thousands
-    // deep recurses until the stack overflows, milliseconds of CPU spent before the copy could be measured.
-    const copy = isObject(v)
-      ? (FAST && copyFlat(v)) ||
-        (!TAG && jsonSizeBound(v, limits.maxExtDepth) < 0 ? TOO_DEEP : (JSON.parse(JSON.stringify(v)) as unknown))
-      : 0;
-    if (!TAG && copy === TOO_DEEP) return `is nested deeper than ${limits.maxExtDepth} levels`;
-    if (!isObject(copy)) return plain;
-    if (!TAG) {
-      const bound = jsonSizeBound(copy, limits.maxExtDepth);
-      if (bound < 0) return `is nested deeper than ${limits.maxExtDepth} levels`;
-      if (bound > limits.maxExtLength && JSON.stringify(copy).length > limits.maxExtLength) {
-        return `is longer than ${limits.maxExtLength} characters of JSON`;
-      }
-    }
-    return copy;
+    const copy = isObject(v) ? (JSON.parse(JSON.stringify(v)) as unknown) : 0;
+    return isObject(copy) ? copy : plain;
   } catch {
     return plain;
+  }
+}
+
+/**
+ * {@link copyExt} on the Node side: the ext is measured once, in a walk that stops at the first cap passed
+ * (docs/ad-server.md "Caps"), and copied only when it is kept. An ext far over a cap costs a few thousand steps,
+ * whatever the size of the body it came in.
+ */
+function copyJsonExt(v: unknown, limits: Required<EidLimits>): Record<string, unknown> | string {
+  const max = limits.maxExtLength;
+  try {
+    if (!isObject(v)) return 'must be a plain JSON object';
+    let data: Record<string, unknown> = v;
+    // The measure the no-copy check just took of this ext, read once (the object could change before another call).
+    const known = measured.get(v);
+    if (known) measured.delete(v);
+    let m =
+      known?.depth === limits.maxExtDepth && known.max === max ? known.bound : measureJson(v, limits.maxExtDepth, max);
+    if (m === ODD) {
+      // An object JSON.parse did not make (an API caller's): measured as its JSON. Its depth first, on the value as
+      // given: JSON.stringify of an ext nested thousands deep recurses until the stack overflows.
+      if (jsonSizeBound(v, limits.maxExtDepth) < 0) m = DEEP;
+      else {
+        const copy: unknown = JSON.parse(JSON.stringify(v));
+        if (!isObject(copy)) return 'must be a plain JSON object';
+        data = copy;
+        m = measureJson(copy, limits.maxExtDepth, max);
+      }
+    }
+    if (m === DEEP) return `is nested deeper than ${limits.maxExtDepth} levels`;
+    if (m === LONG) return `is longer than ${max} characters of JSON`;
+    if (m > max) {
+      // Near the cap (escapes could make the difference): measured exactly, and a copy made from the same text.
+      const text = JSON.stringify(data);
+      if (text.length > max) return `is longer than ${max} characters of JSON`;
+      return data === v ? (JSON.parse(text) as Record<string, unknown>) : data;
+    }
+    if (data !== v) return data;
+    return (FAST && copyFlat(v)) || (JSON.parse(JSON.stringify(v)) as Record<string, unknown>);
+  } catch {
+    return 'must be a plain JSON object';
   }
 }
 
@@ -344,9 +456,16 @@ function isCanonical(input: unknown, limits: Required<EidLimits>): input is Eid[
  */
 function extWithin(ext: unknown, limits: Required<EidLimits>): boolean {
   if (!isObject(ext)) return false;
-  const bound = jsonSizeBound(ext, limits.maxExtDepth);
-  return bound >= 0 && bound <= limits.maxExtLength;
+  const bound = measureJson(ext, limits.maxExtDepth, limits.maxExtLength);
+  if (bound >= 0 && bound <= limits.maxExtLength) return true;
+  // The validation that follows reads this measure instead of walking the ext again (each walk of an object of
+  // thousands of keys first collects them all).
+  measured.set(ext, { depth: limits.maxExtDepth, max: limits.maxExtLength, bound });
+  return false;
 }
+
+/** Exts that {@link isCanonical} measured and found not within the caps at once, with the measure (Node side). */
+const measured = new WeakMap<object, { depth: number; max: number; bound: number }>();
 
 /**
  * Validates an array of EIDs, dropping invalid EIDs and UIDs one by one and merging same-source EIDs.
@@ -375,6 +494,8 @@ export function validateEids(input: unknown, limits: EidLimits = {}): Result<Eid
   }
   const issues: Issue[] = [];
   let kept: Eid[] = [];
+  // The input path of each kept eid, for an issue of the merge (Node side).
+  const paths: string[] = [];
   try {
     if (!Array.isArray(input)) bad(issues, 'eids', '', 'eids must be an array');
     else
@@ -384,13 +505,35 @@ export function validateEids(input: unknown, limits: EidLimits = {}): Result<Eid
         'eids',
         'eids',
         issues,
-        (e, path) => validateOne(e, path, lim, issues),
+        TAG
+          ? (e, path) => validateOne(e, path, lim, issues)
+          : (e, path) => {
+              const eid = validateOne(e, path, lim, issues);
+              if (eid) paths.push(path);
+              return eid;
+            },
         TAG ? 'unreadable' : 'eid could not be read',
       );
   } catch {
     bad(issues, 'eids', '', TAG ? 'unreadable' : 'eids could not be read');
   }
-  return { value: mergeBySource(kept, false), issues };
+  const merged = mergeBySource(kept, false);
+  if (!TAG) capMergedUids(merged, kept, paths, lim.maxUids, issues);
+  return { value: merged, issues };
+}
+
+/**
+ * Holds each merged eid to `max` uids: the cap is on what is forwarded, so 64 eids of one source, each within it,
+ * do not become one eid of a thousand uids. The issue names the first eid of that source as it was sent.
+ */
+function capMergedUids(merged: Eid[], kept: readonly Eid[], paths: readonly string[], max: number, issues: Issue[]) {
+  for (const eid of merged) {
+    const extra = eid.uids.length - max;
+    if (extra <= 0) continue;
+    eid.uids.length = max;
+    const message = `more than ${max} uids once merged with the other eids of source "${eid.source}": ${extra} dropped`;
+    bad(issues, `${paths[kept.indexOf(eid)]}.uids`, '', message);
+  }
 }
 
 /**

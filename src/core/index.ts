@@ -24,3 +24,16 @@ export {
   providerIdForSource,
   isKnownSource,
 } from './registry.js';
+export type { UsFields } from './us-privacy.js';
+export { usDenial, usSectionName, US_SECTIONS } from './us-privacy.js';
+export {
+  MAX_ID_LENGTH,
+  hasEmail,
+  findEmail,
+  looksPersonal,
+  normaliseEmail,
+  scrubUrl,
+  unescapeAll,
+  unescapeAny,
+} from './pii.js';
+export { MODULE_KEYS, HASH_KEY, CACHE_KEY } from './module-keys.js';

@@ -26,18 +26,24 @@ export const DEFAULT_NETWORK = 'default';
 /** The script files built per network. */
 export const TAG_FILES = ['sas.js', 'sas.debug.js'] as const;
 
-/** One built script in manifest.json. */
+/**
+ * One built script in manifest.json. The Subresource Integrity hash sits only with the versioned copy: paired with
+ * `file`, whose content changes at every switch or release, it would break the pages that pinned it.
+ */
 export interface ManifestEntry {
   /** Network id, or `default`. */
   network: string;
   /** Path under the output folder, e.g. `tag/4321/sas.js`: the URL publishers paste, whose content may change. */
   file: string;
-  /** The immutable copy, e.g. `tag/4321/sas.1f2e3d4c5b6a7980.js`: the only URL to pin with `integrity`. */
-  versionedFile: string;
   modules: ModuleName[];
   bytes: { raw: number; gzip: number; brotli: number };
-  /** For `<script integrity=...>` on {@link versionedFile}: SHA-384 of the raw file. */
-  integrity: string;
+  /** The immutable copy of today's `file` and its hash: the only pair to pin with `<script integrity=…>`. */
+  versioned: {
+    /** E.g. `tag/4321/sas.1f2e3d4c5b6a7980.js`; never changes, never removed while the network is configured. */
+    file: string;
+    /** `sha384-…` of its raw bytes. */
+    integrity: string;
+  };
 }
 
 /** manifest.json. */
@@ -110,7 +116,7 @@ export async function buildTags({
         );
       }
       const bytes = { raw: e.raw.length, gzip: e.gzip.length, brotli: e.br.length };
-      entries.push({ network, file, versionedFile, modules, bytes, integrity: e.integrity });
+      entries.push({ network, file, modules, bytes, versioned: { file: versionedFile, integrity: e.integrity } });
     }
     for (const w of await Promise.all(writes)) {
       if (w) written++;

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { enabledModules, MODULES, type ModuleName, type NetworksConfig } from './config.js';
+import { MODULE_KEYS } from '../core/index.js';
 
 /** The built files a tag is composed from, read once (minified and debug builds). */
 export interface TagFiles {
@@ -62,17 +63,35 @@ export interface ComposeOptions {
   files?: TagFiles;
 }
 
+/**
+ * A statement that deletes `keys`, each as a localStorage entry and, when there is one, as a cookie (path `/`; a
+ * negative max-age expires it at once), guarded (a sandboxed frame or blocked storage throws): what the modules a
+ * script leaves out stored on earlier page views.
+ */
+export function forgetStatement(keys: readonly string[]): string {
+  const cookie = 'document.cookie.includes(n+"=")&&(document.cookie=n+"=;path=/;max-age=-1")';
+  return `for(const n of${JSON.stringify(keys)})try{localStorage.removeItem(n);${cookie}}catch(e){}`;
+}
+
+/** The keys stored by the modules `modules` leaves out (core/module-keys.ts), in tag order. */
+export function keysLeftOut(modules: readonly ModuleName[]): string[] {
+  return MODULES.filter((m) => !modules.includes(m)).flatMap((m) => MODULE_KEYS[m] ?? []);
+}
+
 /** The script for a module list (in tag order): what {@link composeTag} serves once the network's modules are known. */
 export function composeModules(modules: readonly ModuleName[], { debug = false, files }: ComposeOptions = {}): string {
   const f = files ?? (packageFiles ??= loadTagFiles());
   const core = debug ? f.coreDebug : f.core;
-  // No module: no switch line either (a module that finds no `window.__sasop` counts as not enabled), so the
-  // network gets the built core byte for byte.
-  if (!modules.length) return core;
+  // A module the operator switched off is not served, so the script itself deletes what the module stored while it
+  // was on (docs/operator.md#a-module-switched-off-leaves-nothing-behind); last, where it costs the fewest bytes.
+  const left = keysLeftOut(modules);
+  const forget = left.length ? ['\n' + forgetStatement(left)] : [];
+  // No module: no switch line either (a module that finds no `window.__sasop` counts as not enabled).
+  if (!modules.length) return [core, ...forget].join('');
   const prelude = `window.__sasop=${JSON.stringify({ modules })};`;
   // Every module on: the full build shares its helpers between modules, so it is smaller than core + add-ons.
   if (modules.length === MODULES.length) return prelude + '\n' + (debug ? f.fullDebug : f.full);
-  return [prelude, core, ...modules.map((m) => (debug ? f.modulesDebug : f.modules)[m])].join('\n');
+  return [prelude, core, ...modules.map((m) => (debug ? f.modulesDebug : f.modules)[m])].join('\n') + forget.join('');
 }
 
 /**

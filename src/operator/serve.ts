@@ -13,7 +13,7 @@
  * - A network that is not configured gets the core alone; an id with leading zeros is the network without them;
  *   any other path (traversal, overlong, other files) → 404.
  * - `sas.<version>.js` / `sas.debug.<version>.js`: the immutable copy of a script by content (the manifest's
- *   `versionedFile`), `Cache-Control: public, max-age=31536000, immutable`, for pages that pin it with Subresource
+ *   `versioned.file`), `Cache-Control: public, max-age=31536000, immutable`, for pages that pin it with Subresource
  *   Integrity; it keeps answering the same bytes after the configuration changes. An unknown version → 404.
  */
 import { Hono, type Context } from 'hono';

@@ -2,9 +2,11 @@
  * The eidkit Prebid.js bid adapter: one `spec` in the shape
  * `pbjs.registerBidAdapter(null, code, spec)` takes (Prebid 9 to 11). It sends the eids exactly as Prebid hands
  * them to a bidder, so Prebid's own consent enforcement (tcfControl, `transmitEids`) keeps deciding what goes.
- * Written for size (the standalone build has a 1,536 B gzip budget): no dependencies, nothing from Prebid.
+ * Written for size (the standalone build has a 1,598 B gzip budget): no dependencies, nothing from Prebid but the
+ * core's email detector.
  */
 import type { PrebidWireBid, PrebidWireRequest, PrebidWireResponse, PrebidWireUnit } from './wire.js';
+import { hasEmail } from '../core/pii.js';
 
 /** The adapter's bid params. */
 export interface EidkitBidParams {
@@ -216,7 +218,7 @@ export function createSpec(options: SpecOptions = {}): EidkitSpec {
         return {
           method: 'POST',
           url: domain + '/prebid/v1',
-          data: JSON.stringify(data),
+          data: JSON.stringify(data, (_, v: unknown) => (typeof v == 'string' && hasEmail(v) ? undefined : v)),
           options: { withCredentials: true },
         };
       });

@@ -36,7 +36,9 @@ export function createApp(ctx: AppContext): Hono<ApiEnv> {
     }),
   );
 
-  route(api, GET_DOCUMENT, (c) => c.json(ctx.openapi(new URL(c.req.url).origin) as object));
+  route(api, GET_DOCUMENT, (c) =>
+    c.body(ctx.openapi(new URL(c.req.url).origin), 200, { 'content-type': 'application/json' }),
+  );
 
   // Order matters: the token routes come before the user-token check, /deals/countBreakdown before /deals/:id,
   // and the lookups' /:resource last.

@@ -1,6 +1,7 @@
 /**
- * The simulator's authentication: Auth0-style `POST /oauth/token`, `GET /authorize`, opaque expiring tokens, and
- * the limit of 10 failed attempts per 5 minutes per client id and per source address (docs/simulator.md,
+ * The simulator's authentication: Auth0-style `POST /oauth/token`, `GET /authorize`, opaque expiring tokens (at
+ * most `maxTokens`, expired ones swept), and the service's limit of 10 attempts per 5 minutes per client id and
+ * user, successful ones included, with 10 failed attempts per source address beside it (docs/simulator.md,
  * "Authentication limit").
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -34,18 +35,18 @@ export function sameSecret(a: string, b: string): boolean {
 
 /** The limits of {@link AttemptLimiter}. */
 export interface AttemptLimits {
-  /** Failed attempts a key may make per window. */
+  /** Attempts a key may make per window. */
   attempts: number;
-  /** Window length in ms (sliding: a failure counts until `windowMs` after it). */
+  /** Window length in ms (sliding: an attempt counts until `windowMs` after it). */
   windowMs: number;
-  /** Most keys remembered; beyond it the keys whose last failure is oldest are forgotten first. */
+  /** Most keys remembered; beyond it the keys whose last attempt is oldest are forgotten first. */
   maxKeys: number;
 }
 
 /**
- * Failed attempts per key in a sliding window, in bounded memory: at most `attempts` timestamps per key and
- * `maxKeys` keys. The map is kept in order of last failure, so expired keys are dropped from its front in amortised
- * constant time, and when live keys exceed the cap the least recently failing go first.
+ * Attempts per key in a sliding window, in bounded memory: at most `attempts` timestamps per key and `maxKeys`
+ * keys. The map is kept in order of last attempt, so expired keys are dropped from its front in amortised
+ * constant time, and when live keys exceed the cap the least recently seen go first.
  */
 export class AttemptLimiter {
   readonly #failures = new Map<string, number[]>();
@@ -67,8 +68,8 @@ export class AttemptLimiter {
     return Math.max(1, Math.ceil((recent[0] + this.limits.windowMs - this.now()) / 1000));
   }
 
-  /** Counts one failed attempt of `key`. */
-  fail(key: string): void {
+  /** Counts one attempt of `key`. */
+  count(key: string): void {
     const recent = this.#recent(key);
     recent.push(this.now());
     if (recent.length > this.limits.attempts) recent.shift();
@@ -119,12 +120,17 @@ export function addressKey(address: string | undefined): string {
 
 /** The limits of one simulator's authentication. */
 export interface AuthLimits {
-  /** Failed token requests per window, per client id and per source address (default 10). */
+  /**
+   * Token requests per window per client id and user, successful ones included, and failed ones per source address
+   * (default 10).
+   */
   attempts: number;
   /** Window length in ms (default 5 minutes). */
   windowMs: number;
   /** Source addresses remembered at most (default 10,000). */
   maxTrackedAddresses: number;
+  /** Live tokens kept at most, access and user tokens together; beyond, the oldest is forgotten (default 10,000). */
+  maxTokens: number;
   /** Token lifetime in seconds. */
   tokenTtlSeconds: number;
   /** Lifetime of client-credentials tokens in seconds. */
@@ -133,10 +139,14 @@ export interface AuthLimits {
 
 /** Tokens, users and the attempt limiters of one simulator. */
 export class AuthService {
+  /** Issued tokens, oldest first. */
   private readonly tokens = new Map<string, TokenRecord>();
   private readonly byName = new Map<string, SimulatorUser>();
-  /** Failures per known client id: bounded by the users list, whoever sends them and from wherever. */
-  private readonly byClient: AttemptLimiter;
+  /**
+   * Every attempt per known client id and user, as the service counts them: bounded by the users list (the
+   * attempts naming a user it does not know share one key per client id).
+   */
+  private readonly byLogin: AttemptLimiter;
   /** Failures per source address (IPv6 by /64): what a caller cannot choose freely, whatever names it claims. */
   readonly byAddress: AttemptLimiter;
 
@@ -148,8 +158,20 @@ export class AuthService {
     for (const u of users) this.byName.set(u.username.toLowerCase(), u);
     const { attempts, windowMs } = limits;
     const clients = new Set(users.map((u) => u.clientId)).size;
-    this.byClient = new AttemptLimiter(now, { attempts, windowMs, maxKeys: clients });
+    this.byLogin = new AttemptLimiter(now, { attempts, windowMs, maxKeys: users.length + 2 * clients });
     this.byAddress = new AttemptLimiter(now, { attempts, windowMs, maxKeys: limits.maxTrackedAddresses });
+  }
+
+  /**
+   * The key a token request counts under with the service's limit, or undefined for a client id nobody uses
+   * (counted by its address only): the client id and the user (`<client>\n<username>`, the name in lower case), one
+   * key per client id for the users it does not have, and one for a client-credentials request (no user).
+   */
+  loginKey(clientId: string, username: string | undefined): string | undefined {
+    if (!this.knowsClient(clientId)) return undefined;
+    if (username === undefined) return `${clientId}\n`;
+    const user = this.user(username);
+    return user?.clientId === clientId ? `${clientId}\n${user.username.toLowerCase()}` : `${clientId}\n?`;
   }
 
   /** Finds a user by username, case-insensitively. */
@@ -169,28 +191,50 @@ export class AuthService {
     return sameSecret(u?.clientSecret ?? '\0unknown', secret) && !!u;
   }
 
+  /** Seconds to wait before the address may make a token request, or null: its failures are under the limit. */
+  addressWait(address: string): number | null {
+    return this.byAddress.waitSeconds(address);
+  }
+
   /**
-   * Seconds to wait before a token request for `clientId` from `address` may be checked, or null: the longer wait
-   * of the client id's and the address's limits. A limited caller is refused before any secret is compared, so
+   * Seconds to wait before a token request under `loginKey` from `address` may be checked, or null: the longer
+   * wait of the login's and the address's limits. A limited caller is refused before any secret is compared, so
    * even a right guess learns nothing.
    */
-  attemptWait(clientId: string, address: string): number | null {
-    const byClient = this.knowsClient(clientId) ? this.byClient.waitSeconds(clientId) : null;
-    const worst = Math.max(this.byAddress.waitSeconds(address) ?? 0, byClient ?? 0);
+  attemptWait(loginKey: string | undefined, address: string): number | null {
+    const byLogin = loginKey === undefined ? null : this.byLogin.waitSeconds(loginKey);
+    const worst = Math.max(this.byAddress.waitSeconds(address) ?? 0, byLogin ?? 0);
     return worst > 0 ? worst : null;
   }
 
-  /** Counts a failed token request against the address, and against the client id when it is a known one. */
-  attemptFailed(clientId: string, address: string): void {
-    this.byAddress.fail(address);
-    if (this.knowsClient(clientId)) this.byClient.fail(clientId);
+  /** Counts a token request that is checked against the service's limit, whether it then succeeds or not. */
+  attempted(loginKey: string | undefined): void {
+    if (loginKey !== undefined) this.byLogin.count(loginKey);
   }
 
-  /** Issues a token of the given kind for a user. */
+  /** Counts a failed token request (refused, malformed, over size) against its source address. */
+  failed(address: string): void {
+    this.byAddress.count(address);
+  }
+
+  /** Issues a token of the given kind for a user; the oldest tokens go past `maxTokens`, expired ones on the way. */
   issue(kind: 'access' | 'user', user: SimulatorUser, ttlSeconds: number): string {
     const token = `sim_${kind === 'access' ? 'at' : 'ut'}_${randomBytes(24).toString('base64url')}`;
-    this.tokens.set(token, { kind, username: user.username, expiresAt: this.now() + ttlSeconds * 1000 });
+    const now = this.now();
+    this.tokens.set(token, { kind, username: user.username, expiresAt: now + ttlSeconds * 1000 });
+    // Oldest first: expired tokens at the front go at once, two per token issued (amortised: the map never holds
+    // more expired tokens than it issued since), and past the cap the oldest live one goes too.
+    for (let i = 0; i < 2; i++) {
+      const [oldest, record] = this.tokens.entries().next().value!;
+      if (record.expiresAt > now && this.tokens.size <= this.limits.maxTokens) break;
+      this.tokens.delete(oldest);
+    }
     return token;
+  }
+
+  /** Tokens held now (at most `maxTokens`). */
+  get tokenCount(): number {
+    return this.tokens.size;
   }
 
   /** Checks an `Authorization` header for a live token of the given kind. */

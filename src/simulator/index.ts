@@ -14,7 +14,7 @@ import { validateDeal } from '../deals/rules/index.js';
 import { createApp } from './app.js';
 import { makeDealId, toRead } from './deal-view.js';
 import { AuthService, DEFAULT_AUDIENCE, PASSWORD_REALM_GRANT, REALM } from './auth.js';
-import { buildOpenApi } from './openapi.js';
+import { openApiText } from './openapi-text.js';
 import { appendExchanges, exchangeRecorder, type SimulatorExchange } from './record.js';
 import { createReferenceData, type ReferenceData } from './reference.js';
 import { generateDeals, prng } from './seed.js';
@@ -72,10 +72,11 @@ export interface DealApiSimulatorOptions {
   /** Daily quotas per company; default 15 creations and 500 updates. */
   quotas?: { creationsPerDay?: number; updatesPerDay?: number };
   /**
-   * Auth attempt limit: failed token requests per window, per client id and per source address (default 10 per
-   * 5 minutes), and how many source addresses are remembered (default 10,000).
+   * Auth attempt limit: token requests per window per client id and user, successful ones included, as the service
+   * counts them, and failed ones per source address (default 10 per 5 minutes); how many source addresses are
+   * remembered (default 10,000), and how many live tokens are kept (default 10,000; the oldest go first).
    */
-  authLimit?: { attempts?: number; windowMs?: number; maxTrackedAddresses?: number };
+  authLimit?: { attempts?: number; windowMs?: number; maxTrackedAddresses?: number; maxTokens?: number };
   /** Token lifetime in seconds; default 36000 (10 hours). Client-credentials tokens live 600 s. */
   tokenTtlSeconds?: number;
   /** Largest accepted request body in bytes; default 1 MiB (larger: 413). */
@@ -150,11 +151,10 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
     attempts: options.authLimit?.attempts ?? 10,
     windowMs: options.authLimit?.windowMs ?? 5 * 60_000,
     maxTrackedAddresses: options.authLimit?.maxTrackedAddresses ?? 10_000,
+    maxTokens: options.authLimit?.maxTokens ?? 10_000,
     tokenTtlSeconds: options.tokenTtlSeconds ?? 36_000,
     clientCredentialsTtlSeconds: 600,
   });
-  // One document per origin asked from (in-process, loopback, a proxy's Host), a handful at most.
-  const documents = new Map<string, Record<string, unknown>>();
   const app = createApp({
     store,
     auth,
@@ -166,15 +166,7 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
       updatesPerDay: options.quotas?.updatesPerDay ?? 500,
     },
     maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
-    openapi: (origin) => {
-      let doc = documents.get(origin);
-      if (!doc) {
-        if (documents.size >= 16) documents.clear();
-        doc = buildOpenApi(audience, origin);
-        documents.set(origin, doc);
-      }
-      return doc;
-    },
+    openapi: openApiText(audience),
   });
 
   const faultRate = options.faults?.rate ?? 0;

@@ -74,8 +74,24 @@ export const EXAMPLE_DEAL = {
   countryCodes: ['FR'],
 } as const;
 
+/** What a money field says in place of `multipleOf: 0.01`. */
+const TWO_DECIMALS = 'At most 2 decimal places (rule two-decimals).';
+
+/**
+ * The JSON Schema of a zod schema. Two decimal places are said in words and in `x-rules` (two-decimals), not as
+ * zod's `multipleOf: 0.01`: JSON Schema validators divide in floating point (1.15 / 0.01 = 114.99999999999999), so
+ * Prism and others would refuse valid prices.
+ */
 function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  const out = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    override: ({ jsonSchema }) => {
+      if (jsonSchema.multipleOf !== 0.01) return;
+      delete jsonSchema.multipleOf;
+      jsonSchema.description = jsonSchema.description ? `${jsonSchema.description} ${TWO_DECIMALS}` : TWO_DECIMALS;
+    },
+  }) as JsonSchema;
   delete out.$schema;
   return out;
 }
@@ -123,12 +139,13 @@ function components(audience: string): Record<string, JsonSchema> {
         ...write,
         required: [...MANDATORY_DEAL_FIELDS],
         examples: [EXAMPLE_DEAL],
-        properties: {
-          ...writeProps,
-          ...Object.fromEntries(Object.entries(readOnly).map(([k, v]) => [k, { ...v, readOnly: true }])),
-        },
+        // The fields the service computes are accepted back and ignored (a client PUTs the deal it read, changed):
+        // declared as plain properties, not `readOnly`, since a validating proxy drops `readOnly` properties from a
+        // request schema and then refuses them as additional properties.
+        properties: { ...writeProps, ...readOnly },
       },
-      'The whole deal: omitted fields reset to their defaults; read-only fields may be sent back and are ignored.',
+      'The whole deal: omitted fields reset to their defaults; the fields the service computes (id, dealId, ' +
+        'typeId, createdAt, …) may be sent back and are ignored, but id and dealId must be the deal’s own.',
       { ...createRules, 'matches-replaced-deal': matches, ...pick(ROUTE_RULES, 'archived-not-editable') },
     ),
     DealRead: schemaOf(DealReadSchema, 'output'),
@@ -178,9 +195,18 @@ function response(def: ResponseDef): Record<string, unknown> {
   };
 }
 
-/** A text body holding JSON that `schema` describes. */
+/**
+ * A text body holding JSON that `schema` describes. `contentSchema` only annotates (validators accept any text), so
+ * the refusal of text that is not such JSON is a rule, listed.
+ */
 function jsonAsText(schema: JsonSchema): JsonSchema {
-  return { type: 'string', contentMediaType: 'application/json', contentSchema: schema };
+  return {
+    type: 'string',
+    contentMediaType: 'application/json',
+    contentSchema: schema,
+    description: `Read as JSON. Refused (400) when it breaks:\n${rulesText(pick(ROUTE_RULES, 'json-text'))}`,
+    'x-rules': pick(ROUTE_RULES, 'json-text'),
+  };
 }
 
 function operation(op: OperationDef): Record<string, unknown> {

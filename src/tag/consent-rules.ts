@@ -20,20 +20,21 @@ const yes = (map: Record<string, boolean> | boolean[] | number[] | undefined, id
 
 /**
  * True when a provider module with TCF vendor id `gvl` may touch storage, scrape the page and send its id:
- * every consent platform on the page has answered; no opt-out of sale (GPP / US Privacy); and, where GDPR
+ * every consent platform on the page has answered; US privacy allows sharing ids (`usDenial` empty: GPP US
+ * sections, GPC; and no US Privacy opt-out of sale); and, where GDPR
  * applies, a consent string with purpose 1 (store/access device) and the vendor's consent.
  * @example
  * const consent = { ready: true, gdprApplies: true, tcString: 'C…', purposes: { 1: true }, vendors: { 131: true } };
  * mayRunModule(consent, 131); // true
  */
 export function mayRunModule(c: ConsentState, gvl: number): boolean {
-  if (!c.ready || c.saleOptOut || optedOutByUsp(c)) return false;
+  if (!c.ready || c.usDenial || optedOutByUsp(c)) return false;
   if (c.gdprApplies !== true) return true;
   return !!c.tcString && yes(c.purposes, 1) && yes(c.vendors, gvl);
 }
 
-/** US Privacy: the third character `Y` is an opt-out of sale (`1YYN`). */
-export const optedOutByUsp = (c: ConsentState): boolean => !!c.usPrivacy && c.usPrivacy.charAt(2) === 'Y';
+/** US Privacy: a valid string whose third character `Y` (either case) is an opt-out of sale (`1YYN`). */
+export const optedOutByUsp = (c: ConsentState): boolean => /^1[yn-]y[yn-]$/i.test(c.usPrivacy || '');
 
 /**
  * True when eids may go on the call at all. Where GDPR applies that needs a legal basis (consent or legitimate
@@ -48,7 +49,10 @@ export function hasLegalBasis(c: ConsentState): boolean {
   return false;
 }
 
-/** The consent signals every ad call carries: `gdpr`, `gdpr_consent`, `gpp`, `gpp_sid`, `us_privacy` (those known). */
+/**
+ * The consent signals every ad call carries: `gdpr`, `gdpr_consent`, `gpp`, `gpp_sid`, `us_privacy`, `gpc` (those
+ * known).
+ */
 export function consentParams(c: ConsentState): Record<string, string> {
   const p: Record<string, string> = {};
   if (c.gdprApplies !== undefined) p.gdpr = c.gdprApplies ? '1' : '0';
@@ -56,5 +60,6 @@ export function consentParams(c: ConsentState): Record<string, string> {
   if (c.gppString) p.gpp = c.gppString;
   if (c.gppSid?.length) p.gpp_sid = c.gppSid.join();
   if (c.usPrivacy) p.us_privacy = c.usPrivacy;
+  if (c.gpc) p.gpc = '1';
   return p;
 }

@@ -150,6 +150,8 @@ export function createCmpCaller(w: Win): CmpCall {
 /** Creates a reader over `w`'s consent platforms; it attaches to each platform the first time it hears from it. */
 export function createConsentReader(w: Win): ConsentReader {
   const s: ConsentState = { ready: true };
+  // The browser's Global Privacy Control (a page or an extension may define it: only `true` counts).
+  if ((w as { navigator?: { globalPrivacyControl?: unknown } }).navigator?.globalPrivacyControl === true) s.gpc = true;
   const call = createCmpCaller(w);
   // Per platform API name: 1 while its first answer is awaited, 2 once it has answered.
   const seen: Record<string, number> = {};

@@ -114,11 +114,14 @@ export interface ConsentState {
   gppSid?: number[];
   /** The 4-character US Privacy string, e.g. `1YNN`. */
   usPrivacy?: string;
+  /** True when the browser signals Global Privacy Control (`navigator.globalPrivacyControl`). */
+  gpc?: boolean;
   /**
-   * True when a GPP US section says the user opted out of the sale of personal data. Filled in by the provider
-   * modules (only they act on it); the US Privacy opt-out is read from `usPrivacy` (consent-rules.ts).
+   * Why US privacy forbids sharing ids with a third party (`gpp usnat Gpc=1`, `gpc`), `''` or absent when it
+   * allows it. Filled in by the provider modules (only they act on it: docs/wire-format.md#us-state-privacy); the
+   * US Privacy opt-out is read from `usPrivacy` (consent-rules.ts).
    */
-  saleOptOut?: boolean;
+  usDenial?: string;
 }
 
 /**

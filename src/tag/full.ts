@@ -1,6 +1,6 @@
 /**
  * The full tag: the core and every provider module in one script (`dist/sas.full.js`), kept for the
- * full-tag size budget (≤ 9 KB gzip). Modules still run only when the operator enables them.
+ * full-tag size budget (≤ 9,613 B gzip). Modules still run only when the operator enables them.
  */
 import './index.js';
 import './modules/identityLink.js';

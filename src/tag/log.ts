@@ -22,13 +22,26 @@ export interface Logger {
 /** True when the page URL asks for debug output (`?sas_debug=1`). */
 export const debugRequested = (search: unknown): boolean => /[?&]sas_debug=(1|true)(&|$)/.test(String(search));
 
+/**
+ * One logged value as text, for the debug build: what the guide shows (`[sas] setup {"networkid":1234,…}`), the same
+ * in every console, where arrays and objects would otherwise be collapsed (`[Object]`) or need expanding.
+ */
+function asText(v: unknown): unknown {
+  if (typeof v === 'string' || v instanceof Error) return String(v);
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v); // cyclic, or a getter that throws
+  }
+}
+
 /** Creates the logger; `out` is the console to write to (a missing or broken console is tolerated). */
 export function createLogger(out: Console | undefined, on: boolean): Logger {
   const print =
     (level: 'log' | 'warn') =>
     (...args: unknown[]) => {
       try {
-        if (logger.on) out![level]('[sas]', ...args);
+        if (logger.on) out![level]('[sas]', ...(DEBUG_BUILD ? args.map(asText) : args));
       } catch {
         // No console, or one replaced by the page that throws: logging is best effort.
       }

@@ -13,6 +13,7 @@ import {
   overlayEids,
   providerById,
   providerIdForSource,
+  hasEmail,
   validateEids,
   type Eid,
 } from '../core/index.js';
@@ -60,7 +61,8 @@ export interface TagWindow {
   sas?: unknown;
   __sasx?: unknown;
   console?: Console;
-  location?: { search?: string };
+  /** The page URL: its `search` for `?sas_debug=1`, and its string form (a `Location`'s is the whole URL). */
+  location?: { search?: string; toString(): string };
   fetch?: typeof fetch;
 }
 
@@ -131,11 +133,13 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
       };
       const nextEids = () => (blocked ? [] : overlayEids(pageEids, moduleEids));
       const describe = (eids: Eid[]) =>
-        eids.map((e) => {
-          const id = providerIdForSource(e.source);
-          // Provider names only in the debug build: the minified tag carries the sources, not the names.
-          return `${e.source} (${id} ${DEBUG_BUILD ? providerById(id).name : id ? '' : 'Unknown'})`;
-        });
+        eids
+          .map((e) => {
+            const id = providerIdForSource(e.source);
+            // Provider names only in the debug build: the minified tag carries the sources, not the names.
+            return `${e.source} (${id} ${DEBUG_BUILD ? providerById(id).name : id ? '' : 'Unknown'})`;
+          })
+          .join(', ');
       /** A copy of an object's own keys (a getter that throws fails that one command, inside its guard). */
       const copyKeys = (from: unknown, to: Record<string, unknown>) =>
         Object.assign(to, typeof from === 'object' && from);
@@ -181,21 +185,24 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
 
       /**
        * One ad call. Never rejects: whatever goes wrong (bad arguments, the request, the network) becomes `error`.
-       * Everything up to the fetch runs synchronously when no extension is async (no delay before the ad call).
+       * The request leaves once every extension answered (a microtask later when they answer at once, as the consent
+       * reader does without a waiting platform), or at the bound.
        */
       async function call(type: CallType, opts?: unknown): Promise<CallResult> {
         const r: Partial<CallResult> = {};
         try {
           const t = options.eidsTimeout;
-          // Snapshot now: the page may change its options object while extensions are consulted.
+          // Everything the call carries is taken now, not when it leaves after the extensions answered: a page that
+          // changes its options, its eids or its user in the same tick (a logout and login) changes the next call.
           const snapshot = copyKeys(opts, {});
-          const base = domain;
+          // (`domain` is checked below, inside the try.)
+          const ctx = { domain: domain!, networkId: networkId(), uid, eids: pageEids };
           // eslint-disable-next-line no-prototype-builtins -- our own literal; Object.hasOwn needs Safari 15.4
           if (!CALL_PATHS.hasOwnProperty(type))
             throw Error(
               `unknown call type: ${type as string}` + (DEBUG_BUILD ? '; use std, video, generic or onecall' : ''),
             );
-          if (!base)
+          if (!ctx.domain)
             throw Error(DEBUG_BUILD ? 'no ad server domain: call sas.setup({ domain }) first' : 'no domain set');
           const res = await new Promise<Response>((resolve) =>
             collect(
@@ -210,10 +217,8 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
                     moduleEids = c.eids;
                     blocked = c.blockEids;
                     const req = buildRequest(type, snapshot, {
-                      domain: base,
-                      networkId: networkId(),
-                      uid,
-                      eids: nextEids(),
+                      ...ctx,
+                      eids: blocked ? [] : overlayEids(ctx.eids, moduleEids),
                       params: c.params,
                       now: Date.now(),
                     });
@@ -227,8 +232,16 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
                     // Cookies go with the call: the ad server keeps its own `pid` user id there.
                     // A string body goes as text/plain, a CORS "simple" request: no preflight round trip before the ad
                     // call. No keepalive: its 64 KiB body cap would fail large POST bodies, and the page wants the
-                    // response.
-                    sent(win.fetch!(req.url, { method: req.method, body: req.body, credentials: 'include' }));
+                    // response. Where the page URL holds an email, the Referer is the page's origin alone; elsewhere
+                    // the page's own referrer policy applies (docs/wire-format.md#no-raw-email-in-urls).
+                    sent(
+                      win.fetch!(req.url, {
+                        method: req.method,
+                        body: req.body,
+                        credentials: 'include',
+                        referrerPolicy: hasEmail(String(win.location)) ? 'origin' : '',
+                      }),
+                    );
                   }),
                 ),
             ),

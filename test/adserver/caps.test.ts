@@ -2,6 +2,7 @@
 // entry point, atype and mm are OpenRTB integers, the issues of one call are capped, and reading a hostile request
 // stays linear in its size.
 import { describe, expect, test } from 'vitest';
+import { validateEids } from '../../src/core/index.js';
 import type { Eid } from '../../src/core/index.js';
 import {
   DEFAULT_LIMITS,
@@ -134,6 +135,150 @@ describe('every forwarded string and ext has a cap, in every entry point', () =>
     expect(call.issues.map((i) => i.message)).toEqual([
       'atype -2147483648 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent',
       'atype 4 is not 1, 2, 3 or >= 500 (AdCOM); kept as sent',
+    ]);
+  });
+});
+
+/** An ext of `keys` properties whose reads are counted, as a framework's parsed body could hold. */
+function countedExt(keys: number, nest = false): { ext: Record<string, unknown>; reads: () => number } {
+  let reads = 0;
+  const ext: Record<string, unknown> = {};
+  for (let i = 0; i < keys; i++) {
+    Object.defineProperty(ext, `k${i}`, {
+      enumerable: true,
+      get: () => {
+        reads++;
+        return nest ? { v: 'x'.repeat(10) } : 'x'.repeat(10);
+      },
+    });
+  }
+  return { ext, reads: () => reads };
+}
+
+describe('an ext far over its cap is read only until the cap is passed, and measured once', () => {
+  test.each([
+    ['flat', false],
+    ['nested', true],
+  ])('a %s ext of 20,000 keys is read a few hundred times, not whole several times over', (_name, nest) => {
+    for (const where of ['eid', 'uid'] as const) {
+      const { ext, reads } = countedExt(20_000, nest);
+      const eid =
+        where === 'eid'
+          ? { source: 'a.example', uids: [{ id: 'x' }], ext }
+          : {
+              source: 'a.example',
+              uids: [{ id: 'x', ext }, { id: 'y' }],
+            };
+      const call = parseAdCall({ url: '/genericpost', method: 'POST', body: { eids: [eid] } });
+      expect(call.issues.map((i) => i.message)).toEqual([
+        where === 'eid'
+          ? `ext is longer than ${maxExtLength} characters of JSON; ext dropped`
+          : `ext is longer than ${maxExtLength} characters of JSON`,
+      ]);
+      // Each key read adds at least 10 characters: the walk stops within maxExtLength / 10 reads.
+      expect(reads(), where).toBeLessThanOrEqual(maxExtLength / 10 + 1);
+    }
+  });
+
+  test('video parameters far over maxTextLength are read only until the cap is passed; too deep, not relayed', () => {
+    const { ext: video, reads } = countedExt(20_000);
+    const units = [
+      { formatId: 1, video },
+      { formatId: 2, video: nested(maxExtDepth + 1) },
+    ];
+    const call = parseAdCall({ url: '/prebid/v1', method: 'POST', body: { networkId: 1, units } });
+    expect(call.formats).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(call.issues.map((i) => i.path)).toEqual(['units[0].video', 'units[1].video']);
+    expect(reads()).toBeLessThanOrEqual(DEFAULT_LIMITS.maxTextLength / 10 + 1);
+  });
+
+  test('an ext whose escapes make it longer than its characters is measured exactly, as JSON or as given', () => {
+    const quotes = '"'.repeat(2_100); // 2,100 characters, 4,200 of JSON
+    const toJSON = () => ({ blob: quotes });
+    for (const ext of [{ blob: quotes }, { toJSON }]) {
+      const { value, issues } = validateEids([{ source: 'a.example', uids: [{ id: 'x' }], ext }], DEFAULT_LIMITS);
+      expect(value).toEqual([{ source: 'a.example', uids: [{ id: 'x' }] }]);
+      expect(issues.map((i) => i.message)).toEqual([
+        `ext is longer than ${maxExtLength} characters of JSON; ext dropped`,
+      ]);
+    }
+    const fits = { toJSON: () => ({ blob: '"'.repeat(2_000) }) };
+    const kept = validateEids([{ source: 'a.example', uids: [{ id: 'x' }], ext: fits }], DEFAULT_LIMITS).value;
+    expect(kept[0].ext).toEqual({ blob: '"'.repeat(2_000) });
+  });
+
+  test('the no-copy path measures it once and the validation reuses that measure', () => {
+    const { ext, reads } = countedExt(20_000);
+    const { value, issues } = validateEids([{ source: 'a.example', uids: [{ id: 'x' }], ext }], DEFAULT_LIMITS, {
+      reuse: true,
+    });
+    expect(value).toEqual([{ source: 'a.example', uids: [{ id: 'x' }] }]);
+    expect(issues).toHaveLength(1);
+    expect(reads()).toBeLessThanOrEqual(maxExtLength / 10 + 1);
+  });
+
+  test('an ext nested to the depth cap and far over the length cap is dropped, its siblings kept', async () => {
+    const wide = Array.from({ length: 9_000 }, (_, i) => ({ [`k${i}`]: 'v'.repeat(10) }));
+    const ext = { a: { b: wide } };
+    const body = {
+      eids: [
+        { source: 'a.example', uids: [{ id: 'x' }], ext },
+        { source: 'b.example', uids: [{ id: 'y' }] },
+      ],
+    };
+    expect(JSON.stringify(body).length).toBeLessThan(DEFAULT_LIMITS.maxBodyBytes);
+    const call = await parsePost('/genericpost', body);
+    expect(call.eids).toEqual([
+      { source: 'a.example', uids: [{ id: 'x' }] },
+      { source: 'b.example', uids: [{ id: 'y' }] },
+    ]);
+  });
+});
+
+describe('the uid cap holds for the eid forwarded, after same-source eids are merged', () => {
+  const { maxUids } = DEFAULT_LIMITS;
+  /** `n` eids of one source, each within the uid cap, every uid id distinct. */
+  const sameSource = (n: number) =>
+    Array.from({ length: n }, (_, e) => ({
+      source: 'id5-sync.com',
+      uids: Array.from({ length: maxUids }, (_, u) => ({ id: `${e}-${u}` })),
+    }));
+
+  test.each(entryPoints)(
+    '%s: one eid of at most maxUids uids, and an issue naming the merge',
+    async (_name, send, at) => {
+      const call = await send(sameSource(6));
+      expect(call.eids).toHaveLength(1);
+      expect(call.eids[0].uids).toHaveLength(maxUids);
+      expect(call.eids[0].uids.map((u) => u.id)).toEqual(sameSource(1)[0].uids.map((u) => u.id));
+      expect(call.issues).toEqual([
+        {
+          path: `${at}[0].uids`,
+          message: `more than ${maxUids} uids once merged with the other eids of source "id5-sync.com": ${5 * maxUids} dropped`,
+        },
+      ]);
+      const [json] = bidRequestsJson([buildBidRequest(call, { id: 'dsp' })]);
+      expect(JSON.parse(json).user.eids[0].uids).toHaveLength(maxUids);
+    },
+  );
+
+  test('the eids several envelopes open are held to the cap once merged too', async () => {
+    const decryptor = {
+      source: 'liveramp.com',
+      decrypt: (id: string) => ({
+        value: [{ source: 'uidapi.com', uids: Array.from({ length: maxUids }, (_, u) => ({ id: `${id}-${u}` })) }],
+        issues: [],
+      }),
+    };
+    const envelopes = [{ source: 'liveramp.com', uids: ['e1', 'e2', 'e3', 'e4'].map((id) => ({ id })) }];
+    const { value, issues } = await expandEnvelopes(envelopes, decryptor);
+    expect(value).toHaveLength(1);
+    expect(value[0].uids).toHaveLength(maxUids);
+    expect(issues).toEqual([
+      {
+        path: 'envelopes',
+        message: `more than ${maxUids} uids of source "uidapi.com" once merged: ${3 * maxUids} dropped`,
+      },
     ]);
   });
 });

@@ -1,19 +1,22 @@
 // Property: random valid eids (any atype, random ext, inserter, matcher, mm) sent through every
 // integration (docs/wire-format.md) come out of parseAdCallRequest, and into a partner's OpenRTB bid request,
-// unchanged: the tag's GET and POST calls, the Prebid.js adapter, and OpenRTB 2.5 and 2.6 bodies.
+// unchanged: the tag's GET and POST calls, the Prebid.js adapter, and OpenRTB 2.5 and 2.6 bodies. The strings hold
+// no email: the Prebid adapter leaves out any value that does (test/prebid/spec.test.ts).
 import { expect, test } from 'vitest';
 import fc from 'fast-check';
-import type { Eid } from '../../src/core/index.js';
+import { hasEmail, type Eid } from '../../src/core/index.js';
 import { buildBidRequest, parseAdCallRequest } from '../../src/adserver/index.js';
 import { buildRequest } from '../../src/tag/request.js';
 import { createSpec } from '../../src/prebid/index.js';
 
-const key = fc.string({ minLength: 1, maxLength: 8 }).filter((k) => k !== '__proto__');
+/** Text that holds no email (core/pii.ts). */
+const text = (c: fc.StringConstraints) => fc.string(c).filter((t) => !hasEmail(t));
+const key = text({ minLength: 1, maxLength: 8 }).filter((k) => k !== '__proto__');
 // JSON values that survive a JSON round trip as they are (no -0, no undefined, no NaN).
 const json = fc.letrec((tie) => ({
   value: fc.oneof(
     { depthSize: 'small', maxDepth: 3 },
-    fc.string({ maxLength: 12 }),
+    text({ maxLength: 12 }),
     fc.integer(),
     fc.double({ noNaN: true, noDefaultInfinity: true }).filter((d) => !Object.is(d, -0)),
     fc.boolean(),
@@ -26,15 +29,15 @@ const json = fc.letrec((tie) => ({
 })).object;
 
 const uid = fc.record(
-  { id: fc.string({ minLength: 1, maxLength: 40 }), atype: fc.integer(), ext: json },
+  { id: text({ minLength: 1, maxLength: 40 }), atype: fc.integer(), ext: json },
   { requiredKeys: ['id'] },
 );
 const eid = fc.record(
   {
     source: fc.stringMatching(/^[a-z0-9][a-z0-9.-]{0,24}$/),
     uids: fc.uniqueArray(uid, { minLength: 1, maxLength: 3, selector: (u) => u.id }),
-    inserter: fc.string({ minLength: 1, maxLength: 20 }),
-    matcher: fc.string({ minLength: 1, maxLength: 20 }),
+    inserter: text({ minLength: 1, maxLength: 20 }),
+    matcher: text({ minLength: 1, maxLength: 20 }),
     mm: fc.nat(),
     ext: json,
   },

@@ -73,6 +73,14 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
       countryCodes: ['FR'],
       minCompanyVendorCost: 0.1,
     });
+    expect(updated.stderr).toMatch(/^updated deal \d+/);
+    // The same patch again changes nothing: no PUT, and no claim of one.
+    const again = await eidkit(
+      ['deals', 'update', id, '--simulator', '--set', 'name=Renamed', '--set', 'price=3'],
+      env,
+    );
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe(`deal ${id} already has these values; nothing changed\n`);
     expect(JSON.parse((await eidkit(['deals', 'pause', id, '--simulator', '--json'], env)).stdout).isActive).toBe(
       false,
     );
@@ -98,8 +106,12 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
     const data = join(dir, 'copy.json');
     const env = { EIDKIT_SIMULATOR_DATA: data };
     const json = await eidkit(['deals', 'create', '--simulator', '--copy-of', '100001', '--json'], env);
-    expect(Object.keys(JSON.parse(json.stdout))).toEqual(['id', 'location', 'historyId', 'recovered']);
-    expect(JSON.parse(json.stdout).recovered).toBe(false);
+    // --json prints the deal created, a copy as it is: its own id and dealId, the source's name and fields.
+    const created = JSON.parse(json.stdout) as Record<string, unknown>;
+    const original = JSON.parse((await eidkit(['deals', 'get', '100001', '--simulator', '--json'], env)).stdout);
+    expect(created.id).not.toBe(100001);
+    expect(created).toMatchObject({ name: original.name, price: original.price, countryCodes: original.countryCodes });
+    expect(created.dealId).not.toBe(original.dealId);
     const renamed = await eidkit(
       ['deals', 'create', '--simulator', '--copy-of', '100001', '--data', '{"name":"Copy of spring"}'],
       env,
@@ -156,6 +168,25 @@ describe('eidkit deals --simulator (no credentials needed)', () => {
     ).toEqual(['price', 'id', 'name']);
     const csv = await eidkit(['deals', 'get', '100001', '--simulator', '--csv', '--columns', 'id,price']);
     expect(csv.stdout).toMatch(/^id,price\r\n100001,[\d.]+\r\n$/);
+  });
+
+  test('--columns with a name that is no field is refused, exit 2, with the closest field; nothing printed', async () => {
+    for (const args of [
+      ['deals', 'list', '--csv'],
+      ['deals', 'get', '100001'],
+      ['lookups', 'countries'],
+      ['deals', 'count'],
+    ]) {
+      const r = await eidkit([...args, '--simulator', '--columns', 'id,nmae']);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 2, stdout: '' });
+      expect(r.stderr).toMatch(/^eidkit: --columns: no field named "(id|nmae)"/);
+    }
+    const list = await eidkit(['deals', 'list', '--simulator', '--columns', 'id,nmae']);
+    expect(list.stderr).toMatch(
+      /^eidkit: --columns: no field named "nmae" \(did you mean name\?\); the fields are id, /,
+    );
+    const count = await eidkit(['deals', 'count', '--simulator', '--csv', '--columns', 'count,status']);
+    expect(count.stdout).toMatch(/^count,status\r\n\d+,total\r\n/);
   });
 
   test('exit codes: validation 3 with field issues, usage 2, forbidden 5', async () => {

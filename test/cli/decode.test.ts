@@ -158,7 +158,7 @@ describe('eidkit decode --post-body', () => {
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.call).toMatchObject({
-      endpoint: 'genericpost',
+      endpoint: 'openrtb',
       networkId: 1234,
       formats: [{ id: 44, tagId: '44', impId: '1' }],
     });
@@ -180,6 +180,19 @@ describe('eidkit decode --post-body', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('endpoint: prebid');
     expect(r.stdout).toMatch(/uidapi\.com\s+4\s+Unified ID 2\.0/);
+  });
+
+  test('an OpenRTB 2.6 body with both user.eids and user.ext.eids: user.eids wins, it decodes, exit 0', () => {
+    const body = { imp: [{ id: '1' }], user: { eids: [eids[0], eids[1]], ext: { eids: [eids[2]] } } };
+    const r = run(['decode', '--json', '--post-body', file('both.json', body)]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('');
+    const out = JSON.parse(r.stdout);
+    expect(out.decoded).toBe(true);
+    expect(out.eids.map((e: { source: string }) => e.source)).toEqual(['id5-sync.com', 'uidapi.com']);
+    expect(out.issues).toEqual([{ path: 'user.ext.eids', message: 'ignored: user.eids is present and wins' }]);
+    const text = run(['decode', '--post-body', file('both.json', body)]);
+    expect([text.status, text.stderr]).toEqual([0, '']);
   });
 
   test('reads OpenRTB 2.5 user.ext.eids, and exits 3 for a body without eids or one that is not JSON', () => {

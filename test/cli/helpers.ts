@@ -57,3 +57,25 @@ export function simulatorEnv(sim: DealApiSimulator, url: string): Record<string,
     EIDKIT_PASSWORD: user.password,
   };
 }
+
+/** `arg` quoted for a POSIX shell. */
+const shellQuote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * Runs the binary with stdout and stderr on a terminal: a pseudo-terminal from util-linux's `script`. The terminal
+ * writes each line break as CR LF; `stdout` has them back as LF (and holds stderr too).
+ */
+export function eidkitOnTerminal(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolve) => {
+    const command = [process.execPath, bin, ...args].map(shellQuote).join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: { PATH: process.env.PATH!, HOME: home, XDG_CONFIG_HOME: join(home, 'config'), ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout: stdout.replace(/\r\n/g, '\n'), stderr }));
+    child.stdin.end();
+  });
+}

@@ -9,7 +9,14 @@ import { Output, OutputClosedError } from '../../src/cli/output.js';
 import { eidkit, home, simulatorEnv, start, type Run } from './helpers.js';
 
 const DEALS = 3_000;
-const FORMULAS = ['=HYPERLINK("http://evil.test","click")', '+1+2', '-2+3', '@SUM(A1:A2)'];
+const FORMULAS = [
+  '=HYPERLINK("http://evil.test","click")',
+  '+1+2',
+  '-2+3',
+  '@SUM(A1:A2)',
+  // A live formula in Excel wherever the list separator is `;` (most of continental Europe).
+  "Summer promo;=cmd|' /C calc'!A0",
+];
 const sim = createDealApiSimulator({ seed: { deals: DEALS - FORMULAS.length } });
 let env: Record<string, string> = {};
 let close = async () => {};
@@ -118,11 +125,18 @@ describe('CSV from the CLI opens in a spreadsheet as data, never as formulas', (
       .slice(1)
       .map((l) => l.slice(l.indexOf(',') + 1));
     expect(names.sort()).toEqual(
-      ['"\'=HYPERLINK(""http://evil.test"",""click"")"', "'+1+2", "'-2+3", "'@SUM(A1:A2)"].sort(),
+      [
+        '"\'=HYPERLINK(""http://evil.test"",""click"")"',
+        "'+1+2",
+        "'-2+3",
+        "'@SUM(A1:A2)",
+        `"Summer promo;'=cmd|' /C calc'!A0"`,
+      ].sort(),
     );
     const id = list.stdout.split('\r\n')[1].split(',')[0];
     const get = await eidkit(['deals', 'get', id, '--no-cache', '--csv', '--columns', 'name,price'], env);
-    expect(get.stdout.split('\r\n')[1]).toMatch(/^'/);
+    // The last one created: the name with a formula after its semicolon.
+    expect(get.stdout.split('\r\n')[1]).toMatch(/^"Summer promo;'=cmd\|' \/C calc'!A0",/);
   });
 });
 

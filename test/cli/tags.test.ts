@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer, type AddressInfo } from 'node:net';
 
 // Spawns the real built binary (`npm run build` first; `npm test` builds before the suites run).
 const bin = fileURLToPath(new URL('../../dist/node/cli/index.js', import.meta.url));
@@ -65,6 +66,30 @@ describe('eidkit tags', () => {
     const missing = run(['tags', 'serve', '--networks', join(tmpdir(), 'no-such-networks.json'), '--port', '0']);
     expect(missing.status).toBe(3);
     expect(missing.stderr).toMatch(/^eidkit: .*no-such-networks\.json: \(file\): cannot read/);
+  });
+
+  test('serve on a port in use says so and exits 2, as simulate does', async () => {
+    const busy = createServer();
+    await new Promise<void>((done) => busy.listen(0, '127.0.0.1', done));
+    try {
+      const port = (busy.address() as AddressInfo).port;
+      const file = networksFile({ networks: { '1234': { modules: [] } } });
+      const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+        const child = spawn(process.execPath, [bin, 'tags', 'serve', '--networks', file, '--port', String(port)]);
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d) => (stdout += d));
+        child.stderr.on('data', (d) => (stderr += d));
+        child.on('close', (status) => done({ status, stdout, stderr }));
+      });
+      expect(r).toEqual({
+        status: 2,
+        stdout: '',
+        stderr: `eidkit: port ${port} on 127.0.0.1 is already in use: pick another with --port <n> (--port 0 takes any free port)\n`,
+      });
+    } finally {
+      busy.close();
+    }
   });
 
   test('serve answers on the printed address until stopped', async () => {

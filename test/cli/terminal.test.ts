@@ -10,7 +10,7 @@ import { createDealApiSimulator } from '../../src/simulator/index.js';
 import { terminalSafe } from '../../src/core/terminal.js';
 import { validDeal } from '../deals/fixtures.js';
 import { DEFAULTS, manyDeals } from '../deals/plan/helpers.js';
-import { eidkit, home, simulatorEnv } from './helpers.js';
+import { eidkit, eidkitOnTerminal, home, simulatorEnv } from './helpers.js';
 
 /** What a deal name or an eid id could carry to take over a terminal. */
 const HOSTILE = {
@@ -21,11 +21,17 @@ const HOSTILE = {
   forgedLine: 'ok\nid 999 forged line\r overwritten',
   bidi: 'invoice \u202efdp.exe\u202c \u2066x\u2069 zero\u200bwidth \ufeffbom',
   del: 'rub\x7fout \x00 nul \x08 backspace',
+  // Characters a terminal draws as nothing: TAG characters spelling a hidden sentence, a variation selector, the
+  // soft hyphen, the combining grapheme joiner, a Hangul filler.
+  invisible: `pay ${[...'ignore previous'].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('')}now \ufe0f\u00ad\u034f\u3164`,
 };
 const NAMES = Object.values(HOSTILE);
 
-/** Raw bytes a terminal acts on, or that forge text: any C0 but `\n`, DEL, C1, bidi and zero-width characters. */
-const RAW_CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
+/**
+ * Raw characters a terminal acts on, or that forge or hide text: any control but `\n` (C0, DEL, C1), every format
+ * character (bidi, zero-width, TAG characters…), every default-ignorable code point, line and paragraph separators.
+ */
+const RAW_CONTROL = /(?!\n)[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\p{Cs}]/u;
 
 const sim = createDealApiSimulator({ seed: { deals: 2 }, authLimit: { attempts: 1000 } }); // every run logs in
 let env: Record<string, string> = {};
@@ -61,6 +67,24 @@ describe('terminalSafe (src/core/terminal.ts)', () => {
     expect(terminalSafe('one\ntwo\r\t')).toBe('one\\x0atwo\\x0d\\x09');
     expect(terminalSafe('one\ntwo\r', { keepNewlines: true })).toBe('one\ntwo\\x0d');
     expect(terminalSafe('Prix: 2,50 € — déjà vu 日本 🙂')).toBe('Prix: 2,50 € — déjà vu 日本 🙂');
+  });
+
+  test('shows every format, control and default-ignorable character escaped: nothing hides a sentence', () => {
+    expect(terminalSafe(HOSTILE.invisible)).toBe(
+      'pay \\u{e0069}\\u{e0067}\\u{e006e}\\u{e006f}\\u{e0072}\\u{e0065}\\u{e0020}\\u{e0070}\\u{e0072}\\u{e0065}\\u{e0076}' +
+        '\\u{e0069}\\u{e006f}\\u{e0075}\\u{e0073}now \\ufe0f\\xad\\u034f\\u3164',
+    );
+    let hidden = 0;
+    for (let c = 0; c <= 0x10ffff; c++) {
+      if (c >= 0xd800 && c <= 0xdfff) continue;
+      const ch = String.fromCodePoint(c);
+      if (RAW_CONTROL.test(ch)) {
+        hidden++;
+        expect(terminalSafe(ch), `U+${c.toString(16)}`).not.toMatch(RAW_CONTROL);
+      }
+    }
+    expect(hidden).toBeGreaterThan(4_200); // 4,146 default-ignorable code points were left raw before
+    expect(terminalSafe('\ud800 lone \udfff')).toBe('\\ud800 lone \\udfff');
   });
 
   test('no unsafe character survives, whatever the text', () => {
@@ -140,6 +164,24 @@ describe('eidkit prints hostile text escaped, and exact in --json / --csv', () =
       expect(out.eids.map((e) => e.uids[0].id)).toEqual(NAMES);
       expect(out.eids[0].inserter).toBe(HOSTILE.title);
     }
+  });
+
+  test('--json on a terminal writes them as \\u escapes, still JSON of the same values; piped, byte for byte', async () => {
+    const id = `${HOSTILE.c1} ${HOSTILE.bidi} ${HOSTILE.invisible}`;
+    const input = JSON.stringify([{ source: 'example.org', uids: [{ id }] }]);
+    const tty = await eidkitOnTerminal(['decode', '--json', input]);
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).not.toMatch(RAW_CONTROL);
+    expect(tty.stdout).toContain('csi \\u009b31m');
+    expect(tty.stdout).toContain('\\udb40\\udc69'); // a TAG character, as JSON writes one above U+FFFF
+    expect((JSON.parse(tty.stdout) as { eids: { uids: { id: string }[] }[] }).eids[0].uids[0].id).toBe(id);
+    const piped = await eidkit(['decode', '--json', input]);
+    expect(piped.stdout).toContain(JSON.stringify(id));
+    const list = await eidkitOnTerminal(['deals', 'list', '--no-cache', '--json'], env);
+    expect(list.code).toBe(0);
+    expect(list.stdout).not.toMatch(RAW_CONTROL);
+    const names = (JSON.parse(list.stdout) as { name: string }[]).map((d) => d.name);
+    for (const name of [HOSTILE.c1, HOSTILE.bidi, HOSTILE.invisible]) expect(names).toContain(name);
   });
 
   test('deals plan: names from a deals file print escaped; --json keeps them', async () => {

@@ -121,9 +121,6 @@ describe('requests the simulator accepts, per the guide, are valid in the docume
 
 describe('requests the simulator refuses are invalid in the document', () => {
   const refused: [string, Record<string, unknown>][] = [
-    ['no beginDate', validDeal({ beginDate: undefined })],
-    ['no endDate', validDeal({ endDate: undefined })],
-    ['a price with three decimals', validDeal({ price: 2.505 })],
     ['a rate above 1', validDeal({ pricingModel: 0, price: 0, companyVendorCostRate: 1.5 })],
     ['an unknown country code', validDeal({ countryCodes: ['XX'] })],
     ['a blank name', validDeal({ name: '   ' })],
@@ -152,6 +149,65 @@ describe('requests the simulator refuses are invalid in the document', () => {
     const found = r.validator.find('POST', '/oauth/token')!;
     expect(r.validator.requestErrors(found.operation, e.request, found.params)).not.toEqual([]);
     r.expectConforming(e);
+  });
+});
+
+describe('requests the document accepts as validators read it, refused for a rule it lists', () => {
+  // Without X-CopyOfDealId a partial body still fits the copy branch (a schema cannot see headers), and a JSON Schema
+  // validator divides 2.505 by 0.01 in floating point: both are said as rules, which the 400 names.
+  const refused: [string, Record<string, unknown>, string][] = [
+    ['no beginDate', validDeal({ beginDate: undefined }), 'complete-deal'],
+    ['no endDate', validDeal({ endDate: undefined }), 'complete-deal'],
+    ['only beginDate and endDate', { beginDate: '2030-03-01', endDate: '2030-05-31T23:59:59Z' }, 'complete-deal'],
+    ['a price with three decimals', validDeal({ price: 2.505 }), 'two-decimals'],
+  ];
+  test.each(refused)('a deal with %s', async (_, body, rule) => {
+    const r = await rig();
+    const e = await r.call('POST', '/deals', body);
+    expect(e.response.status).toBe(400);
+    const found = r.validator.find('POST', '/deals')!;
+    expect(r.validator.requestErrors(found.operation, e.request, found.params)).toEqual([]);
+    expect(r.validator.rules(found.operation).has(rule)).toBe(true);
+    const errors = (JSON.parse(e.response.body) as { errors: { rule?: string }[] }).errors;
+    expect(errors.map((x) => x.rule)).toContain(rule);
+    r.expectConforming(e);
+  });
+
+  test('a text/plain body that is not JSON, on POST /deals and DELETE /deals/{id}/domainlists', async () => {
+    const r = await rig();
+    const text = { 'content-type': 'text/plain' };
+    const calls = [
+      await r.call('POST', '/deals', 'not json', text),
+      await r.call('DELETE', `/deals/${r.deal.id}/domainlists`, 'not json', text),
+    ];
+    expect(calls.map((e) => e.response.status)).toEqual([400, 400]);
+    for (const e of calls) {
+      expect((JSON.parse(e.response.body) as { errors: { rule?: string }[] }).errors[0].rule).toBe('json-text');
+    }
+    r.expectConforming(...calls);
+  });
+
+  test('a price of two decimals that floating point cannot divide by 0.01 is valid in the document', async () => {
+    const r = await rig();
+    const created = await r.call('POST', '/deals', validDeal({ price: 1.15 }));
+    expect(created.response.status).toBe(201);
+    expect(r.doc).not.toHaveProperty(['components', 'schemas', 'DealWrite', 'properties', 'price', 'multipleOf']);
+    r.expectConforming(created, await r.call('GET', '/deals'));
+  });
+});
+
+describe('DELETE /deals/{id}/domainlists reads its optional body as the document says (DomainListRef)', () => {
+  test('the attached list detaches; a body off the schema is refused, as the document refuses it', async () => {
+    const r = await rig();
+    expect((await r.call('POST', `/deals/${r.deal.id}/domainlists`, { domainListId: 1 })).response.status).toBe(204);
+    const off = [
+      await r.call('DELETE', `/deals/${r.deal.id}/domainlists`, {}),
+      await r.call('DELETE', `/deals/${r.deal.id}/domainlists`, { domainListId: 1, extra: true }),
+    ];
+    expect(off.map((e) => e.response.status)).toEqual([400, 400]);
+    const detached = await r.call('DELETE', `/deals/${r.deal.id}/domainlists`, { domainListId: 1 });
+    expect(detached.response.status).toBe(204);
+    r.expectConforming(...off, detached);
   });
 });
 

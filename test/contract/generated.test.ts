@@ -1,11 +1,12 @@
 /**
- * Requests generated from the document's own schemas, for every operation, sent to the simulator: every response
- * conforms to the document, and a request the document accepts is refused only for a reason its schema lists
- * (`x-rules`). Seeded, so a failure reproduces.
+ * Requests generated from the document's own schemas, for every operation, sent to the simulator through Stoplight
+ * Prism's validating proxy (`prism proxy --errors`, as docs/simulator.md suggests) and checked by ajv over the served
+ * document as well: every response conforms to the document, a request the document accepts is refused only for a
+ * reason its schema lists (`x-rules`), and Prism refuses no request the simulator accepts. Seeded, so a failure
+ * reproduces.
  */
 import fc from 'fast-check';
-import { expect, test } from 'vitest';
-import type { SimulatorExchange } from '../../src/simulator/index.js';
+import { expect, onTestFinished, test } from 'vitest';
 import { arbitrary } from './arbitrary.js';
 import { COMPANY, DSP, contractRig, explain } from './helpers.js';
 import type { Violation } from './validator.js';
@@ -17,10 +18,11 @@ const RUNS_WITH_DEAL_BODY = 100;
 const SEED = 20_301;
 
 test('generated requests for every operation conform, and none the document accepts is refused unlisted', async () => {
-  const r = await contractRig({
-    quotas: { creationsPerDay: 100_000, updatesPerDay: 100_000 },
-    authLimit: { attempts: 1_000_000 },
-  });
+  const r = await contractRig(
+    { quotas: { creationsPerDay: 100_000, updatesPerDay: 100_000 }, authLimit: { attempts: 1_000_000 } },
+    { through: 'prism' },
+  );
+  onTestFinished(() => r.close());
   const tokens = [await r.login(COMPANY), await r.login(DSP)];
   const seeded = r.sim.seedDeals(40).map((d) => d.id);
   const login = {
@@ -34,6 +36,7 @@ test('generated requests for every operation conform, and none the document acce
   let sent = 0;
   let refusedForRule = 0;
   let discarded = 0;
+  let proxyRefused = 0;
   const statuses = new Map<string, number>();
 
   for (const [index, operation] of r.validator.operations.entries()) {
@@ -95,10 +98,11 @@ test('generated requests for every operation conform, and none the document acce
         discarded++;
         continue;
       }
-      const e: SimulatorExchange = await r.exchange(url, { method: request.method, headers, body: text });
+      const e = await r.exchange(url, { method: request.method, headers, body: text });
       sent++;
       covered.add(operation.id);
-      const found = r.validator.check(e);
+      if (e.proxy?.refused) proxyRefused++;
+      const found = r.check(e);
       const answer = `${operation.id} ${e.response.status}`;
       statuses.set(answer, (statuses.get(answer) ?? 0) + 1);
       violations.push(...found);
@@ -108,7 +112,8 @@ test('generated requests for every operation conform, and none the document acce
   console.log(
     `contract (generated requests): operations covered ${covered.size}/${r.validator.operations.length}, ` +
       `generated requests ${sent} (${discarded} the document refuses, not sent), ` +
-      `refused for a listed rule ${refusedForRule}, violations: ${violations.length}`,
+      `refused for a listed rule ${refusedForRule}, refused by Prism ${proxyRefused} (the simulator refuses them too), ` +
+      `violations (ajv and Prism): ${violations.length}`,
   );
   expect(violations, explain(violations.slice(0, 40))).toEqual([]);
   // The generated requests reach the interesting answers, not only refusals.

@@ -1,5 +1,5 @@
-// The README's "Dependencies" section names every package package.json depends on, so a new dependency comes with
-// its reason, and a package said to be unused is not in package.json.
+// The "Dependencies" section of docs/project.md names every package package.json depends on, so a new dependency
+// comes with its reason, and a package said to be unused is not in package.json.
 import { expect, test } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,19 +7,19 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const project = readFileSync(join(root, 'docs', 'project.md'), 'utf8');
 
-/** The text of the README's `## Dependencies` section. */
+/** The text of docs/project.md's `## Dependencies` section. */
 function dependenciesSection(): string {
-  const start = readme.indexOf('\n## Dependencies\n');
-  if (start < 0) throw new Error('README.md has no "## Dependencies" section');
-  const end = readme.indexOf('\n## ', start + 1);
-  return readme.slice(start, end < 0 ? undefined : end);
+  const start = project.indexOf('\n## Dependencies\n');
+  if (start < 0) throw new Error('docs/project.md has no "## Dependencies" section');
+  const end = project.indexOf('\n## ', start + 1);
+  return project.slice(start, end < 0 ? undefined : end);
 }
 
 const kinds = ['dependencies', 'devDependencies', 'peerDependencies'] as const;
 
-test('the README names every runtime, build and peer dependency of package.json in its Dependencies section', () => {
+test('docs/project.md names every runtime, build and peer dependency of package.json in its Dependencies section', () => {
   const section = dependenciesSection();
   const named = (name: string) => section.includes(`\`${name}\``);
   const unnamed = kinds.flatMap((kind) => Object.keys(pkg[kind] ?? {}).filter((name) => !named(name)));

@@ -1,54 +1,26 @@
-// The guides' whole-program examples run as written: the receiving path of docs/ad-server.md is copied out of the
-// guide into a file inside the repository (so `eidkit/adserver` resolves to this package's own dist/, as it would
-// from node_modules) and started; a page origin it allows reads the answer, another does not.
+// The guides' whole-program examples run as written (test/support/doc-example.ts): the receiving path of
+// docs/ad-server.md and the Prebid.js ad server of docs/tag.md are copied out of their guides and started; a page
+// origin they allow reads the answer, another does not. test/e2e/doc-examples.spec.ts calls them from real pages.
 import { afterAll, describe, expect, test } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { exampleAfter, startExample, type RunningExample } from '../support/doc-example.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const dir = join(root, '.test-results', 'examples');
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const c of children) c.kill('SIGTERM');
-  rmSync(dir, { recursive: true, force: true });
+const running: RunningExample[] = [];
+afterAll(async () => {
+  await Promise.all(running.map((r) => r.stop()));
 });
-
-/** The first ```js block after `heading` in a guide. */
-function exampleAfter(guide: string, heading: string): string {
-  const text = readFileSync(join(root, 'docs', guide), 'utf8');
-  const from = text.indexOf(heading);
-  const m = /```js\n([\s\S]*?)```/.exec(text.slice(from));
-  if (from < 0 || !m) throw new Error(`no js example after ${heading} in ${guide}`);
-  return m[1];
-}
 
 describe('docs/ad-server.md', () => {
   test('the whole receiving path runs as written: it answers allowed pages with CORS and logs providers', async () => {
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'receiving-path.mjs');
-    writeFileSync(file, exampleAfter('ad-server.md', 'The whole receiving path as one program'));
-    const child = spawn(process.execPath, [file], {
-      env: { ...process.env, PORT: '0', PAGE_ORIGINS: 'https://pub.example,https://*.news.example' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const example = await startExample(exampleAfter('ad-server.md', 'The whole receiving path as one program'), {
+      PAGE_ORIGINS: 'https://pub.example,https://*.news.example',
     });
-    children.push(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`not listening: ${stderr}`)), 15_000);
-      child.stderr.on('data', (d) => {
-        stderr += d;
-        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]);
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-    });
+    running.push(example);
+    const { url } = example;
+    const stdout = example.stdout;
     const eids = Buffer.from(JSON.stringify([{ source: 'id5-sync.com', uids: [{ id: 'ID5*x', atype: 1 }] }])).toString(
       'base64url',
     );
@@ -68,12 +40,75 @@ describe('docs/ad-server.md', () => {
     });
     expect(preflight.status).toBe(204);
     // The provider log: one JSON line per call, ID5 (provider 2) on the first.
-    await expect.poll(() => stdout.split('\n').filter(Boolean).length).toBeGreaterThanOrEqual(2);
-    expect(JSON.parse(stdout.split('\n')[0])).toMatchObject({
+    await expect.poll(() => stdout().split('\n').filter(Boolean).length).toBeGreaterThanOrEqual(2);
+    expect(JSON.parse(stdout().split('\n')[0])).toMatchObject({
       endpoint: expect.any(String),
       networkId: 1234,
       providerIds: [2],
     });
+  });
+});
+
+describe('docs/tag.md', () => {
+  test('the /prebid/v1 ad server runs as written: bids for the allowed pages, CORS on the bids and the notices', async () => {
+    const example = await startExample(exampleAfter('tag.md', 'The ad server side'), {
+      PAGE_ORIGINS: 'https://pub.example',
+    });
+    running.push(example);
+    const body = {
+      networkId: 1234,
+      siteId: 1,
+      pageId: 2,
+      units: [{ bidId: 'b1', adUnitCode: 'top', formatId: 11, banner: [[728, 90]] }],
+      eids: [{ source: 'id5-sync.com', uids: [{ id: 'ID5*x', atype: 1 }] }],
+    };
+    // As the adapter sends it: a text/plain body with the visitor's cookies.
+    const answer = await fetch(`${example.url}/prebid/v1`, {
+      method: 'POST',
+      headers: { Origin: 'https://pub.example', 'Content-Type': 'text/plain' },
+      body: JSON.stringify(body),
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('access-control-allow-origin')).toBe('https://pub.example');
+    expect(answer.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(await answer.json()).toMatchObject({ bids: [{ requestId: 'b1', cpm: 2.5, dealId: 'EDK-1-016R2P2' }] });
+    const timeout = await fetch(`${example.url}/prebid/v1/timeout`, {
+      method: 'POST',
+      headers: { Origin: 'https://pub.example', 'Content-Type': 'text/plain' },
+      body: JSON.stringify({ bidId: 'b1', adUnitCode: 'top', timeout: 1000 }),
+    });
+    expect(timeout.status).toBe(204);
+    expect(timeout.headers.get('access-control-allow-origin')).toBe('https://pub.example');
+    const foreign = await fetch(`${example.url}/prebid/v1`, {
+      method: 'POST',
+      headers: { Origin: 'https://evil.example' },
+      body: JSON.stringify(body),
+    });
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
+describe('server examples in the guides', () => {
+  /** Every ```js / ```ts block of the README and the guides. */
+  const blocks = () =>
+    [
+      'README.md',
+      ...readdirSync(join(root, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => `docs/${f}`),
+    ].flatMap((file) =>
+      [...readFileSync(join(root, file), 'utf8').matchAll(/```(?:js|ts|mjs)\n([\s\S]*?)```/g)].map((m) => ({
+        file,
+        code: m[1],
+      })),
+    );
+
+  test('every example that answers requests from a page goes through the shipped CORS helper', () => {
+    const servers = blocks().filter(({ code }) => /\bapp\.(get|post|on|all)\(|createServer\(/.test(code));
+    expect(servers.length).toBeGreaterThanOrEqual(3);
+    for (const { file, code } of servers) {
+      expect(code, `${file}: ${code.slice(0, 200)}`).toMatch(/\b(corsMiddleware|corsForNode)\(/);
+    }
   });
 });
 

@@ -8,6 +8,7 @@ import { composeTag, loadNetworksConfig } from '../../dist/node/operator/index.j
 import { handleModuleRoute } from '../../demo/modules/routes.mjs';
 import { createHash } from 'node:crypto';
 import { startTestServer, type RecordedRequest, type TestServer } from './support/server';
+import { gppCmp } from './support/cmps';
 
 let server: Server;
 /** The recording proxy in front of `server`; pages load from its origin. */
@@ -46,6 +47,23 @@ test.beforeAll(async () => {
     // (The proxy puts its probe before it, right after <head>.)
     return { type: 'text/html; charset=utf-8', body: html.replace(/<head[^>]*>/i, (head) => head + silentCmp) };
   });
+  // US privacy: a real GPP CMP with the US national section (gpp-cmp-entry.mjs), or the browser's Global Privacy
+  // Control, in place before any page script.
+  const gppBundle = await gppCmp();
+  proxy.route('/gpp-cmp.js', () => ({ type: 'text/javascript', body: gppBundle }));
+  for (const [name, script] of [
+    ['usnat-spm', '<script src="/gpp-cmp.js" data-choice="usnat-spm"></script>'],
+    ['usnat-optin', '<script src="/gpp-cmp.js" data-choice="usnat-optin"></script>'],
+    [
+      'gpc',
+      "<script>Object.defineProperty(Navigator.prototype, 'globalPrivacyControl', { get: () => true });</script>",
+    ],
+  ]) {
+    proxy.route(`/modules/${name}.html`, async () => {
+      const html = await (await fetch(`${upstream}/modules/page.html`)).text();
+      return { type: 'text/html; charset=utf-8', body: html.replace(/<head[^>]*>/i, (head) => head + script) };
+    });
+  }
 });
 test.afterAll(async () => {
   await proxy.close();
@@ -194,6 +212,57 @@ test('an email typed into a form added after load is hashed and sent, and never 
   expect(JSON.stringify(await storage(page)).toLowerCase()).not.toContain('jane');
 });
 
+test('a page URL holding an email: no request the tag or its modules send carries it, in a URL or a header', async ({
+  web: page,
+}) => {
+  const email = 'Url.Reader+promo@Example.com';
+  // The email in the identity-link parameter, in another parameter encoded twice, and in the fragment.
+  const twice = encodeURIComponent(encodeURIComponent(email));
+  await ready(
+    page,
+    `/modules/page.html?cmp=consent&email=${encodeURIComponent(email)}&ref=${twice}#contact=${encodeURIComponent(email)}`,
+  );
+  const { eids } = await displayCall(page);
+  // The module still read the URL parameter: its hash goes, never the email.
+  const hash = createHash('sha256').update(email.toLowerCase()).digest('hex');
+  expect(eids.find((e) => e.source === 'hemsha256')?.uids[0].id).toBe(hash);
+  await requestAfterClick(page, '#call-generic', '/genericpost');
+  await proxy.waitFor((r) => r.path.includes('/idlink/'), 10_000);
+  const sent = proxy.requests.filter((r) => /^\/(ac|genericpost|call)$/.test(r.path) || r.path.includes('/idlink/'));
+  expect(sent.length).toBeGreaterThanOrEqual(3);
+  const forms = [email, encodeURIComponent(email), twice, 'url.reader+promo@', 'url.reader%2bpromo'];
+  for (const r of sent) {
+    const text = `${r.path}?${r.search}\n${r.body}\n${JSON.stringify(r.headers)}`.toLowerCase();
+    for (const f of forms) expect(text, `${r.method} ${r.path}`).not.toContain(f.toLowerCase());
+    // Same-origin requests, where the browser would send the whole page URL: the origin alone goes.
+    expect(r.headers.referer, `${r.method} ${r.path}`).toBe(origin + '/');
+  }
+  expect(await page.errors()).toEqual([]);
+});
+
+test('a module the operator switched off, or its window flag turned off, leaves nothing behind', async ({
+  web: page,
+}) => {
+  // A visit on network 4321 (every module) stores both modules' keys; the provider's own entry sits beside them.
+  await ready(page, '/modules/page.html?cmp=consent&email=' + encodeURIComponent('left.behind@example.com'));
+  await page.evaluate(() => localStorage.setItem('_lr_env', btoa(JSON.stringify({ envelope: 'ENV' }))));
+  await displayCall(page);
+  await page.waitForFunction(() => !!localStorage.getItem('_sas_idl') && !!localStorage.getItem('_sas_hem'));
+
+  // The page's flag turns identifier linking off: its key goes, identity link's stays.
+  await ready(page, '/modules/page.html?cmp=consent&flag=idLinking');
+  await displayCall(page);
+  let s = await storage(page);
+  expect(Object.keys(s.local).sort()).toEqual(['_lr_env', '_sas_hem']);
+
+  // The operator serves network 1234 no module at all: the script it gets deletes what the modules kept.
+  await ready(page, '/modules/page.html?cmp=consent&nw=1234');
+  s = await storage(page);
+  expect(Object.keys(s.local)).toEqual(['_lr_env']);
+  expect(s.cookies.filter((c) => c.startsWith('_sas_'))).toEqual([]);
+  expect(await page.errors()).toEqual([]);
+});
+
 for (const [how, path] of [
   ['by the operator', '/modules/page.html?nw=1234&criteo=1&uid2=1&email=a.b%40example.com'],
   ['by its window flag', '/modules/page.html?flag=identityLink&email=a.b%40example.com'],
@@ -211,7 +280,7 @@ for (const [how, path] of [
       expect(eids).toEqual([]);
       expect(s.local).toEqual({});
       expect(proxy.requests.some((r) => r.path.includes('/idlink/'))).toBe(false);
-      // The network is served the built core byte for byte: not even an operator-switch line.
+      // The network is served the built core and the statement deleting the modules' keys: no operator-switch line.
       expect(await page.evaluate(() => (window as any).__sasop)).toBeUndefined();
     } else {
       // The other enabled modules still work.
@@ -219,6 +288,32 @@ for (const [how, path] of [
     }
   });
 }
+
+for (const page of ['usnat-spm', 'gpc'] as const) {
+  test(`US privacy (${page === 'gpc' ? "the browser's Global Privacy Control" : 'GPP usnat in service-provider mode'}): no module runs, stores or sends, and the call carries the signal`, async ({
+    web,
+  }) => {
+    await ready(web, `/modules/${page}.html?criteo=1&uid2=1&email=` + encodeURIComponent('e2e.user@example.com'));
+    await typeEmail(web, 'typed.user@example.com');
+    const { params, eids } = await displayCall(web);
+    if (page === 'gpc') expect(params.get('gpc')).toBe('1');
+    else expect([params.get('gpp_sid'), params.get('gpp')?.startsWith('DBABLA~')]).toEqual(['7', true]);
+    // Only the ids the page itself holds may go (the server decides per partner); no module contributed any.
+    expect(eids.map((e) => e.source)).not.toEqual(expect.arrayContaining(['hemsha256']));
+    expect(eids.map((e) => e.source)).not.toContain('id5-sync.com');
+    const s = await storage(web);
+    expect(Object.keys(s.local).filter((k) => k.startsWith('_sas'))).toEqual([]);
+    expect(proxy.requests.some((r) => r.path.includes('/idlink/'))).toBe(false);
+    expect(await web.errors()).toEqual([]);
+  });
+}
+
+test('US privacy: GPP usnat with every notice given and opted in lets the modules run', async ({ web: page }) => {
+  await ready(page, '/modules/usnat-optin.html?email=' + encodeURIComponent('e2e.user@example.com'));
+  const { params, eids } = await displayCall(page);
+  expect(params.get('gpp_sid')).toBe('7');
+  expect(eids.map((e) => e.source)).toEqual(expect.arrayContaining(['hemsha256', 'id5-sync.com']));
+});
 
 test('a silent CMP never holds the ad call past the bound, and no eids go without a legal basis', async ({
   web: page,
@@ -238,6 +333,19 @@ test.describe('the page shows what the tag read and sent', () => {
   const stateOf = (page: EnginePage, name: string) =>
     expect.poll(async () => (await page.text(`#module-${name} td:nth-child(2)`))?.trim());
   const textOf = (page: EnginePage, selector: string) => expect.poll(() => page.text(selector));
+
+  test('before the first call, enabled modules show waiting and only modules the operator left off show off', async ({
+    web: page,
+  }) => {
+    await ready(page, '/modules/page.html?nw=2345');
+    await stateOf(page, 'prebid').toBe('waiting');
+    await textOf(page, '#module-prebid').toContain('no ad call yet');
+    for (const name of ['identityLink', 'idLinking', 'criteo', 'uid2'])
+      await stateOf(page, name).toBe('off by operator');
+    await ready(page, '/modules/page.html');
+    for (const name of ['identityLink', 'idLinking', 'criteo', 'uid2', 'prebid'])
+      await stateOf(page, name).toBe('waiting');
+  });
 
   test("consent given: the consent read, each module's state and the eids of the last call are on the page", async ({
     web: page,

@@ -31,14 +31,16 @@ test.beforeAll(async () => {
   ({ manifest } = await buildTags({ config, outDir: out }));
   // The CDN: the built files as they are, with CORS so pages can check their integrity.
   const routes = Object.fromEntries(
-    manifest.files.map((f) => [
-      `/${f.file}`,
-      {
-        type: 'text/javascript; charset=utf-8',
-        headers: { 'Access-Control-Allow-Origin': '*' },
-        body: readFileSync(join(out, f.file), 'utf8'),
-      },
-    ]),
+    manifest.files
+      .flatMap((f) => [f.file, f.versioned.file])
+      .map((file) => [
+        `/${file}`,
+        {
+          type: 'text/javascript; charset=utf-8',
+          headers: { 'Access-Control-Allow-Origin': '*' },
+          body: readFileSync(join(out, file), 'utf8'),
+        },
+      ]),
   );
   cdn = await startTestServer({ routes });
   site = await startTestServer();
@@ -61,8 +63,10 @@ const pageWith = (src: string, integrity?: string, onerror = '') =>
 <script src="${src}"${integrity ? ` integrity="${integrity}" crossorigin="anonymous"` : ''}${onerror ? ` onerror="${onerror}"` : ''}></script>
 </head><body></body></html>`;
 
-test('a built tag/<id>/sas.js loaded from another origin with its manifest integrity runs', async ({ web: page }) => {
-  const f = entry('tag/4321/sas.js');
+test("a built tag's versioned copy loaded from another origin with its manifest integrity runs", async ({
+  web: page,
+}) => {
+  const f = entry('tag/4321/sas.js').versioned;
   site.page('/sri-ok.html', pageWith(`${cdn.altUrl}/${f.file}`, f.integrity));
   await page.goto(`${site.url}/sri-ok.html`);
   await page.waitForFunction(() => typeof (window as any).sas?.version === 'string');
@@ -72,7 +76,7 @@ test('a built tag/<id>/sas.js loaded from another origin with its manifest integ
 test("the same script with another file's integrity is refused by the browser", async ({ web: page }) => {
   site.page(
     '/sri-bad.html',
-    pageWith(`${cdn.altUrl}/tag/4321/sas.js`, entry('tag/2345/sas.js').integrity, 'window.refused = true'),
+    pageWith(`${cdn.altUrl}/tag/4321/sas.js`, entry('tag/2345/sas.js').versioned.integrity, 'window.refused = true'),
   );
   await page.goto(`${site.url}/sri-bad.html`);
   // The browser fetched the script, found it does not match, fired the element's error event and did not run it.
@@ -97,7 +101,7 @@ test('tags serve delivers brotli to a browser that asks for it (else gzip), and 
   expect(await page.evaluate(() => (window as any).__sasop)).toEqual({ modules: ['prebid'] });
 });
 
-test("a page pinned to the manifest's versionedFile and integrity keeps loading the tag after the operator enables a module", async ({
+test("a page pinned to the manifest's versioned file and integrity keeps loading the tag after the operator enables a module", async ({
   web: page,
 }) => {
   const dir = mkdtempSync(join(tmpdir(), 'eidkit-sri-'));
@@ -105,7 +109,7 @@ test("a page pinned to the manifest's versionedFile and integrity keeps loading 
   // The operator enables another module for the network and rebuilds into the same folder.
   const changed = parseNetworksConfig({ networks: { ...config.networks, '2345': { modules: ['prebid', 'uid2'] } } });
   await buildTags({ config: changed, outDir: dir });
-  const files = [pinned.file, pinned.versionedFile];
+  const files = [pinned.file, pinned.versioned.file];
   const routes = Object.fromEntries(
     files.map((f) => [
       `/${f}`,
@@ -120,7 +124,7 @@ test("a page pinned to the manifest's versionedFile and integrity keeps loading 
   try {
     site.page(
       '/sri-pinned.html',
-      pageWith(`${cdnAfter.altUrl}/${pinned.versionedFile}`, pinned.integrity, 'window.refused = true'),
+      pageWith(`${cdnAfter.altUrl}/${pinned.versioned.file}`, pinned.versioned.integrity, 'window.refused = true'),
     );
     await page.goto(`${site.url}/sri-pinned.html`);
     await page.waitForFunction(() => typeof (window as any).sas?.version === 'string');
@@ -128,7 +132,7 @@ test("a page pinned to the manifest's versionedFile and integrity keeps loading 
     // The unversioned URL moved on: the same integrity on it is refused, which is why the guide never offers that.
     site.page(
       '/sri-unversioned.html',
-      pageWith(`${cdnAfter.altUrl}/${pinned.file}`, pinned.integrity, 'window.refused = true'),
+      pageWith(`${cdnAfter.altUrl}/${pinned.file}`, pinned.versioned.integrity, 'window.refused = true'),
     );
     await page.goto(`${site.url}/sri-unversioned.html`);
     await page.waitForFunction(() => (window as any).refused === true);

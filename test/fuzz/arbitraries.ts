@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { GppModel } from '@iabgpp/cmpapi';
 import { gppHeader, tcString, tcWith } from './bits.js';
 import type { GppIdEntry, IdRange, Restriction, TcFields, VendorSection } from './bits.js';
+import { invisibleChunk, wideDeepExtBody } from './shapes.js';
 
 /**
  * A request as the entry points receive it; `body` is text, bytes (`{ base64 }`) or an already parsed object
@@ -46,7 +47,9 @@ export const badEscape = fc.constantFrom(
 /** Any text: random UTF-16 units (lone surrogates included), odd chunks, or one chunk repeated to 20,000 characters. */
 export const hostileText = fc.oneof(
   fc.string({ unit: anyUnit, maxLength: 40 }),
-  fc.array(fc.oneof(oddChunk, badEscape, fc.string({ maxLength: 6 })), { maxLength: 16 }).map((a) => a.join('')),
+  fc
+    .array(fc.oneof(oddChunk, badEscape, invisibleChunk, fc.string({ maxLength: 6 })), { maxLength: 16 })
+    .map((a) => a.join('')),
   fc
     .tuple(fc.oneof(oddChunk, fc.constantFrom('a', 'A1', '%41')), fc.integer({ min: 100, max: 20_000 }))
     .map(([c, n]) => c.repeat(Math.ceil(n / c.length))),
@@ -422,8 +425,61 @@ const cookieHeader = fc.oneof(
   fc.integer({ min: 1, max: 4_000 }).map((n) => ';='.repeat(n) + 'pid=p'),
 );
 
+/** An `X-Forwarded-For` chain: addresses with and without ports, garbage hops, long chains, one huge entry. */
+const forwardedFor = fc.oneof(
+  fc.constantFrom('203.0.113.9', '203.0.113.9, 10.0.0.1', '[2001:db8::7]:443, 192.0.2.9:80', 'unknown, 10.0.0.1'),
+  fc
+    .array(fc.oneof(fc.ipV4(), fc.ipV6(), fc.constantFrom('10.1.2.3', '::1', '127.0.0.1'), hostileText), {
+      maxLength: 40,
+    })
+    .map((hops) => hops.join(', ')),
+  fc.integer({ min: 1, max: 4_000 }).map((n) => '10.0.0.1,'.repeat(n)),
+  fc.integer({ min: 1, max: 8_000 }).map((n) => 'x'.repeat(n)),
+);
+
 /** Header values an HTTP parser would let through: printable ASCII, obs-text (0x80-0xFF), tabs; no CR, LF or NUL. */
 export const headerSafe = (s: string) => s.replace(/[^\t\x20-\x7e\x80-\xff]/g, '?');
+
+/** A URL or text for the email detectors, and the server's mode of replacing what they find. */
+export interface UrlInput {
+  url: string;
+  mode?: 'strip' | 'hash';
+}
+
+/** The pieces emails and near-emails are made of, in every encoding the detectors read. */
+const emailChunk = fc.constantFrom(
+  ...['@', '%40', '%2540', '%252540', '%25%34%30', '%u0040', '.', '%2E', '%2e', '%252E', 'a', 'Z', '9', '-', '_'],
+  ...['+', ' ', '%20', '/', '?', '#', '&', '=', ';', '%2F', '%3F', '%26', '%3D', '%', '%25', '%2', 'a@', '@a', 'a.'],
+  ...['@.', '.@', 'a@b', 'a@b.', 'jane.doe@example.com', 'JANE%40EXAMPLE.COM', 'https://', 'news.example'],
+);
+
+/**
+ * Hostile URLs up to `max` characters for the email detectors: chunks of near-emails in every encoding mixed with
+ * odd characters and broken escapes, one chunk or pair repeated to the cap (the runs a backtracking pattern would
+ * retry from every position), and page URLs with a real email somewhere.
+ */
+export const hostileUrl = (max: number): fc.Arbitrary<UrlInput> =>
+  fc
+    .tuple(
+      fc.oneof(
+        fc.array(fc.oneof(emailChunk, emailChunk, oddChunk, badEscape), { maxLength: 64 }).map((a) => a.join('')),
+        fc.tuple(fc.array(emailChunk, { minLength: 1, maxLength: 3 }), fc.integer({ min: 100, max })).map(([c, n]) =>
+          c
+            .join('')
+            .repeat(Math.ceil(n / c.join('').length))
+            .slice(0, max),
+        ),
+        fc
+          .tuple(
+            fc.constantFrom('https://news.example', 'http://user:jane%40example.com@news.example', ''),
+            fc.array(emailChunk, { maxLength: 12 }),
+            fc.array(emailChunk, { maxLength: 12 }),
+          )
+          .map(([origin, path, query]) => `${origin}/${path.join('')}?${query.join('')}#${path.join('')}`),
+      ),
+      fc.constantFrom('strip' as const, 'hash' as const),
+    )
+    .map(([url, mode]) => ({ url: url.slice(0, max), mode }));
 
 /** Request headers: huge cookies, user agents and referers, a lying Content-Length. */
 export const hostileHeaders = fc
@@ -431,7 +487,13 @@ export const hostileHeaders = fc
     {
       cookie: cookieHeader,
       'user-agent': fc.oneof(fc.constant('Mozilla/5.0'), hostileText),
-      referer: fc.oneof(fc.constant('https://pub.example/page'), hostileText),
+      // A page URL with emails in every encoding: none may come out of the parse (checkCall).
+      referer: fc.oneof(
+        fc.constant('https://pub.example/page'),
+        hostileText,
+        hostileUrl(4_096).map((u) => u.url),
+      ),
+      'x-forwarded-for': forwardedFor,
       'content-type': fc.constantFrom('application/json', 'text/plain', 'application/json; charset=utf-16', ''),
       'content-length': fc.constantFrom('0', '1', '-1', '99999999999', 'abc', '1e3', '262144'),
     },
@@ -479,6 +541,7 @@ export const hostilePost: fc.Arbitrary<RequestInput> = fc
       { weight: 4, arbitrary: postObject.map((o) => JSON.stringify(o)) },
       { weight: 1, arbitrary: postObject.map((o) => ({ json: o })) },
       { weight: 3, arbitrary: jsonBombText },
+      { weight: 1, arbitrary: wideDeepExtBody.map((b) => b.body) },
       { weight: 1, arbitrary: postObject.map((o) => base64Of('\uFEFF' + JSON.stringify(o))) },
       { weight: 1, arbitrary: fc.uint8Array({ maxLength: 2_000 }).map(base64Of) },
       { weight: 1, arbitrary: hostileText },

@@ -2,7 +2,7 @@
 // request object), `run` (timed: the entry point itself), `check` (the invariants its output keeps) and its CPU
 // budget. Inputs are plain JSON (test/fuzz/arbitraries.ts), so the corpus replays them exactly.
 import { IncomingMessage } from 'node:http';
-import { Socket } from 'node:net';
+import { isIP, Socket } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,13 +32,18 @@ import { runCli } from '../../src/cli/output.js';
 import { createDealApiSimulator, passwordRealmForm, DEMO_USERS } from '../../src/simulator/index.js';
 import type { DealApiSimulator } from '../../src/simulator/index.js';
 import { composeTag, createTagApp, MODULES, parseNetworksConfig } from '../../src/operator/index.js';
-import type { RequestInput } from './arbitraries.js';
+import { findEmail, hasEmail, looksPersonal, scrubUrl, unescapeAny } from '../../src/core/index.js';
+import { EMAIL_IN } from '../../src/core/pii.js';
+import { pageUrlRules, scrubWith } from '../../src/adserver/parse/index.js';
+import type { RequestInput, UrlInput } from './arbitraries.js';
 
 /** The caps every parsed call keeps (docs/ad-server.md "Caps"). */
 const L = DEFAULT_LIMITS;
 /** Issues kept per call: the first `maxIssues` and one that counts the rest. */
 export const MAX_ISSUES = L.maxIssues + 1;
 const MAX_INT32 = 2 ** 31 - 1;
+/** The proxies the fuzzed server trusts: the peer (192.0.2.1) is one of them. */
+const TRUSTED_PROXIES = ['192.0.2.0/24', 'uniquelocal', 'loopback'];
 /**
  * Longest issue path and message: an issue names a field and may quote a value it names (an eid's source, within
  * `maxIdLength`), never more of the input.
@@ -109,10 +114,16 @@ const strings = (v: unknown, out: string[] = [], depth = 0): string[] => {
   return out;
 };
 
+/** The pieces of a URL, as scrubUrl cuts it, that still hold an email (core/pii.ts); none after a scrub. */
+export const piecesWithEmail = (url: string): string[] =>
+  url.split(/[/?#&;=]/).filter((p) => EMAIL_IN.test(unescapeAny(p)));
+
 /** The invariants of a parsed call: every field within its cap, numbers OpenRTB integers, issues capped and short. */
 export function checkCall(call: AdCall): void {
   expect(call).toBeTypeOf('object');
-  expect(['ac', 'genericpost', 'call', 'prebid', 'unknown']).toContain(call.endpoint);
+  if (call.referer !== undefined) expect(piecesWithEmail(call.referer), 'an email in the page URL').toEqual([]);
+  if (call.ip !== undefined) expect(isIP(call.ip), `ip ${call.ip.slice(0, 80)}`).not.toBe(0);
+  expect(['ac', 'genericpost', 'call', 'prebid', 'openrtb', 'unknown']).toContain(call.endpoint);
   expect(call.issues.length, 'issues per call').toBeLessThanOrEqual(MAX_ISSUES);
   for (const i of call.issues) {
     expect(i.path.length, `issue path ${i.path.slice(0, 80)}`).toBeLessThanOrEqual(MAX_ISSUE_PATH);
@@ -219,8 +230,11 @@ async function runDecode(args: string[]): Promise<CliRun> {
   }
 }
 
-/** C0 controls but the newline, DEL and C1 controls: what must never reach a terminal raw. */
-const RAW_CONTROL = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/;
+/**
+ * What must never reach a terminal raw: any control but the newline (C0, DEL, C1), format characters (bidi, zero
+ * width, TAG characters), default-ignorable code points, line and paragraph separators, lone surrogates.
+ */
+const RAW_CONTROL = /(?!\n)[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\p{Cs}]/u;
 
 /** The simulator of the simulator cases, with a user token (created on first use). */
 let simulator: { sim: DealApiSimulator; token: string; access: string } | undefined;
@@ -284,8 +298,44 @@ export interface EntryPoint<I, C, O> {
 
 const entry = <I, C, O>(e: EntryPoint<I, C, O>) => e;
 
+/** What the email detectors of core/pii.ts make of one text. */
+interface Detected {
+  scrubbed: string;
+  found: string | undefined;
+  has: boolean;
+  personal: boolean;
+}
+
+const HASH_MODE = pageUrlRules({ emails: 'hash', emailParams: ['email', 'e'] });
+
 /** Every entry point the suite drives, by name (the corpus files name them). */
 export const ENTRY_POINTS = {
+  emailDetection: entry({
+    run: (i: UrlInput): Detected => ({
+      scrubbed: scrubUrl(i.url),
+      found: findEmail(i.url),
+      has: hasEmail(i.url),
+      personal: looksPersonal(i.url),
+    }),
+    check: (i, d: Detected) => {
+      expect(piecesWithEmail(d.scrubbed)).toEqual([]);
+      expect(d.scrubbed.length).toBeLessThanOrEqual(i.url.length);
+      if (!piecesWithEmail(i.url).length) expect(d.scrubbed).toBe(i.url);
+      if (d.found !== undefined) expect(d.found).toContain('@');
+      if (d.has) expect(d.personal).toBe(true);
+    },
+    // Four detectors read the whole text (five passes with looksPersonal's own hasEmail): twice the per-KB share.
+    budgetMs: (i) => 25 + size(i) / 5_120,
+  }),
+  pageUrl: entry({
+    run: (i: UrlInput) => scrubWith(i.url, i.mode === 'hash' ? HASH_MODE : pageUrlRules(undefined)),
+    check: (i: UrlInput, out: string) => {
+      expect(piecesWithEmail(out)).toEqual([]);
+      // Hashing puts 64 hex digits where an email was, so it may lengthen the URL; stripping never does.
+      if (i.mode !== 'hash') expect(out.length).toBeLessThanOrEqual(i.url.length);
+    },
+    budgetMs: caseBudget,
+  }),
   parseAdCall: entry({
     run: (i: RequestInput) => parseAdCall(adCallInput(i)),
     check: (_i, call: AdCall) => checkCall(call),
@@ -302,7 +352,9 @@ export const ENTRY_POINTS = {
       req.push(null);
       return req;
     },
-    run: (_i: RequestInput, req: IncomingMessage) => parseIncomingMessage(req, { ip: '192.0.2.1' }),
+    // The peer is a trusted proxy, so every X-Forwarded-For chain is read.
+    run: (_i: RequestInput, req: IncomingMessage) =>
+      parseIncomingMessage(req, { ip: '192.0.2.1', trustedProxies: TRUSTED_PROXIES }),
     check: (_i, call: AdCall) => checkCall(call),
     budgetMs: caseBudget,
   }),

@@ -23,9 +23,12 @@ describe('buildTags', () => {
     );
     for (const f of manifest.files) {
       const raw = readFileSync(join(dir, f.file));
-      expect(f.integrity).toBe('sha384-' + createHash('sha384').update(raw).digest('base64'));
-      expect(f.versionedFile).toMatch(new RegExp(`^${f.file.replace(/\.js$/, '')}\\.[0-9a-f]{16}\\.js$`));
-      expect(readFileSync(join(dir, f.versionedFile)).equals(raw)).toBe(true);
+      // The hash goes only with the versioned copy, never beside the unversioned file pages must not pin.
+      expect(Object.keys(f).sort()).toEqual(['bytes', 'file', 'modules', 'network', 'versioned']);
+      expect(Object.keys(f.versioned).sort()).toEqual(['file', 'integrity']);
+      expect(f.versioned.integrity).toBe('sha384-' + createHash('sha384').update(raw).digest('base64'));
+      expect(f.versioned.file).toMatch(new RegExp(`^${f.file.replace(/\.js$/, '')}\\.[0-9a-f]{16}\\.js$`));
+      expect(readFileSync(join(dir, f.versioned.file)).equals(raw)).toBe(true);
       expect(gunzipSync(readFileSync(join(dir, f.file + '.gz'))).equals(raw)).toBe(true);
       expect(brotliDecompressSync(readFileSync(join(dir, f.file + '.br'))).equals(raw)).toBe(true);
       expect(f.bytes).toEqual({
@@ -68,11 +71,11 @@ describe('buildTags', () => {
     )!;
     // The unversioned URL moved on (so integrity on it would now fail): that is why only the versioned one is pinned.
     const current = readFileSync(join(dir, 'tag/2345/sas.js'));
-    expect('sha384-' + createHash('sha384').update(current).digest('base64')).not.toBe(before.integrity);
-    expect(after.versionedFile).not.toBe(before.versionedFile);
-    const pinned = readFileSync(join(dir, before.versionedFile));
-    expect('sha384-' + createHash('sha384').update(pinned).digest('base64')).toBe(before.integrity);
-    expect(gunzipSync(readFileSync(join(dir, before.versionedFile + '.gz'))).equals(pinned)).toBe(true);
+    expect('sha384-' + createHash('sha384').update(current).digest('base64')).not.toBe(before.versioned.integrity);
+    expect(after.versioned.file).not.toBe(before.versioned.file);
+    const pinned = readFileSync(join(dir, before.versioned.file));
+    expect('sha384-' + createHash('sha384').update(pinned).digest('base64')).toBe(before.versioned.integrity);
+    expect(gunzipSync(readFileSync(join(dir, before.versioned.file + '.gz'))).equals(pinned)).toBe(true);
   });
 
   test('builds 1,000 networks in under 10 seconds, reporting progress', async () => {

@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest';
+import { Window } from 'happy-dom';
 import { readFileSync } from 'node:fs';
 import { composeTag, MODULES, parseNetworksConfig } from '../../src/operator/index.js';
+import { forgetStatement, keysLeftOut } from '../../src/operator/compose.js';
 
 const dist = new URL('../../dist/', import.meta.url);
 const read = (f: string) => readFileSync(new URL(f, dist), 'utf8');
@@ -9,27 +11,31 @@ const config = parseNetworksConfig({
 });
 
 describe('composeTag', () => {
-  test('serves the built core byte for byte to a network with no module and to an unknown network', () => {
-    expect(composeTag(1, config)).toBe(read('sas.js'));
-    expect(composeTag('999', config)).toBe(read('sas.js'));
-    expect(composeTag(1, config, { debug: true })).toBe(read('sas.debug.js'));
+  test('serves the built core to a network with no module and to an unknown network, then deletes the modules’ keys', () => {
+    const forget = '\n' + forgetStatement(['_sas_hem', '_sas_idl']);
+    expect(composeTag(1, config)).toBe(read('sas.js') + forget);
+    expect(composeTag('999', config)).toBe(read('sas.js') + forget);
+    expect(composeTag(1, config, { debug: true })).toBe(read('sas.debug.js') + forget);
   });
 
-  test('serves the operator switches and the full build when every module is on', () => {
+  test('serves the operator switches and the full build when every module is on: nothing to delete', () => {
     expect(composeTag(2, config)).toBe(
       `window.__sasop=${JSON.stringify({ modules: MODULES })};\n` + read('sas.full.js'),
     );
   });
 
-  test('serves the switches, the core and the enabled add-ons in order otherwise', () => {
+  test('serves the switches, the core and the enabled add-ons in order otherwise, then deletes the others’ keys', () => {
     expect(composeTag(3, config)).toBe(
       [
         'window.__sasop={"modules":["uid2","prebid"]};',
         read('sas.js'),
         read('modules/uid2.js'),
         read('modules/prebid.js'),
+        forgetStatement(['_sas_hem', '_sas_idl']),
       ].join('\n'),
     );
+    expect(keysLeftOut(['identityLink', 'criteo'])).toEqual(['_sas_idl']);
+    expect(keysLeftOut(['idLinking'])).toEqual(['_sas_hem']);
   });
 
   test('leaves a globally disabled module out of every network', () => {
@@ -39,5 +45,31 @@ describe('composeTag', () => {
     });
     expect(composeTag(3, off)).toContain('window.__sasop={"modules":["uid2"]};');
     expect(composeTag(3, off)).not.toContain(read('modules/prebid.js'));
+  });
+});
+
+describe('what a script deletes for the modules it leaves out', () => {
+  test('run in a page, it deletes their keys from localStorage and cookies, and nothing else', () => {
+    const win = new Window({ url: 'https://news.example/' });
+    const { document, localStorage } = win;
+    for (const k of ['_sas_hem', '_sas_idl', '_lr_env', 'other']) {
+      localStorage.setItem(k, '1');
+      document.cookie = `${k}=1;path=/`;
+    }
+    win.eval(forgetStatement(keysLeftOut(['criteo'])));
+    expect(Object.keys(localStorage).sort()).toEqual(['_lr_env', 'other']);
+    expect(document.cookie.split('; ').sort()).toEqual(['_lr_env=1', 'other=1']);
+    win.close();
+  });
+
+  test('where storage throws (a sandboxed frame), it throws nothing into the page', () => {
+    const win = new Window({ url: 'https://news.example/' });
+    Object.defineProperty(win, 'localStorage', {
+      get() {
+        throw new Error('SecurityError');
+      },
+    });
+    expect(() => win.eval(forgetStatement(['_sas_hem']))).not.toThrow();
+    win.close();
   });
 });

@@ -113,6 +113,39 @@ describe('buildRequests', () => {
     expect(JSON.parse(r2.data).eids).toBeUndefined();
   });
 
+  test('leaves out every value holding a raw email: the page URL, the referrer, a keyword, an id', () => {
+    const email = 'Jane.Doe%40Example.com';
+    const [r] = spec.buildRequests(
+      [bid({ userIdAsEids: [{ source: 'x.example', uids: [{ id: 'jane@example.com' }, { id: 'ok' }] }] })],
+      bidderRequest({
+        ortb2: {
+          site: {
+            page: `https://pub.example/welcome?email=${email}`,
+            ref: 'https://mail.example/u/jane%2540example.com',
+            domain: 'pub.example',
+            keywords: 'news,jane.doe@example.com',
+          },
+        },
+        refererInfo: { page: `https://pub.example/welcome?email=${email}` },
+      }),
+    );
+    expect(r.data.toLowerCase()).not.toMatch(/jane(\.doe)?(@|%40|%2540)/);
+    const body = JSON.parse(r.data);
+    expect(body.page).toBeUndefined();
+    expect(body.site).toEqual({ domain: 'pub.example' });
+    expect(body.eids).toEqual([{ source: 'x.example', uids: [{}, { id: 'ok' }] }]);
+    // Everything else as before.
+    expect(body).toMatchObject({ networkId: 1234, gdpr_consent: 'CPX' });
+  });
+
+  test('sends the page URL and the first-party data as Prebid gave them when they hold no email', () => {
+    const [r] = spec.buildRequests([bid()], bidderRequest());
+    expect(JSON.parse(r.data)).toMatchObject({
+      page: 'https://pub.example/a',
+      site: { page: 'https://pub.example/a' },
+    });
+  });
+
   test('a floors module that throws costs the floor, not the request', () => {
     const [r] = spec.buildRequests(
       [

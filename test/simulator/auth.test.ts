@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from 'vitest';
 import { request as httpRequest } from 'node:http';
-import { addressKey, AttemptLimiter } from '../../src/simulator/auth.js';
+import { addressKey, AttemptLimiter, AuthService } from '../../src/simulator/auth.js';
+import type { AuthLimits } from '../../src/simulator/auth.js';
 import { PASSWORD_REALM_GRANT, REALM, passwordRealmForm } from '../../src/simulator/index.js';
 import { COMPANY, DSP, api, clock, inProcess, login, overHttp, sim, type Fetcher } from './helpers.js';
 
@@ -17,6 +18,14 @@ async function transport(kind: 'in-process' | 'http', s: ReturnType<typeof sim>)
 }
 
 const token = (f: Fetcher, form: URLSearchParams) => f('/oauth/token', { method: 'POST', body: form });
+const AUTH_LIMITS: AuthLimits = {
+  attempts: 10,
+  windowMs: 300_000,
+  maxTrackedAddresses: 10_000,
+  maxTokens: 10_000,
+  tokenTtlSeconds: 36_000,
+  clientCredentialsTtlSeconds: 600,
+};
 
 describe.each(['in-process', 'http'] as const)('auth (%s)', (kind) => {
   test('the password-realm grant returns a Bearer access token valid 36000 s, and /authorize returns the user token as plain text', async () => {
@@ -130,9 +139,49 @@ describe.each(['in-process', 'http'] as const)('auth (%s)', (kind) => {
     expect(new Set(statuses.slice(10))).toEqual(new Set([429]));
   });
 
-  test('successful logins are not failures: many in a row are never limited', async () => {
+  test('every login counts, as the service counts it: the 11th in 5 minutes is refused, another user is not', async () => {
+    const c = clock();
+    const f = await transport(kind, sim({ now: c.now }));
+    // A client that logs in on every command, which the service locks out: the simulator does too.
+    for (let i = 0; i < 10; i++) expect((await token(f, passwordRealmForm(COMPANY))).status).toBe(200);
+    const refused = await token(f, passwordRealmForm(COMPANY));
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ error: 'too_many_attempts' });
+    expect(Number(refused.headers.get('retry-after'))).toBe(300);
+    // Successful logins are no failures of the address: another user (another client) still logs in from it.
+    expect((await token(f, passwordRealmForm(DSP))).status).toBe(200);
+    c.advance(5 * 60_000 + 1);
+    expect((await token(f, passwordRealmForm(COMPANY))).status).toBe(200);
+  });
+
+  test('a malformed or oversized token request is refused unread past 16 KB, and counts against its address', async () => {
     const f = await transport(kind, sim());
-    for (let i = 0; i < 15; i++) expect((await token(f, passwordRealmForm(COMPANY))).status).toBe(200);
+    const huge = JSON.stringify(Object.fromEntries(Array.from({ length: 90_000 }, (_, i) => [`k${i}`, i % 10])));
+    const json = { 'content-type': 'application/json' };
+    const started = performance.now();
+    const tooLarge = await f('/oauth/token', { method: 'POST', headers: json, body: huge });
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(tooLarge.status).toBe(413);
+    expect(await tooLarge.json()).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    const malformed = ['{', '{"grant_type":"nope"}', '[]', JSON.stringify({ grant_type: { a: 1 } })];
+    for (const body of malformed)
+      expect((await f('/oauth/token', { method: 'POST', headers: json, body })).status).toBe(400);
+    for (let i = 0; i < 5; i++) await token(f, new URLSearchParams({ grant_type: 'client_credentials' }));
+    // Ten refusals from this address: even the right password waits now.
+    expect((await token(f, passwordRealmForm(COMPANY))).status).toBe(429);
+  });
+
+  test('a JSON token request is read by its known fields only, whatever else it holds', async () => {
+    const s = sim();
+    const f = await transport(kind, s);
+    const form = Object.fromEntries(passwordRealmForm(COMPANY));
+    const extra = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`k${i}`, { nested: [i] }]));
+    const res = await f('/oauth/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...extra, ...form }),
+    });
+    expect(res.status).toBe(200);
   });
 });
 
@@ -181,13 +230,13 @@ describe('AttemptLimiter (src/simulator/auth.ts)', () => {
     const limiter = new AttemptLimiter(c.now, { attempts: 10, windowMs: 300_000, maxKeys: 1_000 });
     let most = 0;
     for (let i = 0; i < 100_000; i++) {
-      limiter.fail(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`);
+      limiter.count(`10.${i >> 16}.${(i >> 8) & 255}.${i & 255}`);
       if (i % 10_000 === 0) c.advance(1);
       most = Math.max(most, limiter.size);
     }
     expect(most).toBe(1_000);
     c.advance(300_000);
-    limiter.fail('192.0.2.1');
+    limiter.count('192.0.2.1');
     expect(limiter.size).toBe(1);
   });
 
@@ -196,7 +245,7 @@ describe('AttemptLimiter (src/simulator/auth.ts)', () => {
     const limiter = new AttemptLimiter(c.now, { attempts: 3, windowMs: 60_000, maxKeys: 10 });
     for (let i = 0; i < 3; i++) {
       expect(limiter.waitSeconds('k')).toBeNull();
-      limiter.fail('k');
+      limiter.count('k');
       c.advance(10_000);
     }
     expect(limiter.waitSeconds('k')).toBe(30);
@@ -216,6 +265,31 @@ describe('AttemptLimiter (src/simulator/auth.ts)', () => {
 });
 
 describe('tokens', () => {
+  test('at most maxTokens live tokens are kept, the oldest forgotten first', async () => {
+    const f = inProcess(sim({ authLimit: { attempts: 1_000, maxTokens: 20 } }));
+    const tokens: string[] = [];
+    for (let i = 0; i < 30; i++) tokens.push(await login(f));
+    // 30 logins issued 60 tokens (access and user): the 20 most recent are kept.
+    for (const t of tokens.slice(-10)) expect((await api(f, t)('/countries?limit=1')).status).toBe(200);
+    expect((await api(f, tokens[19])('/countries?limit=1')).status).toBe(401);
+  });
+
+  test('expired tokens are swept as new ones are issued: 100,000 logins over a day hold no more than live ones', () => {
+    const c = clock();
+    const limits = { ...AUTH_LIMITS, maxTokens: 1_000_000 };
+    const auth = new AuthService([COMPANY], c.now, limits);
+    let most = 0;
+    for (let i = 0; i < 100_000; i++) {
+      auth.issue('access', COMPANY, 600);
+      c.advance(1_000); // one a second: 600 live at a time
+      most = Math.max(most, auth.tokenCount);
+    }
+    expect(most).toBeLessThanOrEqual(601);
+    const capped = new AuthService([COMPANY], c.now, { ...AUTH_LIMITS, maxTokens: 50 });
+    for (let i = 0; i < 1_000; i++) capped.issue('user', COMPANY, 36_000);
+    expect(capped.tokenCount).toBe(50);
+  });
+
   test('every API call without a valid user token gets 401', async () => {
     const s = sim();
     const f = inProcess(s);

@@ -7,7 +7,7 @@ import { CmpApi } from '@iabtcf/cmpapi';
 import { CmpApi as GppCmpApi } from '@iabgpp/cmpapi';
 import { consentParams, hasLegalBasis, mayRunModule } from '../../src/tag/consent-rules.js';
 import { createCmpCaller, createConsentReader, resetConsentReader } from '../../src/tag/consent.js';
-import { gppSaleOptOut } from '../../src/tag/modules/_module.js';
+import { gppDenial } from '../../src/tag/modules/_module.js';
 import { resetPage, tcString } from './modules/_host.js';
 
 const w = window as any;
@@ -96,16 +96,18 @@ describe('consent through locator frames', () => {
     });
   });
 
-  test("a module asks the top page's GPP for the US sale opt-out through the same protocol", async () => {
+  test("a module asks the top page's GPP for its US sections through the same protocol", async () => {
     const { frame, top } = frameBelow(
       (api, command, parameter) =>
-        api === '__gpp' && command === 'getField' ? (parameter === 'usca.SaleOptOut' ? 1 : 2) : undefined,
+        api === '__gpp' && command === 'getSection'
+          ? { Version: 1, SaleOptOutNotice: 1, SaleOptOut: parameter === 'usca' ? 1 : 2 }
+          : undefined,
       ['__gppLocator'],
     );
     const call = createCmpCaller(frame);
-    expect(await gppSaleOptOut({ ready: true, gppSid: [8] }, call)).toBe(true);
-    expect(await gppSaleOptOut({ ready: true, gppSid: [7] }, call)).toBe(false);
-    expect(top.posted.map((m: any) => m.__gppCall.parameter)).toEqual(['usca.SaleOptOut', 'usnat.SaleOptOut']);
+    expect(await gppDenial({ ready: true, gppSid: [8] }, call)).toBe('gpp usca SaleOptOut=1');
+    expect(await gppDenial({ ready: true, gppSid: [7] }, call)).toBe('');
+    expect(top.posted.map((m: any) => m.__gppCall.parameter)).toEqual(['usca', 'usnat']);
   });
 
   test('finds the locator in the nearest ancestor that has it, past ancestors that do not', async () => {

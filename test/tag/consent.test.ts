@@ -10,7 +10,9 @@ import {
   resetConsentReader,
 } from '../../src/tag/consent.js';
 import { builtinExtensions } from '../../src/tag/builtins.js';
-import { gppSaleOptOut } from '../../src/tag/modules/_module.js';
+import { installTag } from '../../src/tag/tag.js';
+import { eidsParam, fakeWindow } from './helpers.js';
+import { gppDenial } from '../../src/tag/modules/_module.js';
 import { fakeHost, gdprState, resetPage, tcString } from './modules/_host.js';
 
 const w = window as any;
@@ -31,8 +33,12 @@ describe('consent rules', () => {
     expect(mayRunModule(gdprState([1, 2], [97]), 131)).toBe(false);
     expect(mayRunModule({ ...gdprState([1], [131]), tcString: undefined }, 131)).toBe(false);
   });
-  test('an opt-out of sale or an unanswered consent platform stops every module', () => {
-    expect(mayRunModule({ ready: true, saleOptOut: true }, 45)).toBe(false);
+  test('a US denial, an opt-out of sale or an unanswered consent platform stops every module', () => {
+    expect(mayRunModule({ ready: true, usDenial: 'gpp usnat SaleOptOut=1' }, 45)).toBe(false);
+    expect(mayRunModule({ ready: true, usDenial: '' }, 45)).toBe(true);
+    expect(mayRunModule({ ready: true, usPrivacy: '1nyn' }, 45)).toBe(false);
+    // An invalid US Privacy string says nothing (as Prebid Server reads it).
+    expect(mayRunModule({ ready: true, usPrivacy: '2YYY' }, 45)).toBe(true);
     expect(mayRunModule({ ready: true, usPrivacy: '1YYN' }, 45)).toBe(false);
     expect(mayRunModule({ ready: true, usPrivacy: '1YNN' }, 45)).toBe(true);
     expect(mayRunModule({ ready: false }, 45)).toBe(false);
@@ -64,6 +70,27 @@ describe('consent rules', () => {
       us_privacy: '1YNN',
     });
     expect(consentParams({ ready: true, gdprApplies: false })).toEqual({ gdpr: '0' });
+  });
+});
+
+describe('ad calls with the built-in consent reader', () => {
+  test("with no platform the call leaves after the page's synchronous code, before any timer, as it was made", async () => {
+    const { win, sent } = fakeWindow();
+    const sas = installTag(win, 'https://cdn.example/tag/1234/sas.js', builtinExtensions)!;
+    sas.setup({ domain: 'https://ads.example', uid: 'user-a' });
+    sas.setEids([{ source: 'id5-sync.com', uids: [{ id: 'ID5-a' }] }]);
+    const call = sas.call('std', {});
+    // A logout in the same tick: the call made before it still carries user a's ids.
+    sas.setEids(null);
+    sas.setup({ uid: 'user-b' });
+    expect(sent).toHaveLength(0);
+    // Sent before the first timer runs: the reader answers at once, the request leaves in promise callbacks.
+    const atTimer = await new Promise((r) => setTimeout(() => r(sent.length), 0));
+    expect(atTimer).toBe(1);
+    expect(new URL(sent[0].url).searchParams.get('uid')).toBe('user-a');
+    expect(eidsParam(sent[0].url)).toEqual([{ source: 'id5-sync.com', uids: [{ id: 'ID5-a' }] }]);
+    expect((await call).eids).toEqual([{ source: 'id5-sync.com', uids: [{ id: 'ID5-a' }] }]);
+    expect(sas.getEids()).toEqual([]);
   });
 });
 
@@ -158,39 +185,82 @@ describe('consent reader', () => {
     expect(c.ready).toBe(true);
     expect(c.gppString).toBe(gpp.getGppString());
     expect(consentParams(c).gpp_sid).toBe('7');
-    expect(await gppSaleOptOut(c, createCmpCaller(w))).toBe(true);
+    expect(await gppDenial(c, createCmpCaller(w))).toBe('gpp usnat SaleOptOut=1');
   });
 
-  test('GPP without an opt-out lets modules run', async () => {
+  test('GPP with every notice given and no opt-out lets modules run', async () => {
     w.__gpp = () => []; // the CMP's stub, which its API replaces
     const gpp = new GppCmpApi(10, 1);
-    gpp.setFieldValue('usnat', 'SaleOptOutNotice', 1);
+    for (const f of ['SharingNotice', 'SaleOptOutNotice', 'SharingOptOutNotice', 'TargetedAdvertisingOptOutNotice'])
+      gpp.setFieldValue('usnat', f, 1);
     gpp.setFieldValue('usnat', 'SaleOptOut', 2);
     gpp.setApplicableSections([7]);
     gpp.setSignalStatus('ready' as any);
     gpp.fireSectionChange('usnat');
     const c = await createConsentReader(w).read(500);
-    expect(await gppSaleOptOut(c, createCmpCaller(w))).toBe(false);
+    expect(await gppDenial(c, createCmpCaller(w))).toBe('');
     expect(mayRunModule(c, 131)).toBe(true);
+  });
+
+  test.each([
+    ['usnat', 7, 'MspaServiceProviderMode', 1, 'gpp usnat MspaServiceProviderMode=1'],
+    ['usnat', 7, 'Gpc', true, 'gpp usnat Gpc=1'],
+    ['usnat', 7, 'SaleOptOutNotice', 2, 'gpp usnat SaleOptOutNotice=2'],
+    ['usnat', 7, 'PersonalDataConsents', 2, 'gpp usnat PersonalDataConsents=2'],
+    ['usca', 8, 'MspaServiceProviderMode', 1, 'gpp usca MspaServiceProviderMode=1'],
+    ['usva', 9, 'KnownChildSensitiveDataConsents', 1, 'gpp usva KnownChildSensitiveDataConsents[0]=1'],
+  ])('a real GPP CMP with %s (%i) %s = %s stops modules (%s)', async (section, sid, field, value, why) => {
+    w.__gpp = () => [];
+    const gpp = new GppCmpApi(10, 1);
+    gpp.setFieldValue(section, field, value);
+    gpp.setApplicableSections([sid]);
+    gpp.setSignalStatus('ready' as any);
+    gpp.fireSectionChange(section);
+    const c = await createConsentReader(w).read(500);
+    expect(await gppDenial(c, createCmpCaller(w))).toBe(why);
+  });
+
+  test("the browser's Global Privacy Control goes on the call as gpc=1", async () => {
+    Object.defineProperty(navigator, 'globalPrivacyControl', { value: true, configurable: true });
+    try {
+      const c = await createConsentReader(w).read(50);
+      expect(c.gpc).toBe(true);
+      expect(consentParams(c)).toEqual({ gpc: '1' });
+    } finally {
+      delete (navigator as any).globalPrivacyControl;
+    }
+    expect((await createConsentReader(w).read(50)).gpc).toBeUndefined();
   });
 });
 
-describe('GPP sale opt-out for modules', () => {
-  test('a uspv1 section inside GPP with OptOutSale Y is an opt-out', async () => {
-    w.__gpp = (cmd: string, cb: (v: unknown, ok: boolean) => void, field: string) =>
-      cmd === 'getField' && cb(field === 'uspv1.OptOutSale' ? 'Y' : null, true);
-    expect(await gppSaleOptOut({ ready: true, gppSid: [6] }, createCmpCaller(w))).toBe(true);
-    expect(await gppSaleOptOut({ ready: true, gppSid: [2] }, createCmpCaller(w))).toBe(false);
+describe('US privacy for modules', () => {
+  const section =
+    (name: string, fields: Record<string, unknown>) =>
+    (cmd: string, cb: (v: unknown, ok: boolean) => void, p: string) =>
+      cmd === 'getSection' && cb(p === name ? fields : null, p === name);
+  test('a uspv1 section inside GPP with OptOutSale Y (either case) refuses', async () => {
+    w.__gpp = section('uspv1', { Version: 1, Notice: 'y', OptOutSale: 'y', LspaCovered: 'n' });
+    expect(await gppDenial({ ready: true, gppSid: [6] }, createCmpCaller(w))).toBe('gpp uspv1 OptOutSale=Y');
+    expect(await gppDenial({ ready: true, gppSid: [2] }, createCmpCaller(w))).toBe('');
   });
-  test('a GPP API that throws counts as an opt-out (fail closed)', async () => {
+  test('a GPP API that throws, a section it cannot give, or an unknown section id refuses (fail closed)', async () => {
     w.__gpp = () => {
       throw new Error('broken');
     };
-    expect(await gppSaleOptOut({ ready: true, gppSid: [8] }, createCmpCaller(w))).toBe(true);
+    expect(await gppDenial({ ready: true, gppSid: [8] }, createCmpCaller(w))).toBe('gpp usca GPP API failed');
+    w.__gpp = section('usnat', { Version: 1 });
+    expect(await gppDenial({ ready: true, gppSid: [8] }, createCmpCaller(w))).toBe('gpp usca unreadable');
+    expect(await gppDenial({ ready: true, gppSid: [31] }, createCmpCaller(w))).toBe('gpp 31 section 31 unknown');
   });
-  test('a module does not run under a GPP state-section opt-out', async () => {
-    w.__gpp = (cmd: string, cb: (v: unknown, ok: boolean) => void, field: string) =>
-      cmd === 'getField' && cb(field === 'usca.SaleOptOut' ? 1 : 2, true);
+  test('a section given as subsections (core, GPC) is read as one', async () => {
+    w.__gpp = section('usco', [
+      { Version: 1, SaleOptOut: 0 },
+      { GpcSegmentType: 1, Gpc: true },
+    ]);
+    expect(await gppDenial({ ready: true, gppSid: [10] }, createCmpCaller(w))).toBe('gpp usco Gpc=1');
+  });
+  test('a module does not run under a GPP state-section opt-out, nor under GPC without a US section', async () => {
+    w.__gpp = section('usca', { Version: 1, SaleOptOut: 1 });
     (window as any).__sasop = { modules: ['probe'] };
     const { defineModule } = await import('../../src/tag/modules/_module.js');
     const ext = defineModule({
@@ -201,8 +271,10 @@ describe('GPP sale opt-out for modules', () => {
     const host = fakeHost({}, { ready: true, gppString: 'DBABBg~xx', gppSid: [8] });
     ext.setup!(host);
     expect(await ext.beforeCall!({ type: 'std' })).toEqual({});
-    host.state = { ready: true, gppString: 'DBABBg~xx', gppSid: [7] };
+    host.state = { ready: true };
     expect((await ext.beforeCall!({ type: 'std' }))?.eids).toHaveLength(1);
+    host.state = { ready: true, gpc: true };
+    expect(await ext.beforeCall!({ type: 'std' })).toEqual({});
   });
 });
 

@@ -68,10 +68,20 @@ describe('debug output of the built tag', () => {
     expect((line![2] as { source: string }[]).map((e) => e.source)).toEqual(['id5-sync.com', 'example.org']);
   });
 
-  test('sas.debug.js: each eid named with its provider id and name', async () => {
+  test('sas.debug.js: each eid named with its provider id and name, as text', async () => {
     const calls = await consoleOf('sas.debug.js');
     const line = calls.find((c) => c[0] === '[sas]' && c[1] === 'page eids');
-    expect(String(line?.[2])).toMatch(/id5-sync\.com \(\d+ [^)]+\)/);
-    expect(String(line?.[2])).toContain('example.org (0 Unknown)');
+    expect(line?.[2]).toMatch(/^id5-sync\.com \(\d+ [^)]+\), example\.org \(0 Unknown\)$/);
+  });
+
+  test('sas.debug.js logs only text, as the guide shows it: no array or object to expand, no [Object]', async () => {
+    const calls = await consoleOf('sas.debug.js', [
+      (sas) => sas.setup({ domain: 'https://ads.example', uid: 'u-1' }),
+      (sas) => sas.call('std', {}),
+    ]);
+    expect(calls.length).toBeGreaterThan(3);
+    for (const c of calls) for (const arg of c) expect(typeof arg, JSON.stringify(c)).toBe('string');
+    const setup = calls.find((c) => c[1] === 'setup');
+    expect(setup).toEqual(['[sas]', 'setup', '{"networkid":1234,"domain":"https://ads.example","uid":"u-1"}']);
   });
 });

@@ -8,10 +8,13 @@ export interface SentRequest {
   method: string;
   body?: string;
   credentials?: string;
+  referrerPolicy?: string;
 }
 
 /** A window with a recording `fetch` and `console`; `fetchImpl` overrides the default 200 "ok" answer. */
-export function fakeWindow(opts: { search?: string; fetchImpl?: (url: string) => Promise<Response> } = {}) {
+export function fakeWindow(
+  opts: { search?: string; href?: string; fetchImpl?: (url: string) => Promise<Response> } = {},
+) {
   const sent: SentRequest[] = [];
   const lines: { level: string; text: string }[] = [];
   const record =
@@ -24,13 +27,15 @@ export function fakeWindow(opts: { search?: string; fetchImpl?: (url: string) =>
   const win: TagWindow & { sas: { cmd: unknown[] } & Partial<SasApi> } = {
     sas: { cmd: [] },
     console: { log: record('log'), warn: record('warn') } as unknown as Console,
-    location: { search: opts.search ?? '' },
+    // A Location's string form is its URL, which the tag reads for its Referer rule.
+    location: { search: opts.search ?? '', toString: () => opts.href ?? 'https://news.example/' },
     fetch: (async (url: string, init: RequestInit = {}) => {
       sent.push({
         url,
         method: init.method ?? 'GET',
         body: init.body as string | undefined,
         credentials: init.credentials,
+        referrerPolicy: init.referrerPolicy,
       });
       return opts.fetchImpl ? opts.fetchImpl(url) : new Response('ok', { status: 200 });
     }) as typeof fetch,

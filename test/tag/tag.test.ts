@@ -293,6 +293,24 @@ describe('sas.call', () => {
   });
 });
 
+describe('the Referer of an ad call', () => {
+  test.each([
+    ['https://news.example/welcome?email=jane.doe%40example.com', 'in a query parameter'],
+    ['https://news.example/u/Jane.Doe@Example.COM/profile', 'in the path'],
+    ['https://news.example/p#jane.doe%2540example.com', 'encoded twice, in the fragment'],
+  ])('is the page origin alone when the page URL holds an email: %s (%s)', async (href) => {
+    const { sas, sent } = await loadedTag({ href });
+    for (const type of ['std', 'generic'] as const) await sas.call(type, {});
+    expect(sent.map((r) => r.referrerPolicy)).toEqual(['origin', 'origin']);
+  });
+
+  test("follows the page's own referrer policy when the page URL holds no email", async () => {
+    const { sas, sent } = await loadedTag({ href: 'https://news.example/sport/@team?q=a%20b#top' });
+    await sas.call('std', {});
+    expect(sent[0].referrerPolicy).toBe('');
+  });
+});
+
 describe('extensions', () => {
   const moduleEids = (eids: unknown, extra: object = {}): TagExtension => ({
     name: 'mod',
@@ -336,6 +354,36 @@ describe('extensions', () => {
     const { sas, sent } = await loadedTag({ extensions: [moduleEids([])] });
     void sas.call('std', {});
     expect(sent).toHaveLength(1);
+  });
+
+  test('a call carries the eids, uid and network of the moment it was made, whatever the page does before it leaves', async () => {
+    // An extension that answers asynchronously, as the built-in consent reader always does: the request leaves after
+    // the page's synchronous code, which here logs one user out and another in.
+    const later: TagExtension = { name: 'consent', beforeCall: () => Promise.resolve({}) };
+    const { sas, sent } = await loadedTag({ extensions: [later] });
+    sas.setup({ uid: 'user-a' });
+    sas.setEids([SAMPLE[0]]);
+    const first = sas.call('std', { siteId: 1 });
+    const second = sas.call('generic', { siteId: 1 });
+    sas.setEids(null);
+    sas.setup({ uid: 'user-b', networkid: 99, domain: 'https://other.example' });
+    const third = sas.call('std', { siteId: 1 });
+    expect(sent).toHaveLength(0);
+    const [a, b, c] = await Promise.all([first, second, third]);
+    const q = new URL(sent[0].url).searchParams;
+    expect([q.get('uid'), q.get('nwid'), new URL(sent[0].url).host]).toEqual(['user-a', '1234', 'ads.example']);
+    expect(eidsParam(sent[0].url)).toEqual([SAMPLE[0]]);
+    expect(a.eids).toEqual([SAMPLE[0]]);
+    expect(JSON.parse(sent[1].body!)).toMatchObject({ uid: 'user-a', networkId: 1234, eids: [SAMPLE[0]] });
+    expect(b.eids).toEqual([SAMPLE[0]]);
+    const q3 = new URL(sent[2].url).searchParams;
+    expect([q3.get('uid'), q3.get('nwid'), q3.has('eids'), new URL(sent[2].url).host]).toEqual([
+      'user-b',
+      '99',
+      false,
+      'other.example',
+    ]);
+    expect(c.eids).toEqual([]);
   });
 
   test('waits for async extensions together at most eidsTimeout ms, then sends without the late ones', async () => {

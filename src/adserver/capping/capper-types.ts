@@ -36,7 +36,10 @@ export interface CapWindowState {
   /** The window, for example `3/day`, `10/rolling week`, `2/86400000ms`. */
   window: string;
   max: number;
-  /** Impressions counted before this decision (0 when there is no user id or the store failed). */
+  /**
+   * Impressions counted before this decision (0 when there is no user id). When the store failed (`storeError`):
+   * those this process served without it, the shadow count, a floor of the real count.
+   */
   count: number;
 }
 
@@ -44,7 +47,7 @@ export interface CapWindowState {
 export interface CapDecision {
   /** True when the item may be served to this user now. */
   allowed: boolean;
-  /** Impressions already counted in the first window (0 when no user id). */
+  /** Impressions already counted in the first window (0 when no user id; the shadow count when `storeError`). */
   count: number;
   /** Every window of every cap asked about. */
   windows: CapWindowState[];

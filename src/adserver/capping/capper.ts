@@ -274,13 +274,17 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   ): CapDecision {
     if ('error' in result) {
       let allowed = onStoreError === 'serve';
-      if (allowed && !shadow.take(mode, checks, at)) {
+      // The counts are the shadow count's (what the store last answered and what this process served since): a floor
+      // of the real ones, never 0 for a user this process saw. With 'block' it is only read.
+      const seen = shadow.apply(allowed ? mode : 'check', checks, at);
+      if (allowed && !seen.allowed) {
         allowed = false;
         m.shadowCapped++;
       }
       m[allowed ? 'servedOnError' : 'blockedOnError']++;
       if (allowed && mode === 'take') reconcile(result.late, (v) => v.allowed, checks, at);
-      return { allowed, count: 0, windows: windowsWith(resolved), user, storeError: result.error };
+      const count = seen.counts[0]?.[0] ?? 0;
+      return { allowed, count, windows: windowsWith(resolved, seen.counts), user, storeError: result.error };
     }
     const { allowed, counts } = result.value;
     shadow.seed(checks, counts, at, allowed && mode === 'take');

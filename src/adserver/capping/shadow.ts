@@ -59,18 +59,25 @@ export class ShadowCount {
     while (this.seen.size > this.maxKeys) this.seen.delete(this.seen.keys().next().value!);
   }
 
-  /** Decides without the store: allowed while seen + served stays under every max; a take served is counted. */
-  take(mode: 'check' | 'take', checks: readonly CapCheck[], at: number): boolean {
+  /**
+   * Decides without the store: allowed while seen + served stays under every max; a take allowed is counted. The
+   * counts (per check, per window) are seen + served before this decision: a floor of the real counts.
+   */
+  apply(mode: 'check' | 'take', checks: readonly CapCheck[], at: number): { allowed: boolean; counts: number[][] } {
     let allowed = true;
+    const counts: number[][] = [];
     for (const c of checks) {
       const seen = this.seen.get(c.key);
+      const row: number[] = [];
       for (const w of c.windows) {
         const n = (seen ? seenSince(seen, w.since) : 0) + this.served.count(c.key, w.since);
         if (n >= w.max) allowed = false;
+        row.push(n);
       }
+      counts.push(row);
     }
     if (allowed && mode === 'take') for (const c of checks) this.served.record(c.key, at, c.keepMs);
-    return allowed;
+    return { allowed, counts };
   }
 
   /** Counts an impression recorded without the store's answer. */

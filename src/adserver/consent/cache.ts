@@ -1,8 +1,10 @@
 /**
  * The cache of decoded consent strings: bounded in entries and in (estimated) bytes, whatever the strings. Two
  * generations instead of a strict LRU, so a hit is one Map lookup: entries used since the last turnover survive
- * it, the others are dropped. Each generation holds at most half the entries and half the bytes.
+ * it, the others are dropped. Each generation holds at most half the entries and half the bytes. Keys are
+ * copies: a key cut from a request would keep the whole request text alive, unseen by the byte count.
  */
+import { ownString } from '../common/index.js';
 
 /** How many entries and bytes a cache holds now. */
 export interface CacheStats {
@@ -43,7 +45,8 @@ export class BoundedCache<V> {
       this.young = new Map();
       this.youngBytes = 0;
     }
-    this.young.set(key, v);
+    // The key outlives the call it came in: a copy of its own, never a slice of a request's URL (see ownString).
+    this.young.set(ownString(key), v);
     this.youngBytes += size;
     return v;
   }

@@ -6,85 +6,65 @@
  *
  * Every string comes from the network, so every decode is bounded in time and memory (docs/ad-server.md
  * "Forwarding policy", consent caps): TC strings are read by our own bounded reader (tc-string.ts; the
- * IAB's `@iabtcf/core` is its reference in the property test), GPP strings by `@iabgpp/cmpapi` once our header
- * reader has checked the section ids it would otherwise expand without bound (gpp-header.ts).
+ * IAB's `@iabtcf/core` is its reference in the property test), GPP strings by our header reader (gpp-header.ts)
+ * and US section reader (gpp-us.ts), both held to the IAB's `@iabgpp/cmpapi` by the property test. What a decoded
+ * TC string allows a vendor is worked out in tcf-verdict.ts.
  */
-import { GppModel, Sections } from '@iabgpp/cmpapi';
+import { usDenial, usSectionName } from '../../core/index.js';
 import type { AdCallConsent } from '../parse/index.js';
 import { BoundedCache } from './cache.js';
 import { readGppHeader } from './gpp-header.js';
-import { hasId } from './id-ranges.js';
+import { readUsSection } from './gpp-us.js';
 import { readTcString } from './tc-string.js';
-import type { TcConsent, TcProblem } from './tc-string.js';
+import type { TcProblem } from './tc-string.js';
+import { createTcfVerdicts, VERDICT_BYTES } from './tcf-verdict.js';
+import type { TcfRules, TcfView } from './tcf-verdict.js';
+import type { ConsentRefusal } from './refusal.js';
 
 export { TC_CAPS } from './tc-string.js';
 export { GPP_CAPS } from './gpp-header.js';
-
-/** What decides the legal basis under GDPR; the defaults are those of the tag (src/tag/consent-rules.ts). */
-export interface TcfRules {
-  /** TCF purposes, one needing a legal basis. Default 2 to 10 (docs/wire-format.md#consent-signals-and-rules). */
-  purposes?: readonly number[];
-  /** Whether legitimate interest (vendor and purpose) is a legal basis. Default true; false requires consent. */
-  legitimateInterest?: boolean;
-  /** Whether GDPR applies to a call that does not say (`gdpr` absent). Default: when it carries a TC string. */
-  gdprDefault?: 'applies' | 'does-not-apply' | 'when-tc-string';
-}
-
-/** A decoded TC string, with the refusals worked out so far per vendor id (see `gdprRefusalOf`; null: none). */
-interface TcfView extends TcConsent {
-  byVendor?: Map<number, ConsentRefusal | null>;
-}
+export type { TcfRules } from './tcf-verdict.js';
+export type { ConsentRefusal } from './refusal.js';
 
 /** A TC string that could not be used, and why (the field, for a string over a cap). */
 type TcfProblem = TcProblem;
 
-/** One US opt-out found in the call's signals. */
+/** One US signal that forbids sharing ids with a third party, found in the call's signals. */
 export interface UsOptOut {
-  /** `usp` for the `us_privacy` string, else the GPP section name (`usnat`, `usca`, `uspv1`, …). */
+  /** `usp` for the `us_privacy` string, `gpc` for the browser's Global Privacy Control, else the GPP section name. */
   section: string;
-  /** The field that says so (`SaleOptOut`, `SharingOptOut`, `TargetedAdvertisingOptOut`, `OptOutSale`). */
+  /** The field that says so (`SaleOptOut`, `MspaServiceProviderMode`, `Gpc`, `OptOutSale`, `us_privacy`, …). */
   field: string;
+  /** What decided, `Field=value` (docs/wire-format.md#us-state-privacy), e.g. `MspaServiceProviderMode=1`. */
+  value: string;
 }
 
 /** The call's privacy signals, decoded once and shared by every partner. */
 export interface DecodedConsent {
-  /** True when GDPR applies to the call (from `gdpr`, or `gdprDefault`). */
+  /** True when GDPR applies to the call (`gdpr` = 1, or `gpp_sid` names the EU section, or `gdprDefault`). */
   gdprApplies: boolean;
   /** The TC string decoded, or why it could not be (`missing`, `unreadable: …`); only when GDPR applies. */
   tcf?: TcfView | TcfProblem;
-  /** Every US opt-out signalled (USP `Y`, GPP US sections); empty when none. */
+  /** Every US signal that forbids sharing ids (US Privacy, GPP US sections, GPC); empty when none. */
   usOptOuts: UsOptOut[];
-  /** Why the GPP string could not be read, when it could not (its US sections then count as opted out). */
+  /** Why the GPP string (or an applicable section of it) could not be read: its US sections then refuse. */
   gppProblem?: string;
 }
 
-/** Why a partner may not receive eids, or undefined when it may. */
-export interface ConsentRefusal {
-  /** `gdpr`: no legal basis for the partner's vendor; `usp` / `gpp`: a US opt-out. */
-  code: 'gdpr' | 'usp' | 'gpp';
-  /** One sentence naming the signal. */
-  message: string;
-}
-
-/** GPP section ids of the US: `uspv1` (6), `usnat` (7) and the states (8 and up). */
-const isUsSection = (id: number) => id >= 6 && id < 100;
-/** The opt-out fields of the US sections: 1 means opted out (GPP US sections, "Opt-Out" fields). */
-const US_FIELDS = ['SaleOptOut', 'SharingOptOut', 'TargetedAdvertisingOptOut'];
+/**
+ * Section ids that must be read when named applicable: all but the EU TCF section (2, read by the GDPR rules) and
+ * Canada's TCF (5, not enforced: docs/wire-format.md#us-state-privacy). The US sections are 6 to 27; an id eidkit
+ * does not know may be a newer state, so it fails closed.
+ */
+const mustRead = (id: number) => id !== 2 && id !== 5;
+/** A valid US Privacy string that signals an opt-out of sale. */
+const US_PRIVACY_OPT_OUT = /^1[YN-]Y[YN-]$/i;
+/** The field a denial names: `SaleOptOut=1` → `SaleOptOut`, `SensitiveDataProcessing[3]=1` → its name. */
+const fieldOf = (denial: string) => /^[A-Za-z]+/.exec(denial)?.[0] ?? denial;
 
 /** Default byte budget of each decode cache (estimated; docs/ad-server.md "Forwarding policy"). */
 const CACHE_BYTES = 32 * 1024 * 1024;
-/** Vendors whose refusal is kept per cached TC string (a network has tens of partners). */
-const MAX_VENDOR_VERDICTS = 64;
-/** What the refusal memo of one TC string may hold (references to shared refusals), counted in its entry. */
-const VERDICT_BYTES = MAX_VENDOR_VERDICTS * 32;
-
 const NO_TC_STRING = 'GDPR applies and the call carries no TC string';
-
-/** A library error in one line and at most 200 characters (its messages quote the whole string). */
-const shortError = (e: unknown) => {
-  const m = (e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ');
-  return m.length > 200 ? `${m.slice(0, 199)}…` : m;
-};
 
 function decodeTcf(tcString: string): TcfView | TcfProblem {
   const out = readTcString(tcString);
@@ -95,56 +75,81 @@ function decodeTcf(tcString: string): TcfView | TcfProblem {
 function tcfBytes(key: string, v: TcfView | TcfProblem): number {
   if ('problem' in v) return 2 * key.length + 2 * v.problem.length + 128;
   let bytes = 2 * key.length + 256 + VERDICT_BYTES + v.vendorConsents.byteLength + v.vendorLI.byteLength;
+  bytes += v.disclosedVendors?.byteLength ?? 0;
   for (const r of v.restrictions) bytes += 96 + r.vendors.byteLength;
   return bytes;
 }
 
+/** A US section of a GPP string, with why it forbids sharing ids (`''`: it allows it). */
+interface UsSectionView {
+  sid: number;
+  section: string;
+  /** `Field=value` (core/us-privacy.ts), `unreadable (…)`, or `''`. */
+  denial: string;
+}
+
 interface GppView {
-  optOuts: (UsOptOut & { sid: number })[];
+  /** The section ids the string holds. */
+  sids: number[];
+  /** Its US sections, each with its verdict worked out once. */
+  us: UsSectionView[];
   /** The TC string of its `tcfeuv2` section, for a call that carries GDPR consent only in GPP. */
   tcString?: string;
   problem?: string;
 }
 
 function decodeGpp(gpp: string): GppView {
-  // Our header reader first: the library would expand absurd section-id ranges id by id (gpp-header.ts).
+  // Our header reader: the IAB library would expand absurd section-id ranges id by id (gpp-header.ts).
   const header = readGppHeader(gpp);
   if (header && 'problem' in header) {
-    return { optOuts: [], problem: `the GPP string could not be used (${header.problem})` };
+    return { sids: [], us: [], problem: `the GPP string could not be used (${header.problem})` };
   }
-  try {
-    const model = new GppModel(gpp);
-    const optOuts: GppView['optOuts'] = [];
-    for (const sid of model.getSectionIds() as number[]) {
-      if (!isUsSection(sid)) continue;
-      const section = Sections.SECTION_ID_NAME_MAP.get(sid);
-      if (!section) continue;
-      if (sid === 6) {
-        if (model.getFieldValue(section, 'OptOutSale') === 'Y') optOuts.push({ sid, section, field: 'OptOutSale' });
-        continue;
-      }
-      for (const field of US_FIELDS) {
-        const optedOut = model.hasField(section, field) && model.getFieldValue(section, field) === 1;
-        if (optedOut) optOuts.push({ sid, section, field });
-      }
-    }
-    const view: GppView = { optOuts };
-    if (model.hasSectionId(2)) view.tcString = model.encodeSectionById(2);
-    return view;
-  } catch (e) {
-    return { optOuts: [], problem: `the GPP string could not be decoded (${shortError(e)})` };
+  // A bare TC string is read as the EU section, as the IAB library reads it.
+  if (!header) {
+    return gpp.startsWith('C')
+      ? { sids: [2], us: [], tcString: gpp }
+      : { sids: [], us: [], problem: 'the GPP string could not be used (no GPP header)' };
   }
+  const { sectionIds: sids } = header;
+  const texts = gpp.split('~');
+  const us: UsSectionView[] = [];
+  const view: GppView = { sids, us };
+  sids.forEach((sid, i) => {
+    const text = texts[i + 1];
+    if (sid === 2) view.tcString = text;
+    const section = usSectionName(sid);
+    if (!section) return;
+    // Each US section by our bounded reader (gpp-us.ts); one it cannot read refuses on its own.
+    const fields = readUsSection(section, text);
+    us.push({ sid, section, denial: fields ? usDenial(section, fields) : 'unreadable' });
+  });
+  return view;
 }
 
-/** Estimated bytes of a cached GPP string: the key, its EU section (counted apart), opt-outs, problem. */
+/** Estimated bytes of a cached GPP string: the key, its EU section (counted apart), US verdicts, problem. */
 const gppBytes = (key: string, v: GppView) =>
-  4 * key.length + 128 + 96 * v.optOuts.length + 2 * (v.problem?.length ?? 0);
+  4 * key.length +
+  128 +
+  8 * v.sids.length +
+  v.us.reduce((n, u) => n + 96 + 2 * u.denial.length, 0) +
+  2 * (v.problem?.length ?? 0);
 
-/**
- * The GDPR verdict for one vendor: 0 a legal basis; 1 no consent; 2 legitimate interest only where the policy
- * requires consent; 3 no basis for any purpose; 4 the same, within the publisher restrictions.
- */
-type Verdict = 0 | 1 | 2 | 3 | 4;
+/** The refusal for one US signal (see `usRefusal`). */
+function usRefusalOf(o: UsOptOut): ConsentRefusal {
+  if (o.section === 'usp') {
+    const message = 'US Privacy string signals an opt-out of sale (us_privacy third character Y)';
+    return { code: 'usp', message, reason: `usp ${o.value}` };
+  }
+  if (o.section === 'gpc') {
+    const message = 'the browser signals Global Privacy Control (GPC) and no applicable GPP US section says otherwise';
+    return { code: 'gpc', message, reason: `gpc ${o.value}` };
+  }
+  return {
+    code: 'gpp',
+    message: `GPP section ${o.section} does not allow sharing ids with third parties (${o.value})`,
+    reason: `gpp ${o.section} ${o.value}`,
+  };
+}
 
 /**
  * Decodes the privacy signals of ad calls, caching decoded strings: the recently used ones, at most `cacheSize`
@@ -153,95 +158,64 @@ type Verdict = 0 | 1 | 2 | 3 | 4;
 export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, cacheBytes = CACHE_BYTES) {
   const tcfCache = new BoundedCache<TcfView | TcfProblem>(cacheSize, cacheBytes, tcfBytes);
   const gppCache = new BoundedCache<GppView>(cacheSize, cacheBytes, gppBytes);
-  const purposeList = [...new Set(rules.purposes ?? [2, 3, 4, 5, 6, 7, 8, 9, 10])]
-    .filter((p) => p > 0 && p < 32)
-    .sort((a, b) => a - b);
-  const purposeMask = purposeList.reduce((m, p) => m | (1 << p), 0);
-  const li = rules.legitimateInterest ?? true;
   const gdprDefault = rules.gdprDefault ?? 'when-tc-string';
+  const gpcEnforced = rules.gpc ?? true;
+  const verdicts = createTcfVerdicts(rules);
 
   /** Decodes the call's signals (cached per string). */
   function decode(c: AdCallConsent): DecodedConsent {
     const gpp = c.gpp ? gppCache.get(c.gpp, decodeGpp) : undefined;
-    // GPP's EU TCF section (id 2) stands in for a missing gdpr_consent where the call says it applies.
-    const tcString = c.gdprConsent ?? (!c.gppSid || c.gppSid.includes(2) ? gpp?.tcString : undefined);
+    const sids = c.gppSid;
+    // GPP's EU TCF section (id 2) named applicable: GDPR applies whatever `gdpr` says (the stricter reading wins).
+    const euNamed = !!sids?.includes(2);
+    // GPP's EU TCF section stands in for a missing gdpr_consent where the call says it applies.
+    const tcString = c.gdprConsent ?? (!sids || euNamed ? gpp?.tcString : undefined);
     // Without `gdpr`, the policy's default decides (worked out only then: this runs on every call).
     const gdprApplies =
-      c.gdpr !== undefined
-        ? c.gdpr === 1
-        : gdprDefault === 'applies' || (gdprDefault === 'when-tc-string' && !!tcString);
+      c.gdpr === 1 ||
+      euNamed ||
+      (c.gdpr === undefined && (gdprDefault === 'applies' || (gdprDefault === 'when-tc-string' && !!tcString)));
     const out: DecodedConsent = { gdprApplies, usOptOuts: [] };
     if (gdprApplies) {
       out.tcf = tcString ? tcfCache.get(tcString, decodeTcf) : { problem: NO_TC_STRING };
     }
-    // US Privacy: the third character is the opt-out of sale (`1YYN`), `Y` or `y` (89, 121: no string made).
-    const sale = c.usPrivacy ? c.usPrivacy.charCodeAt(2) : 0;
-    if (sale === 89 || sale === 121) {
-      out.usOptOuts.push({ section: 'usp', field: 'us_privacy' });
+    // US Privacy: a valid string (`1` then three of `Y`, `N`, `-`, either case) whose third character says the user
+    // opted out of sale (`1YYN`). An invalid string says nothing, as the peers read it.
+    if (c.usPrivacy && US_PRIVACY_OPT_OUT.test(c.usPrivacy)) {
+      out.usOptOuts.push({ section: 'usp', field: 'us_privacy', value: 'us_privacy[2]=Y' });
     }
-    if (gpp && (gpp.optOuts.length || gpp.problem)) {
-      // Only the sections the call says apply count (gpp_sid); without gpp_sid, every US section in the string.
-      const applies = (sid: number) => !c.gppSid || c.gppSid.includes(sid);
-      for (const o of gpp.optOuts) if (applies(o.sid)) out.usOptOuts.push({ section: o.section, field: o.field });
-      // An unreadable GPP string whose applicable sections include a US one fails closed.
-      if (gpp.problem && (!c.gppSid || c.gppSid.some(isUsSection))) out.gppProblem = gpp.problem;
+    // GPP: only the sections the call says apply count (gpp_sid); without gpp_sid, every US section in the string.
+    const applies = (sid: number) => !sids || sids.includes(sid);
+    let usSection = false;
+    if (gpp?.problem) {
+      // An unreadable GPP string whose applicable sections may include a US one fails closed.
+      if (!sids || sids.some(mustRead)) out.gppProblem = gpp.problem;
+    } else if (gpp) {
+      for (const u of gpp.us) {
+        if (!applies(u.sid)) continue;
+        usSection = true;
+        if (u.denial) out.usOptOuts.push({ section: u.section, field: fieldOf(u.denial), value: u.denial });
+      }
     }
+    // A section named applicable that the string does not hold, or that eidkit cannot read, fails closed.
+    if (sids && !out.gppProblem) {
+      for (const sid of sids) {
+        if (!mustRead(sid)) continue;
+        if (!gpp) {
+          out.gppProblem = `gpp_sid names section ${sid}, and the call carries no GPP string`;
+        } else if (!gpp.sids.includes(sid)) {
+          out.gppProblem = `gpp_sid names section ${sid}, which the GPP string does not hold`;
+        } else if (!usSectionName(sid)) {
+          out.gppProblem = `gpp_sid names section ${sid}, which eidkit cannot read`;
+        } else continue;
+        usSection = true;
+        break;
+      }
+    }
+    // The browser's Global Privacy Control, unless an applicable US section of the GPP string speaks for the user
+    // (its own Gpc field then decides).
+    if (c.gpc && !usSection && gpcEnforced) out.usOptOuts.push({ section: 'gpc', field: 'gpc', value: 'gpc=1' });
     return out;
-  }
-
-  /**
-   * TCF's legal bases, per purpose: the vendor's consent with the purpose's consent, or (when allowed) the vendor's
-   * legitimate interest with the purpose's. The publisher's restrictions that name the vendor all hold: a purpose
-   * not allowed has no basis, consent only takes away legitimate interest, legitimate interest only takes away
-   * consent (both: no basis). At least one of `purposes` needs a basis.
-   */
-  function gdprVerdict(tcf: TcConsent, vendorId: number): Verdict {
-    const vendorConsent = hasId(tcf.vendorConsents, vendorId);
-    const vendorLI = li && hasId(tcf.vendorLI, vendorId);
-    if (!vendorConsent && !vendorLI) return !li && hasId(tcf.vendorLI, vendorId) ? 2 : 1;
-    // Purpose bit masks of the restrictions naming the vendor, by type.
-    const restricted = [0, 0, 0];
-    let named = false;
-    for (const r of tcf.restrictions) {
-      if (!hasId(r.vendors, vendorId)) continue;
-      named = true;
-      if (r.purpose < 32) restricted[r.type] |= 1 << r.purpose;
-    }
-    const allowed = purposeMask & ~restricted[0];
-    if (vendorConsent && (allowed & ~restricted[2] & tcf.purposeConsents) !== 0) return 0;
-    if (vendorLI && (allowed & ~restricted[1] & tcf.purposeLI) !== 0) return 0;
-    return named ? 4 : 3;
-  }
-
-  // One refusal object per vendor and verdict, shared by every call (bounded: vendor ids come from partners).
-  const refusals = new Map<number, ConsentRefusal>();
-  const gdprRefusal = (vendorId: number, verdict: Verdict): ConsentRefusal => {
-    const key = Number.isSafeInteger(vendorId * 8) ? vendorId * 8 + verdict : NaN;
-    let r = refusals.get(key);
-    if (r) return r;
-    const purposes = `any of purposes ${purposeList.join(', ')}`;
-    const why = [
-      '',
-      'has no consent in the TC string',
-      'has legitimate interest only, and the policy requires consent in the TC string',
-      `has no legal basis for ${purposes} in the TC string`,
-      `has no legal basis for ${purposes} in the TC string, within the publisher restrictions`,
-    ][verdict];
-    r = { code: 'gdpr', message: `GDPR applies: vendor ${vendorId} ${why}` };
-    if (refusals.size < 4096 && !Number.isNaN(key)) refusals.set(key, r);
-    return r;
-  };
-
-  /** The GDPR refusal for `vendorId` (null: a legal basis), kept on the cached view for up to 64 vendors. */
-  function gdprRefusalOf(view: TcfView, vendorId: number): ConsentRefusal | null {
-    const memo = (view.byVendor ??= new Map<number, ConsentRefusal | null>());
-    let r = memo.get(vendorId);
-    if (r === undefined) {
-      const verdict = gdprVerdict(view, vendorId);
-      r = verdict ? gdprRefusal(vendorId, verdict) : null;
-      if (memo.size < MAX_VENDOR_VERDICTS) memo.set(vendorId, r);
-    }
-    return r;
   }
 
   /** Why a partner with GVL id `vendorId` may not receive eids under `consent`, or undefined when it may. */
@@ -251,23 +225,22 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
       const problem = tcf ? (tcf as TcfProblem).problem : 'no TC string';
       if (problem !== undefined) {
         // Some problems already say that GDPR applies ("GDPR applies and the call carries no TC string").
-        return { code: 'gdpr', message: problem.startsWith('GDPR applies') ? problem : `GDPR applies: ${problem}` };
+        return problem.startsWith('GDPR applies')
+          ? { code: 'gdpr', message: problem, reason: 'tcf missing' }
+          : { code: 'gdpr', message: `GDPR applies: ${problem}`, reason: 'tcf unreadable' };
       }
       if (vendorId === undefined) {
         const message = 'GDPR applies and the partner has no gvlVendorId: no legal basis can be shown';
-        return { code: 'gdpr', message };
+        return { code: 'gdpr', message, reason: 'tcf no vendor id' };
       }
-      const r = gdprRefusalOf(tcf as TcfView, vendorId);
+      const r = verdicts.refusalOf(tcf as TcfView, vendorId);
       if (r) return r;
     }
     const opt = consent.usOptOuts[0];
-    if (opt) {
-      return opt.section === 'usp'
-        ? { code: 'usp', message: 'US Privacy string signals an opt-out of sale (us_privacy third character Y)' }
-        : { code: 'gpp', message: `GPP section ${opt.section} signals ${opt.field}` };
-    }
+    if (opt) return usRefusalOf(opt);
     if (consent.gppProblem) {
-      return { code: 'gpp', message: `${consent.gppProblem}; its US sections may hold an opt-out` };
+      const message = `${consent.gppProblem}; its US sections may forbid sharing ids`;
+      return { code: 'gpp', message, reason: 'gpp unreadable' };
     }
     return undefined;
   }
@@ -275,7 +248,7 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
   /** How many decoded strings each cache holds, and their estimated bytes. */
   const stats = () => ({ tcf: tcfCache.stats(), gpp: gppCache.stats() });
 
-  return { decode, refusal, stats };
+  return { decode, refusal, stats, generation: verdicts.generation };
 }
 
 /** A consent decoder: `decode(call.consent)` once per call, then `refusal(decoded, vendorId)` per partner. */

@@ -1,12 +1,11 @@
 /**
- * A bounded reader of the GPP header (docs/ad-server.md "Forwarding policy", consent caps), run before
- * `@iabgpp/cmpapi` sees a string.
+ * A bounded reader of the GPP header (docs/ad-server.md "Forwarding policy", consent caps): the section ids, which
+ * the US section reader (gpp-us.ts) and the TC reader then read.
  *
- * Why: the header lists section ids as Fibonacci-coded ranges, and the library expands each range id by id before
- * it checks the ids against the sections present, so a 21-character string naming ids 1 to 10^9 makes V8 abort the
- * process (an invalid array size, which no try/catch catches). This reader decodes the header in one pass, stops at
- * the first value over a cap, and checks that the ids match the sections; only then does the library decode the
- * sections (fixed-size fields, linear in their length).
+ * Why our own: the header lists section ids as Fibonacci-coded ranges, and the IAB library expands each range id by
+ * id before it checks the ids against the sections present, so a 21-character string naming ids 1 to 10^9 makes V8
+ * abort the process (an invalid array size, which no try/catch catches). This reader decodes the header in one pass,
+ * stops at the first value over a cap, and checks that the ids match the sections.
  */
 import { bitReader, OutOfBits } from './bits.js';
 import type { BitReader } from './bits.js';
@@ -19,10 +18,7 @@ export const GPP_CAPS = {
   maxHeaderLength: 256,
   /** Highest section id (ids assigned today end at 27, the US states included). */
   maxSectionId: 255,
-  /**
-   * Sections in one string (strings carry one to three; 24 are defined today). Each US section read costs tens of
-   * microseconds in the IAB library: 8 keep a call well under a millisecond.
-   */
+  /** Sections in one string (strings carry one to three; 24 are defined today). */
   maxSections: 8,
 } as const;
 

@@ -47,6 +47,14 @@ export interface TcConsent {
   vendorLI: IdRanges;
   /** In the string's order, one per purpose and type (repeated pairs merged). */
   restrictions: TcRestriction[];
+  /** The Global Vendor List version the consent platform showed (`vendorListVersion`). */
+  vendorListVersion: number;
+  /** The TCF policy version (`tcfPolicyVersion`): 4 and up is TCF v2.2, whose vendor lists are v3. */
+  policyVersion: number;
+  /** The later of `created` and `lastUpdated`, in ms since 1970. */
+  updatedMs: number;
+  /** The vendors the platform disclosed to the user (the disclosed-vendors segment), when the string has one. */
+  disclosedVendors?: IdRanges;
 }
 
 /** A TC string that is not used, and why (naming the field). */
@@ -151,13 +159,15 @@ function readCore(r: BitReader, budget: Budget): TcConsent {
   // The version is 6 bits; its first 3, read as the segment type, are 0.
   const version = r.int(3);
   if (version !== 2) throw new Unreadable(`version ${version}: only TCF v2 strings are read`);
-  r.skip(36 + 36); // created, last updated
+  // Created and last updated, in deciseconds.
+  const updatedMs = Math.max(r.int(36), r.int(36)) * 100;
   const cmpId = r.int(12);
   // The IAB library refuses CMP ids 0 and 1.
   if (cmpId < 2) throw new Unreadable(`cmpId ${cmpId} is not a CMP id`);
-  // CMP version, consent screen, consent language, vendor list version, policy version, service-specific,
-  // non-standard stacks, special feature opt-ins.
-  r.skip(12 + 6 + 12 + 12 + 6 + 1 + 1 + 12);
+  r.skip(12 + 6 + 12); // CMP version, consent screen, consent language
+  const vendorListVersion = r.int(12);
+  const policyVersion = r.int(6);
+  r.skip(1 + 1 + 12); // service-specific, non-standard stacks, special feature opt-ins
   const purposeConsents = readPurposes(r);
   const purposeLI = readPurposes(r);
   r.skip(1); // purpose one treatment
@@ -168,7 +178,16 @@ function readCore(r: BitReader, budget: Budget): TcConsent {
   const vendorConsents = readVendorVector(r, 'vendorConsents', budget);
   const vendorLI = readVendorVector(r, 'vendorLegitimateInterests', budget);
   const restrictions = readRestrictions(r, budget);
-  return { purposeConsents, purposeLI, vendorConsents, vendorLI, restrictions };
+  return {
+    purposeConsents,
+    purposeLI,
+    vendorConsents,
+    vendorLI,
+    restrictions,
+    vendorListVersion,
+    policyVersion,
+    updatedMs,
+  };
 }
 
 /**
@@ -183,6 +202,7 @@ export function readTcString(tcString: string): TcConsent | TcProblem {
   const seen = new Set<number>();
   const budget: Budget = { entries: 0 };
   let core: TcConsent | undefined;
+  let disclosed: IdRanges | undefined;
   const segments = tcString.split('.');
   for (let i = 0; i < segments.length; i++) {
     const where = `segment ${i + 1}`;
@@ -198,12 +218,17 @@ export function readTcString(tcString: string): TcConsent | TcProblem {
       else if (type === 3) {
         r.skip(24 + 24); // publisher consents, publisher legitimate interests
         r.skip(2 * r.int(6)); // custom purposes: their consents and legitimate interests
-      } else readVendorVector(r, SEGMENTS[type], budget);
+      } else {
+        const vendors = readVendorVector(r, SEGMENTS[type], budget);
+        if (type === 1) disclosed = vendors;
+      }
     } catch (e) {
       if (e instanceof Unreadable) return { problem: `${where}, ${e.message}` };
       if (e instanceof OutOfBits) return { problem: `${where} ends before its last field` };
       throw e;
     }
   }
-  return core ?? { problem: 'the TC string has no core segment' };
+  if (!core) return { problem: 'the TC string has no core segment' };
+  if (disclosed) core.disclosedVendors = disclosed;
+  return core;
 }

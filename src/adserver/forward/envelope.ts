@@ -94,6 +94,12 @@ export async function expandEnvelopes(
   const extra: Eid[] = [];
   for (const eid of mergeEids(opened.flat())) {
     const uids = eid.uids.filter((u) => !received.has(`${eid.source.toLowerCase()}\n${u.id}`));
+    // Envelopes each within the uid cap still merge by source: the cap holds for the eid forwarded.
+    if (uids.length > limits.maxUids) {
+      const message = `more than ${limits.maxUids} uids of source "${eid.source}" once merged: ${uids.length - limits.maxUids} dropped`;
+      issues.push({ path: 'envelopes', message });
+      uids.length = limits.maxUids;
+    }
     if (uids.length) extra.push({ ...eid, uids, ...(options.inserter ? { inserter: options.inserter } : {}) });
   }
   return { value: extra, issues };

@@ -38,3 +38,5 @@ export {
   envelopeKeysFromText,
   REFERENCE_ENVELOPE_SOURCES,
 } from './envelope.js';
+export type { DecisionLog, DecisionLogLine, DecisionLogOptions } from './decisions.js';
+export { createDecisionLog, decisionLines, decisionReason } from './decisions.js';

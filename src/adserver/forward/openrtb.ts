@@ -12,7 +12,8 @@ import { eidsForPartner } from './partners.js';
 import type { DemandPartner } from './partners.js';
 import { ortbImps } from './openrtb-imp.js';
 import type { OrtbImp } from './openrtb-imp.js';
-import type { AdCall } from '../parse/index.js';
+import type { AdCall, PageUrlOptions } from '../parse/index.js';
+import { emailOnlyRules, scrubWith } from '../parse/index.js';
 import { given, OptionsError } from '../common/index.js';
 
 /** Options of {@link buildBidRequest}. */
@@ -31,6 +32,11 @@ export interface BidRequestOptions {
   test?: boolean;
   /** Which eids the partner may receive (permissions, consent): see `createForwardingPolicy`. Default: all. */
   policy?: ForwardingPolicy;
+  /**
+   * How an email still in the call's page URL leaves `site.page` (a call built by hand, not parsed): stripped by
+   * default, or `'hash'` (docs/ad-server.md#page-urls-without-emails). Parameters by name are the parser's job.
+   */
+  pageUrl?: Pick<PageUrlOptions, 'emails'>;
 }
 
 const OPENRTB_VERSIONS: ReadonlySet<unknown> = new Set([undefined, '2.5', '2.6', 'both']);
@@ -176,7 +182,10 @@ export function buildBidRequest(call: AdCall, partner: DemandPartner, options: B
       ? options.policy.eidsFor(call, partner, options.extraEids)
       : eidsForPartner(options.extraEids?.length ? [...call.eids, ...options.extraEids] : call.eids, partner)
   ) as OrtbEid[];
-  const secure = call.referer?.startsWith('https:') ? 1 : undefined;
+  // The page URL as it was parsed already has no email; one built by hand is scrubbed here (a repeat costs one
+  // string compare: scrubWith keeps its last answer).
+  const page = call.referer && scrubWith(call.referer, emailOnlyRules(options.pageUrl, 'options.pageUrl'));
+  const secure = page?.startsWith('https:') ? 1 : undefined;
   const req: OrtbBidRequestBase & { user?: Record<string, unknown>; regs?: Record<string, unknown> } = {
     id: options.id ?? randomUUID(),
     imp: ortbImps(call.formats, secure, in26, in25),
@@ -188,8 +197,8 @@ export function buildBidRequest(call: AdCall, partner: DemandPartner, options: B
 
   const site: NonNullable<OrtbBidRequestBase['site']> = {};
   if (call.siteId !== undefined) site.id = String(call.siteId);
-  if (call.referer) site.page = call.referer;
-  const domain = hostOf(call.referer);
+  if (page) site.page = page;
+  const domain = hostOf(page);
   if (domain) site.domain = domain;
   if (call.target) site.keywords = call.target;
   if (call.networkId !== undefined) site.publisher = { id: String(call.networkId) };
@@ -221,6 +230,12 @@ export function buildBidRequest(call: AdCall, partner: DemandPartner, options: B
   if (usPrivacy) place(regs, regsExt, 'us_privacy', usPrivacy);
   if (gpp) place(regs, regsExt, 'gpp', gpp);
   if (gppSid) place(regs, regsExt, 'gpp_sid', gppSid);
+  // Global Privacy Control: OpenRTB 2.6's `regs.gpc` (an integer), and `regs.ext.gpc` as the string "1" where 2.5
+  // partners (and Prebid Server) read it.
+  if (call.consent.gpc) {
+    if (in26) regs.gpc = 1;
+    regsExt.gpc = '1';
+  }
   if (hasKeys(regsExt)) regs.ext = regsExt;
   if (hasKeys(regs)) req.regs = regs;
   return req;

@@ -3,6 +3,7 @@
  * matching, and the check that no two rules tie for the most specific match of one eid.
  */
 import { z } from 'zod';
+import type { VendorListSource } from '../consent/index.js';
 import { formatPath } from '../../core/path.js';
 
 /**
@@ -74,6 +75,22 @@ const configSchema = z.strictObject({
       purposes: z.array(z.number().int().min(1).max(24)).min(1).optional(),
       legitimateInterest: z.boolean().optional(),
       gdprDefault: z.enum(['applies', 'does-not-apply', 'when-tc-string']).optional(),
+      gpc: z.boolean().optional(),
+      requiredPurposes: z.array(z.number().int().min(1).max(24)).optional(),
+      gvl: z
+        .custom<VendorListSource>(
+          (v) =>
+            typeof v === 'object' &&
+            v !== null &&
+            typeof (v as VendorListSource).list === 'function' &&
+            typeof (v as VendorListSource).latest === 'function' &&
+            typeof (v as VendorListSource).generation === 'number',
+          'must be a Global Vendor List (parseVendorList) or a loader (createGvlLoader)',
+        )
+        .optional(),
+      gvlFallback: z.enum(['refuse', 'tc-string']).optional(),
+      gvlVersionMissing: z.enum(['refuse', 'newest']).optional(),
+      requireDisclosedVendors: z.boolean().optional(),
     })
     .optional(),
   partners: z.array(partnerSchema).optional(),
@@ -194,6 +211,30 @@ function groupBy<T, K>(items: readonly T[], key: (item: T) => K): Map<K, T[]> {
   return groups;
 }
 
+type Rule = z.infer<typeof ruleSchema>;
+type Partner = z.infer<typeof partnerSchema>;
+
+/**
+ * The rules and partners of a configuration that are well formed, each with its index (a checked configuration
+ * has only those; a broken one, the others are its errors). `partners` is undefined when the configuration gives
+ * no partner list. At most 10,000 rules, the cap.
+ */
+function wellFormed(config: unknown): { partners?: [number, Partner][]; permissions: [number, Rule][] } {
+  const c = (config !== null && typeof config === 'object' ? config : {}) as {
+    partners?: unknown;
+    permissions?: unknown;
+  };
+  const each = <T>(list: unknown, schema: z.ZodType<T>): [number, T][] =>
+    (Array.isArray(list) ? list.slice(0, 10_000) : []).flatMap((item, i): [number, T][] => {
+      const r = schema.safeParse(item);
+      return r.success ? [[i, r.data]] : [];
+    });
+  return {
+    partners: Array.isArray(c.partners) ? each(c.partners, partnerSchema) : undefined,
+    permissions: each(c.permissions, ruleSchema),
+  };
+}
+
 /** Most specific first, then in the order written. */
 const bySpecificity = (a: Compiled, b: Compiled) => b.specificity - a.specificity || a.index - b.index;
 
@@ -203,22 +244,23 @@ const bySpecificity = (a: Compiled, b: Compiled) => b.specificity - a.specificit
  */
 export function compilePolicy(config: unknown): { cfg: z.infer<typeof configSchema> } & CompiledRules {
   const parsed = configSchema.safeParse(config);
-  if (!parsed.success) {
-    throw new ForwardingPolicyError(parsed.error.issues.map((i) => `${formatPath(i.path) || 'policy'}: ${i.message}`));
-  }
-  const cfg = parsed.data;
-  const problems: string[] = [];
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((i) => `${formatPath(i.path) || 'policy'}: ${i.message}`);
+  // One round of errors: the checks across rules (unknown partners, ties) run on the rules and partners that are
+  // well formed even when others are not, so fixing the first list never reveals a second.
+  const { partners, permissions } = parsed.success ? wellFormed(parsed.data) : wellFormed(config);
   // Partner ids match case-insensitively, as Prebid Server matches bidder names: two partners that differ only
   // by case could not be told apart by a rule.
   const known = new Map<string, number>();
-  cfg.partners?.forEach((p, i) => {
+  partners?.forEach(([i, p]) => {
     const first = known.get(p.id.toLowerCase());
     if (first === undefined) known.set(p.id.toLowerCase(), i);
     else problems.push(`partners[${i}].id: "${p.id}" is partners[${first}].id up to case (ids are case-insensitive)`);
   });
-  const rules: Compiled[] = (cfg.permissions ?? []).map((r, index) => {
+  const rules: Compiled[] = permissions.map(([index, r]) => {
     const listed = r.partners === '*' ? [] : r.partners;
-    if (cfg.partners && r.partners !== '*') {
+    if (partners && r.partners !== '*') {
       const unknown = listed.filter((p) => !known.has(p.toLowerCase()));
       const names = unknown.map((p) => `"${p}"`).join(', ');
       if (unknown.length) problems.push(`permissions[${index}].partners: unknown partner ${names}`);
@@ -239,7 +281,8 @@ export function compilePolicy(config: unknown): { cfg: z.infer<typeof configSche
     return c;
   });
   checkTies(rules, problems);
-  if (problems.length) throw new ForwardingPolicyError(problems);
+  if (!parsed.success || problems.length) throw new ForwardingPolicyError(problems);
+  const cfg = parsed.data;
   const groups = groupBy(rules, (r) => r.source);
   const anySource = (groups.get(undefined) ?? []).sort(bySpecificity);
   const bySource = new Map<string, Compiled[]>();

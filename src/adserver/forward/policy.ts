@@ -51,10 +51,10 @@ export interface ForwardingPolicyConfig {
 export interface ForwardingReason {
   /**
    * `no-rule`: kept, no permission rule matched (default); `rule`: kept or removed by `permissions[rule]`;
-   * `dmp`: removed, a DMP receives only its preferred provider; `gdpr`, `usp`, `gpp`: removed by consent;
+   * `dmp`: removed, a DMP receives only its preferred provider; `gdpr`, `usp`, `gpp`, `gpc`: removed by consent;
    * `allow-source`: kept although consent refused, because the source is in `allowSources`.
    */
-  code: 'no-rule' | 'rule' | 'dmp' | 'gdpr' | 'usp' | 'gpp' | 'allow-source';
+  code: 'no-rule' | 'rule' | 'dmp' | 'gdpr' | 'usp' | 'gpp' | 'gpc' | 'allow-source';
   /** Index of the deciding rule in `permissions`, for `rule` (and for consent codes when a rule had allowed it). */
   rule?: number;
   /** One sentence a person can read. */
@@ -123,6 +123,8 @@ interface Prepared {
   /** The bits every eid has: a partner holding one of them, without a consent refusal, receives every eid. */
   common: number;
   decoded: DecodedConsent | undefined;
+  /** The vendor lists' generation the decoding was made for. */
+  gen: number;
 }
 
 /** How an eid fares for a partner: kept or not, why, and the rule that matched (if any). */
@@ -160,10 +162,11 @@ function reasonOf(v: Verdict, eid: Eid, partner: DemandPartner, refusal: Consent
 export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): ForwardingPolicy {
   const { cfg, rules, bySource, anySource } = compilePolicy(config);
 
-  // Speed (README "Measured sizes and ratios"): each partner id named in a rule gets a bit, any other partner the OTHER
-  // bit, and each rule the bits of its partners, so deciding an eid for a partner is one AND instead of a Set lookup.
-  // The bits stay small integers (V8 Smis). With more than 28 named partners the Set lookups stay (judge() below). Ids
-  // are lowercased (partners match case-insensitively); a partner is looked up as spelled, then lowercased.
+  // Speed (docs/project.md, "Measured sizes and ratios"): each partner id named in a rule gets a bit, any other
+  // partner the OTHER bit, and each rule the bits of its partners, so deciding an eid for a partner is one AND instead
+  // of a Set lookup. The bits stay small integers (V8 Smis). With more than 28 named partners the Set lookups stay
+  // (judge() below). Ids are lowercased (partners match case-insensitively); a partner is looked up as spelled, then
+  // lowercased.
   const named = [...new Set(rules.flatMap((r) => [...r.partners]))];
   const OTHER = 1 << 28;
   const EXEMPT = 1 << 29;
@@ -203,7 +206,7 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
 
   // What depends on the call only (decoded signals, each eid's rule) is worked out once and kept for the next
   // partner of the same call: bid requests go out in a loop over partners, and the policy must add little to it
-  // (README "Measured sizes and ratios"). The call is taken as unchanged while its requests are built.
+  // (docs/project.md, "Measured sizes and ratios"). The call is taken as unchanged while its requests are built.
   let last: Prepared | undefined;
   // The code found at each position of the last call's eids, with what it was worked out from: a network's calls
   // mostly carry the same sources in the same order, so a call's eid at position i usually has the source and
@@ -214,19 +217,28 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
   let seenCodes: number[] = [];
   let seenCommon = ALL;
   // The last call's consent signals and their decoding: a user's calls repeat them, and each call is a new object.
-  let lastConsent: (AdCallConsent & { decoded: DecodedConsent }) | undefined;
+  // Decoded anew when the vendor lists change (`gen`), so the partners' refusals kept in their slots are redone.
+  let lastConsent: (AdCallConsent & { decoded: DecodedConsent; gen: number }) | undefined;
   const decodeConsent = (c: AdCallConsent): DecodedConsent => {
     const m = lastConsent;
-    if (m && m.gdpr === c.gdpr && m.gdprConsent === c.gdprConsent && m.usPrivacy === c.usPrivacy && m.gpp === c.gpp) {
+    const gen = decoder.generation();
+    if (
+      m?.gen === gen &&
+      m.gdpr === c.gdpr &&
+      m.gdprConsent === c.gdprConsent &&
+      m.usPrivacy === c.usPrivacy &&
+      m.gpp === c.gpp &&
+      m.gpc === c.gpc
+    ) {
       const a = m.gppSid;
       const b = c.gppSid;
       if (a === b) return m.decoded;
       if (a && a.length === b?.length && a.every((sid, i) => sid === b[i])) return m.decoded;
     }
     const decoded = decoder.decode(c);
-    const { gdpr, gdprConsent, usPrivacy, gpp, gppSid } = c;
+    const { gdpr, gdprConsent, usPrivacy, gpp, gppSid, gpc } = c;
     // A copy of gpp_sid: the caller's array may change after this call.
-    lastConsent = { gdpr, gdprConsent, usPrivacy, gpp, gppSid: gppSid && [...gppSid], decoded };
+    lastConsent = { gdpr, gdprConsent, usPrivacy, gpp, gppSid: gppSid && [...gppSid], gpc, decoded, gen };
     return decoded;
   };
   // Small, so that it is inlined in eidsFor: the call's next partners cost these comparisons only.
@@ -238,7 +250,8 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
       l.eids === call.eids &&
       l.length === call.eids.length &&
       l.extra === extra &&
-      l.extraLength === (extra?.length ?? 0)
+      l.extraLength === (extra?.length ?? 0) &&
+      l.gen === decoder.generation()
     )
       return l;
     return (last = prepareCall(call, extra));
@@ -285,7 +298,8 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
     const decoded = enforce ? decodeConsent(call.consent) : undefined;
     const { consent, eids } = call;
     const extraLength = extra?.length ?? 0;
-    return { call, consent, eids, length: eids.length, extra, extraLength, all, codes, common, decoded };
+    const gen = decoder.generation();
+    return { call, consent, eids, length: eids.length, extra, extraLength, all, codes, common, decoded, gen };
   };
   /** The eids of a prepared call with their rules, for judge(). */
   const itemsOf = (p: Prepared): Item[] =>
@@ -369,7 +383,12 @@ export function createForwardingPolicy(config: ForwardingPolicyConfig = {}): For
   };
 
   return {
-    config: Object.freeze(structuredClone(cfg)),
+    // A copy, but the vendor list source itself (a loader holds functions and timers).
+    config: Object.freeze(
+      cfg.consent?.gvl
+        ? { ...structuredClone({ ...cfg, consent: { ...cfg.consent, gvl: undefined } }), consent: { ...cfg.consent } }
+        : structuredClone(cfg),
+    ),
     eidsFor(call, partner, extraEids) {
       const p = prepare(call, extraEids);
       if (bitOf && (partner.kind ?? 'dsp') !== 'dmp') {

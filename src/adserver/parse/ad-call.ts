@@ -6,12 +6,17 @@
 import { decodeBase64Json, validateEids } from '../../core/index.js';
 import type { Eid, Issue } from '../../core/index.js';
 import type { AdCallLimits } from './limits.js';
+import type { PageUrlOptions } from './page-url.js';
 
 /**
  * Which ad-call endpoint a request hit: GET `/ac`, POST `/genericpost`, POST `/call`, POST `/prebid/v1`, or none of
  * them.
  */
-export type AdCallEndpoint = 'ac' | 'genericpost' | 'call' | 'prebid' | 'unknown';
+/**
+ * Where the call came in: the tag's `/ac`, `/genericpost`, `/call`; the Prebid.js adapter's `/prebid/v1`; an OpenRTB
+ * request at `/openrtb2/auction` (the path Prebid Server and SSPs post to); anything else `unknown`.
+ */
+export type AdCallEndpoint = 'ac' | 'genericpost' | 'call' | 'prebid' | 'openrtb' | 'unknown';
 
 /** One requested format (placement) of the call. */
 export interface AdCallFormat {
@@ -48,6 +53,11 @@ export interface AdCallConsent {
   gppSid?: number[];
   /** US Privacy string (for example `1YNN`). */
   usPrivacy?: string;
+  /**
+   * Global Privacy Control: true when the browser signals it (`gpc=1`, OpenRTB `regs.gpc` / `regs.ext.gpc`, or the
+   * browser's own `Sec-GPC: 1` header), false when the call says 0; absent when nothing says.
+   */
+  gpc?: boolean;
 }
 
 /** What one ad call carries, validated. Fields that were absent or invalid are left out (see `issues`). */
@@ -76,9 +86,16 @@ export interface AdCall {
   consent: AdCallConsent;
   /** The `User-Agent` header, for the bid request's device. */
   userAgent?: string;
-  /** The `Referer` header: the page URL the call came from. */
+  /**
+   * The page URL the call came from (the `Referer` header, or the body's `page` / `site.page`), without raw emails
+   * (`ParseOptions.pageUrl`).
+   */
   referer?: string;
-  /** The client IP, when the caller passes it in the options (the parser never guesses it from headers). */
+  /**
+   * The device's address, for the bid request's `device.ip` / `device.ipv6`: an OpenRTB body's `device.ip` (a server
+   * relaying the user's request), else the peer given in `ip` (Node requests: their socket's) or, when that peer is
+   * one of `trustedProxies`, the client address `X-Forwarded-For` names behind them.
+   */
   ip?: string;
   /**
    * Everything that was dropped, and why. Empty for a clean call. At most `maxIssues` entries, then one last entry
@@ -108,8 +125,21 @@ export interface AdCallInput {
 export interface ParseOptions {
   /** Size caps; defaults in {@link DEFAULT_LIMITS}. */
   limits?: Partial<AdCallLimits>;
-  /** The client IP to record on the call (take it from your proxy setup, not from a spoofable header). */
+  /**
+   * The address of the peer that sent the request: `req.socket.remoteAddress` on Node (parseIncomingMessage reads
+   * it itself when this is absent), the platform's client address elsewhere. Never a header's value.
+   */
   ip?: string;
+  /** How the page URL (`referer`) loses its emails: stripped by default (docs/ad-server.md#page-urls-without-emails).
+   */
+  pageUrl?: PageUrlOptions;
+  /**
+   * Your own proxies in front of this server (load balancers, a CDN): addresses, CIDR blocks (`10.0.0.0/8`) or
+   * `loopback`, `linklocal`, `uniquelocal`. When the peer is one of them, the device's address is read from
+   * `X-Forwarded-For` (from the right, past every trusted proxy); from any other peer the header is ignored, since
+   * anyone can write it. Default none.
+   */
+  trustedProxies?: readonly string[];
 }
 
 const MAX_ID = 2 ** 31 - 1;
@@ -223,5 +253,12 @@ export class Collector {
     }
     const usp = this.text(names[4], usPrivacy, 16);
     if (usp !== undefined) c.usPrivacy = usp;
+  }
+  /** Reads a Global Privacy Control flag (`1` / `0`, as a number, a string or a boolean) at `path`. */
+  gpc(path: string, v: unknown): void {
+    if (v === undefined || v === null || v === '') return;
+    if (v === 1 || v === '1' || v === true) this.call.consent.gpc = true;
+    else if (v === 0 || v === '0' || v === false) this.call.consent.gpc ??= false;
+    else this.issue(path, 'must be 0 or 1');
   }
 }

@@ -10,4 +10,7 @@ export type {
 } from './ad-call.js';
 export { parseAdCall, parseAdCallRequest, parseIncomingMessage, endpointOf, readCookie } from './parse.js';
 export type { AdCallLimits } from './limits.js';
+export type { PageUrlOptions, PageUrlRules } from './page-url.js';
+export { emailOnlyRules, pageUrlRules, scrubPageUrl, scrubWith } from './page-url.js';
 export { DEFAULT_LIMITS, resolveLimits } from './limits.js';
+export { isOrtbBody } from './ortb.js';

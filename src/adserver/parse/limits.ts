@@ -3,6 +3,7 @@
  * the ad call itself always goes on: bad input never fails an ad call.
  */
 
+import { MAX_ID_LENGTH } from '../../core/index.js';
 import { OptionsError, positiveOption } from '../common/index.js';
 
 /** Every cap the parser applies; pass a partial object to override some. */
@@ -37,7 +38,8 @@ export const DEFAULT_LIMITS: Readonly<AdCallLimits> = Object.freeze({
   maxBodyBytes: 262_144,
   maxEids: 64,
   maxUids: 16,
-  maxIdLength: 2_048,
+  // The longest id the tag takes from the page, too.
+  maxIdLength: MAX_ID_LENGTH,
   maxExtLength: 4_096,
   maxExtDepth: 16,
   maxUserIdLength: 256,

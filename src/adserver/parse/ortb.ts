@@ -9,14 +9,36 @@
  * See docs/wire-format.md#post-ad-calls-the-eids-array.
  */
 import { isInt32, isObject } from '../../core/index.js';
+import { jsonWithin } from '../../core/eid.js';
 import type { AdCallFormat, Collector } from './ad-call.js';
+import { normaliseIp } from './client-ip.js';
 
 /** True for a body shaped as an OpenRTB bid request: `imp` array, or a `user` / `regs` object. */
 export function isOrtbBody(b: Record<string, unknown>): boolean {
   return Array.isArray(b.imp) || isObject(b.user) || isObject(b.regs);
 }
 
-const obj = (v: unknown): Record<string, unknown> => (isObject(v) ? v : {});
+/**
+ * The object at `path`, or an empty one: absent (or null) says nothing, anything else that is no object is named in
+ * `issues` and ignored, as every other malformed field is.
+ */
+function obj(col: Collector, path: string, v: unknown): Record<string, unknown> {
+  if (isObject(v)) return v;
+  if (v !== undefined && v !== null) col.issue(path, 'must be an object; ignored');
+  return {};
+}
+
+/**
+ * The Prebid adapter's fields that are not read but passed along as the adapter sent them (first-party data, the
+ * supply chain, the auction's timeout): checked for their kind, so a broken body is named however little of it is
+ * read.
+ */
+export function checkPrebidExtras(col: Collector, field: (name: string) => unknown): void {
+  for (const k of ['site', 'user', 'schain']) obj(col, k, field(k));
+  const tmax = field('tmax');
+  if (tmax !== undefined && tmax !== null && !(isInt32(tmax) && tmax > 0))
+    col.issue('tmax', 'must be a positive integer of milliseconds; ignored');
+}
 
 /** `[[w, h], …]` (or one `[w, h]`) of positive integers, else undefined with an issue. */
 function sizesOf(col: Collector, path: string, v: unknown): [number, number][] | undefined {
@@ -56,15 +78,20 @@ function floorOf(
   return undefined;
 }
 
-/** A JSON object kept as sent (video parameters), when it is one and serializes. */
+/**
+ * A JSON object kept as sent (video parameters), when it is one and its JSON is within `maxTextLength` characters
+ * and `maxExtDepth` levels: measured in a walk that stops at the first cap passed, so a 250 KB one is not walked
+ * whole.
+ */
 function jsonObject(col: Collector, path: string, v: unknown): Record<string, unknown> | undefined {
   if (v === undefined) return undefined;
+  const { maxTextLength, maxExtDepth } = col.limits;
   try {
-    if (isObject(v) && JSON.stringify(v).length <= col.limits.maxTextLength) return v;
+    if (isObject(v) && jsonWithin(v, maxTextLength, maxExtDepth)) return v;
   } catch {
     // A cycle or a throwing getter: not JSON, reported below.
   }
-  col.issue(path, `must be a JSON object up to ${col.limits.maxTextLength} characters; ignored`);
+  col.issue(path, `must be a JSON object up to ${maxTextLength} characters and ${maxExtDepth} levels; ignored`);
   return undefined;
 }
 
@@ -98,14 +125,41 @@ function withOptional(f: AdCallFormat, extra: Partial<AdCallFormat>): AdCallForm
   return f;
 }
 
+/** The fields of a `/prebid/v1` unit (src/prebid/wire.ts). */
+const PREBID_UNIT_FIELDS = new Set([
+  'bidId',
+  'adUnitCode',
+  'formatId',
+  'siteId',
+  'pageId',
+  'gpid',
+  'banner',
+  'video',
+  'floor',
+]);
+/** Unknown fields of one unit named one by one; the others are counted in one issue. */
+const MAX_UNKNOWN_NAMED = 5;
+/** The list named in the issue of an unknown unit field. */
+const UNIT_FIELDS_TEXT = [...PREBID_UNIT_FIELDS].join(', ');
+
 /** The Prebid adapter's `units` (src/prebid/wire.ts): one format per ad unit, named by Prebid's `bidId`. */
 export function readPrebidUnits(col: Collector, units: unknown): void {
   eachPlacement(col, 'units', units, (u, p) => {
+    // A field the adapter never sends is a sender's mistake (`sizes` for `banner`): named, not dropped in silence.
+    let unknown = 0;
+    for (const key in u) {
+      if (!Object.hasOwn(u, key) || PREBID_UNIT_FIELDS.has(key)) continue;
+      if (++unknown > MAX_UNKNOWN_NAMED) continue;
+      const name = key.length > 64 ? `${key.slice(0, 64)}…` : key;
+      col.issue(`${p}.${name}`, `unknown field; ignored (a unit has ${UNIT_FIELDS_TEXT})`);
+    }
+    if (unknown > MAX_UNKNOWN_NAMED) col.issue(p, `${unknown - MAX_UNKNOWN_NAMED} more unknown fields ignored`);
     const id = col.id(`${p}.formatId`, u.formatId);
     if (id === undefined) {
       if (u.formatId === undefined) col.issue(`${p}.formatId`, 'missing');
       return undefined;
     }
+    const floor = obj(col, `${p}.floor`, u.floor);
     return withOptional(
       { id },
       {
@@ -114,7 +168,7 @@ export function readPrebidUnits(col: Collector, units: unknown): void {
         gpid: col.text(`${p}.gpid`, u.gpid, 256),
         sizes: sizesOf(col, `${p}.banner`, u.banner),
         video: jsonObject(col, `${p}.video`, u.video),
-        floor: isObject(u.floor) ? floorOf(col, `${p}.floor`, u.floor.value, u.floor.currency, 'EUR') : undefined,
+        floor: floorOf(col, `${p}.floor`, floor.value, floor.currency, 'EUR'),
       },
     );
   });
@@ -124,16 +178,16 @@ export function readPrebidUnits(col: Collector, units: unknown): void {
  * One OpenRTB imp: format id from `ext.formatId` or a numeric `tagid` (else 0), sizes from `banner.format` / `w`,`h`.
  */
 function readImp(col: Collector, imp: Record<string, unknown>, p: string): AdCallFormat {
-  const ext = obj(imp.ext);
+  const ext = obj(col, `${p}.ext`, imp.ext);
   const tagid = col.text(`${p}.tagid`, imp.tagid, 256);
-  const fromExt = ext.formatId ?? obj(ext.eidkit).formatId;
+  const fromExt = ext.formatId ?? obj(col, `${p}.ext.eidkit`, ext.eidkit).formatId;
   const id =
     (fromExt !== undefined
       ? col.id(`${p}.ext.formatId`, fromExt)
       : tagid && /^\d{1,10}$/.test(tagid)
         ? col.id(`${p}.tagid`, tagid)
         : undefined) ?? 0;
-  const banner = obj(imp.banner);
+  const banner = obj(col, `${p}.banner`, imp.banner);
   const format = Array.isArray(banner.format)
     ? banner.format.map((f: unknown) => (isObject(f) ? [f.w, f.h] : f))
     : banner.w !== undefined
@@ -160,19 +214,19 @@ function readImp(col: Collector, imp: Record<string, unknown>, p: string): AdCal
  */
 export function readOrtbBody(col: Collector, b: Record<string, unknown>, fresh: boolean): void {
   const call = col.call;
-  const ext = obj(b.ext);
-  const site = obj(b.site ?? b.app);
-  const siteExt = obj(site.ext);
-  const user = obj(b.user);
-  const userExt = obj(user.ext);
-  const regs = obj(b.regs);
-  const regsExt = obj(regs.ext);
   const prefix = b.site === undefined && b.app !== undefined ? 'app' : 'site';
+  const ext = obj(col, 'ext', b.ext);
+  const site = obj(col, prefix, b.site ?? b.app);
+  const siteExt = obj(col, `${prefix}.ext`, site.ext);
+  const user = obj(col, 'user', b.user);
+  const userExt = obj(col, 'user.ext', user.ext);
+  const regs = obj(col, 'regs', b.regs);
+  const regsExt = obj(col, 'regs.ext', regs.ext);
   col.set(
     'networkId',
     ext.networkId !== undefined
       ? col.id('ext.networkId', ext.networkId)
-      : col.id(`${prefix}.publisher.id`, obj(site.publisher).id),
+      : col.id(`${prefix}.publisher.id`, obj(col, `${prefix}.publisher`, site.publisher).id),
   );
   col.set('siteId', ext.siteId !== undefined ? col.id('ext.siteId', ext.siteId) : col.id(`${prefix}.id`, site.id));
   col.set(
@@ -183,8 +237,16 @@ export function readOrtbBody(col: Collector, b: Record<string, unknown>, fresh: 
   const page = col.text(`${prefix}.page`, site.page);
   if (page !== undefined) call.referer = page;
   // The request came from a server: the user's browser is the one in `device`, not the caller's User-Agent.
-  const ua = col.text('device.ua', obj(b.device).ua);
+  const device = obj(col, 'device', b.device);
+  const ua = col.text('device.ua', device.ua);
   if (ua !== undefined) call.userAgent = ua;
+  // Its address too: the peer of this request is the relaying server, not the device.
+  for (const name of ['ip', 'ipv6'] as const) {
+    if (device[name] === undefined || call.ip !== undefined) continue;
+    const ip = normaliseIp(device[name]);
+    if (ip === undefined) col.issue(`device.${name}`, 'not an IP address; ignored');
+    else call.ip = ip;
+  }
   if (b.imp !== undefined) eachPlacement(col, 'imp', b.imp, (imp, p) => readImp(col, imp, p));
   const pick = (a: unknown, aName: string, c: unknown, cName: string): [unknown, string] =>
     a !== undefined ? [a, aName] : [c, cName];
@@ -194,6 +256,8 @@ export function readOrtbBody(col: Collector, b: Record<string, unknown>, fresh: 
   const [sid, sidName] = pick(regs.gpp_sid, 'regs.gpp_sid', regsExt.gpp_sid, 'regs.ext.gpp_sid');
   const [usp, uspName] = pick(regs.us_privacy, 'regs.us_privacy', regsExt.us_privacy, 'regs.ext.us_privacy');
   col.consent(gdpr, tcf, gpp, sid, usp, [gdprName, tcfName, gppName, sidName, uspName]);
+  const [gpc, gpcName] = pick(regs.gpc, 'regs.gpc', regsExt.gpc, 'regs.ext.gpc');
+  col.gpc(gpcName, gpc);
   const places: [string, unknown][] = [
     ['eids', b.eids],
     ['user.eids', user.eids],

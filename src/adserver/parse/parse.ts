@@ -8,19 +8,25 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { resolveLimits } from './limits.js';
+import { ownString } from '../common/index.js';
 import { Collector } from './ad-call.js';
 import type { AdCall, AdCallEndpoint, AdCallInput, HeadersLike, ParseOptions } from './ad-call.js';
 import { readBody, readQuery } from './readers.js';
+import { pageUrlRules, scrubWith, type PageUrlRules } from './page-url.js';
+import { clientAddress, normaliseIp, trustedProxyList } from './client-ip.js';
 
 const ENDPOINTS: Record<string, AdCallEndpoint> = { ac: 'ac', genericpost: 'genericpost', call: 'call' };
 const PREBID_PATH = /\/prebid\/v1\/?$/i;
+const OPENRTB_PATH = /\/openrtb2\/auction\/?$/i;
 const COOKIE_VALUE = /^[\x21\x23-\x2b\x2d-\x3a\x3c-\x5b\x5d-\x7e]+$/;
 
 /**
- * The endpoint named by a URL path's last segment (`/ac`, `/x/genericpost`, `/call/`), or `prebid` for `…/prebid/v1`.
+ * The endpoint named by a URL path's last segment (`/ac`, `/x/genericpost`, `/call/`), `prebid` for `…/prebid/v1`,
+ * `openrtb` for `…/openrtb2/auction`.
  */
 export function endpointOf(pathname: string): AdCallEndpoint {
   if (PREBID_PATH.test(pathname)) return 'prebid';
+  if (OPENRTB_PATH.test(pathname)) return 'openrtb';
   const end = pathname.endsWith('/') ? pathname.length - 1 : pathname.length;
   const last = pathname.slice(pathname.lastIndexOf('/', end - 1) + 1, end).toLowerCase();
   return Object.hasOwn(ENDPOINTS, last) ? ENDPOINTS[last] : 'unknown';
@@ -87,20 +93,39 @@ function splitUrl(url: string | URL): { pathname: string; search: string } | und
   return { pathname, search: q < 0 ? '' : rest.slice(q) };
 }
 
-function finish(col: Collector, headers: HeadersLike | undefined, options: ParseOptions): AdCall {
+function finish(
+  col: Collector,
+  headers: HeadersLike | undefined,
+  options: ParseOptions,
+  pageUrl: PageUrlRules,
+): AdCall {
   const call = col.call;
   const rawPid = readCookie(header(headers, 'cookie'), 'pid');
   if (rawPid !== undefined) {
+    // A slice of the Cookie header: copied, since caps and logs keep it (see ownString).
     if (rawPid.length > 0 && rawPid.length <= col.limits.maxUserIdLength && COOKIE_VALUE.test(rawPid))
-      call.pid = rawPid;
+      call.pid = ownString(rawPid);
     else col.issue('cookie.pid', 'not a valid pid; ignored');
   }
   const ua = header(headers, 'user-agent');
   // An OpenRTB body's `device.ua` (the user's browser, relayed by a server) beats the caller's own header.
-  if (ua && call.userAgent === undefined) call.userAgent = ua.slice(0, col.limits.maxTextLength);
+  if (ua && call.userAgent === undefined)
+    call.userAgent = ua.length > col.limits.maxTextLength ? ownString(ua.slice(0, col.limits.maxTextLength)) : ua;
   const referer = header(headers, 'referer');
   if (referer && referer.length <= col.limits.maxTextLength && call.referer === undefined) call.referer = referer;
-  if (options.ip) call.ip = options.ip;
+  // Whoever sent the call, its page URL keeps no raw email (docs/ad-server.md#page-urls-without-emails).
+  if (call.referer !== undefined) call.referer = scrubWith(call.referer, pageUrl);
+  // The browser's own Global Privacy Control (`Sec-GPC: 1`, sent on every request when the user turned it on).
+  if (call.consent.gpc === undefined && header(headers, 'sec-gpc')?.trim() === '1') call.consent.gpc = true;
+  // The device's own address when a server relayed its request (OpenRTB `device.ip`), else the peer's, or the client
+  // behind the peer when the peer is a trusted proxy.
+  if (call.ip === undefined) {
+    const trusted = options.trustedProxies ? trustedProxyList(options.trustedProxies) : undefined;
+    const peer = normaliseIp(options.ip);
+    const forwarded = header(headers, 'x-forwarded-for');
+    const ip = clientAddress(peer, forwarded, trusted, (m) => col.issue('x-forwarded-for', m));
+    if (ip !== undefined) call.ip = ip;
+  }
   col.closeIssues();
   return call;
 }
@@ -111,6 +136,7 @@ function finish(col: Collector, headers: HeadersLike | undefined, options: Parse
  */
 export function parseAdCall(input: AdCallInput, options: ParseOptions = {}): AdCall {
   const limits = resolveLimits(options.limits);
+  const pageUrl = pageUrlRules(options.pageUrl);
   const url = splitUrl(input?.url ?? '');
   const col = new Collector(url ? endpointOf(url.pathname) : 'unknown', limits);
   try {
@@ -119,7 +145,7 @@ export function parseAdCall(input: AdCallInput, options: ParseOptions = {}): AdC
       // The path is the caller's: quote a bounded piece of it, never the whole (up to 8,000 characters).
       const path =
         url.pathname.length > 100 ? `${url.pathname.slice(0, 100)}… (${url.pathname.length} characters)` : url.pathname;
-      col.issue('url', `${path} is not an ad-call endpoint (/ac, /genericpost, /call, /prebid/v1)`);
+      col.issue('url', `${path} is not an ad-call endpoint (/ac, /genericpost, /call, /prebid/v1, /openrtb2/auction)`);
     }
     const method = (input.method ?? (input.body !== undefined ? 'POST' : 'GET')).toUpperCase();
     if (method === 'POST') readBody(col, input.body);
@@ -127,7 +153,7 @@ export function parseAdCall(input: AdCallInput, options: ParseOptions = {}): AdC
   } catch {
     col.issue('request', 'could not be read');
   }
-  return finish(col, input?.headers, options);
+  return finish(col, input?.headers, options, pageUrl);
 }
 
 /** Result of reading a capped body: the bytes, or the reason they were not kept. */
@@ -225,14 +251,17 @@ export function parseAdCallRequest(request: Request, options: ParseOptions = {})
  * Parses an ad call from Node's `http.IncomingMessage` (node:http, express, fastify's `request.raw`).
  * Buffers at most `maxBodyBytes`; a larger body is read to its end and discarded so the socket can answer.
  * When a body parser already consumed the stream (express.json(), body-parser), its `req.body` is used.
+ * The peer's address is the socket's unless `options.ip` says otherwise; behind your own proxies, list them in
+ * `options.trustedProxies` to read the client's from `X-Forwarded-For`.
  * @example
  * http.createServer(async (req, res) => {
- *   const call = await parseIncomingMessage(req, { ip: req.socket.remoteAddress });
+ *   const call = await parseIncomingMessage(req, { trustedProxies: ['10.0.0.0/8'] });
  *   …
  * });
  */
 export function parseIncomingMessage(req: IncomingMessage, options: ParseOptions = {}): Promise<AdCall> {
   try {
+    if (options.ip === undefined && req.socket?.remoteAddress) options = { ...options, ip: req.socket.remoteAddress };
     // The request target as the client sent it (a path, or absolute-form through a proxy): parseAdCall reads every
     // form without building a URL object, and names an unusable one in `issues` instead of throwing.
     const url = req.url ?? '/';

@@ -4,8 +4,9 @@
  * ortb.ts. Like the rest of the parser they never throw: what is broken is dropped and named in `issues`.
  */
 import { isObject } from '../../core/index.js';
+import { ownString } from '../common/index.js';
 import type { AdCallInput, Collector } from './ad-call.js';
-import { isOrtbBody, readOrtbBody, readPrebidUnits } from './ortb.js';
+import { checkPrebidExtras, isOrtbBody, readOrtbBody, readPrebidUnits } from './ortb.js';
 
 const decoder = new TextDecoder();
 
@@ -24,7 +25,11 @@ const QUERY_KEYS = new Set([
   'gpp',
   'gpp_sid',
   'us_privacy',
+  'gpc',
 ]);
+
+/** The GET parameters kept as text (the others are read as numbers, or decoded and dropped). */
+const KEPT_AS_TEXT = new Set(['pgid', 'tgt', 'uid', 'gdpr_consent', 'gpp', 'us_privacy']);
 
 /**
  * The known query parameters, first occurrence wins (a malformed one too: each known key is decoded once, so a
@@ -51,8 +56,11 @@ function parseQuery(search: string, col: Collector): Map<string, string> {
     const key = QUERY_KEYS.has(rawKey) ? rawKey : decodeKey(rawKey);
     if (key !== undefined && QUERY_KEYS.has(key) && !out.has(key) && !malformed?.has(key)) {
       // In `eids` a `+` is standard Base64, never a form-encoded space.
-      const value = decodeComponent(eq < amp ? search.slice(eq + 1, amp) : '', key !== 'eids');
-      if (value !== undefined) out.set(key, value);
+      const raw = eq < amp ? search.slice(eq + 1, amp) : '';
+      const value = decodeComponent(raw, key !== 'eids');
+      // A text value with nothing to decode is a slice of the whole URL (V8 keeps a substring as a view of its
+      // parent): a copy, so that what keeps it (the consent caches, cap keys, a log) does not keep the URL.
+      if (value !== undefined) out.set(key, value === raw && KEPT_AS_TEXT.has(key) ? ownString(value) : value);
       else {
         col.issue(key, 'malformed percent-encoding; ignored');
         (malformed ??= new Set()).add(key);
@@ -108,6 +116,7 @@ export function readQuery(col: Collector, search: string): void {
     'gpp_sid',
     'us_privacy',
   ]);
+  col.gpc('gpc', get('gpc'));
   const eids = q.get('eids');
   if (eids !== undefined && eids !== '') col.eidsParam(eids.includes(' ') ? eids.replace(/ /g, '+') : eids);
 }
@@ -169,6 +178,7 @@ function readBodyFields(col: Collector, b: Record<string, unknown>, fresh: boole
   if (formats !== undefined) readFormats(col, formats);
   const units = field('units');
   if (units !== undefined) readPrebidUnits(col, units);
+  if (call.endpoint === 'prebid') checkPrebidExtras(col, field);
   col.set('target', col.text('target', field('target')));
   col.timestamp('timestamp', field('timestamp'));
   col.uid('uid', field('uid'));
@@ -181,6 +191,7 @@ function readBodyFields(col: Collector, b: Record<string, unknown>, fresh: boole
     either('usPrivacy', 'us_privacy'),
     ['gdpr', 'gdprConsent', 'gpp', 'gppSid', 'usPrivacy'],
   );
+  col.gpc('gpc', field('gpc'));
   const addtl = col.text('addtl_consent', field('addtl_consent'));
   if (addtl !== undefined) call.consent.addtlConsent = addtl;
   // The Prebid adapter sends the page Prebid detected: under a strict referrer policy the header holds only the origin.

@@ -22,6 +22,7 @@ export type {
   ReportGranularity,
   ReportReadOptions,
   ExtendedIdsCount,
+  ForwardingCount,
   WithWithout,
 } from './report.js';
 export { createReport } from './report.js';

@@ -6,6 +6,7 @@
 import { providerForSource, providerIdForSource } from '../../core/index.js';
 import type { Eid, Provider } from '../../core/index.js';
 import type { AdCall } from '../parse/index.js';
+import { ownString } from '../common/index.js';
 
 /** One eid of a call with the provider it maps to. */
 export interface ProviderHit {
@@ -104,7 +105,11 @@ export function providerLogRecord(call: AdCall, now?: Date): ProviderLogRecord {
     const source = call.eids[e].source;
     const id = idOfSource(source);
     insertSorted(providerIds, id);
-    if (id === 0 && unknownSources.length < MAX_UNKNOWN) unknownSources.push(source.slice(0, MAX_UNKNOWN_LENGTH));
+    if (id === 0 && unknownSources.length < MAX_UNKNOWN) {
+      // A record may be kept (memoryLogSink): a cut source is copied, so it does not keep the whole source.
+      const cut = source.length > MAX_UNKNOWN_LENGTH ? ownString(source.slice(0, MAX_UNKNOWN_LENGTH)) : source;
+      unknownSources.push(cut);
+    }
   }
   return {
     time: isoOf(now),

@@ -12,7 +12,8 @@
  * write (docs/ad-server.md "Sharing caps and reports through Redis").
  */
 import type { AdCall } from '../parse/index.js';
-import { countersOf, periodsOf, reportCSV, rowOf, sortRows } from './report.js';
+import { countersOf, forwardingCountersOf, periodsOf, reportCSV, rowOf, sortRows } from './report.js';
+import type { ForwardingExplanation } from '../forward/index.js';
 import type { Counters, ReportGranularity, ReportJson, ReportReadOptions, ReportRow } from './report.js';
 import { checkPrefix, luaScript, positiveOption, requireRedisClient } from '../common/index.js';
 import type { RedisClientInput } from '../common/index.js';
@@ -65,6 +66,8 @@ export interface RedisReportMetrics {
 export interface RedisReport {
   /** Counts one ad call in the local buffer (no I/O), on the UTC day and hour of `at` (default now). */
   add(call: AdCall, at?: Date): void;
+  /** Counts one call's forwarding decisions in the local buffer, as `createReport().addForwarding` (no I/O). */
+  addForwarding(call: AdCall, explanation: ForwardingExplanation, at?: Date): void;
   /** The fleet's merged report (this process's buffer flushed first), per day (default) or per hour. */
   toJSON(options?: ReportReadOptions): Promise<ReportJson>;
   /** The same as CSV, through the same writer as `createReport().toCSV()`. */
@@ -165,13 +168,15 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
 
   // The hour calls arrive in: its two buckets, and the calls counted since, per network → counter → calls (the
   // counters are constant strings, so no field string is built per call). Folded into both buckets when the hour
-  // changes and before each flush. `entries` already counts every (network, counter) staged here.
+  // changes and before each flush. `entries` already counts every (network, counter) staged here. Networks are
+  // keyed by the fields' prefix `<network>|`, a string that is no number: V8 hashes small integers without a seed,
+  // so caller-chosen network ids could all collide in a Map keyed by them (report.ts, networkKey).
   let staged:
     | {
         periods: object;
         day: Map<string, number>;
         hour: Map<string, number>;
-        networks: Map<number | undefined, Map<string, number>>;
+        networks: Map<string, Map<string, number>>;
       }
     | undefined;
 
@@ -179,10 +184,9 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
     const s = staged;
     if (!s) return;
     staged = undefined;
-    for (const [networkId, counts] of s.networks) {
-      const net = networkId ?? '';
+    for (const [net, counts] of s.networks) {
       for (const [counter, n] of counts) {
-        const f = `${net}|${counter}`;
+        const f = net + counter;
         s.day.set(f, (s.day.get(f) ?? 0) + n);
         s.hour.set(f, (s.hour.get(f) ?? 0) + n);
       }
@@ -190,6 +194,14 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
   }
 
   function add(call: AdCall, at?: Date) {
+    if (!count(call, countersOf(call, dmps), at)) {
+      m.droppedCalls++;
+      droppedUnflushed++;
+    }
+  }
+
+  /** Stages one for each of `counters` of the call's network; false when the buffer is full (nothing staged). */
+  function count(call: AdCall, counters: readonly string[], at: Date | undefined): boolean {
     const periods = periodsOf(at ?? now());
     let s = staged;
     if (s?.periods !== periods) {
@@ -202,26 +214,23 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
         networks: new Map(),
       };
     }
-    const counters = countersOf(call, dmps);
-    let counts = s.networks.get(call.networkId);
+    const net = `${call.networkId ?? ''}|`;
+    let counts = s.networks.get(net);
     let fresh = 0;
     for (let i = 0; i < counters.length; i++) {
       if (counts?.has(counters[i])) continue;
       // A counter new this hour: one new entry in the hour bucket, and one in the day bucket unless it has it.
-      const f = `${call.networkId ?? ''}|${counters[i]}`;
+      const f = net + counters[i];
       fresh += (s.hour.has(f) ? 0 : 1) + (s.day.has(f) ? 0 : 1);
     }
-    if (entries + fresh > maxBuffered) {
-      m.droppedCalls++;
-      droppedUnflushed++;
-      return;
-    }
+    if (entries + fresh > maxBuffered) return false;
     entries += fresh;
-    if (!counts) s.networks.set(call.networkId, (counts = new Map<string, number>()));
+    if (!counts) s.networks.set(net, (counts = new Map<string, number>()));
     for (let i = 0; i < counters.length; i++) {
       const c = counters[i];
       counts.set(c, (counts.get(c) ?? 0) + 1);
     }
+    return true;
   }
 
   /** Puts a failed flush's counts back, merging with what arrived meanwhile. */
@@ -253,10 +262,11 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
     // All issued in one tick: node-redis writes them as one pipeline (one round trip per node).
     for (const [key, fields] of batch) {
       const { g, period } = periodsOfKey.get(key)!;
-      // Counters by network (the field's part before `|`): the script admits or drops each network whole.
+      // Counters by network (the field's part up to `|`, a key that is no number: see `staged`): the script admits
+      // or drops each network whole.
       const byNetwork = new Map<string, [string, number][]>();
       for (const [field, n] of fields) {
-        const net = field.slice(0, field.indexOf('|'));
+        const net = field.slice(0, field.indexOf('|') + 1);
         let list = byNetwork.get(net);
         if (!list) byNetwork.set(net, (list = []));
         list.push([field, n]);
@@ -266,7 +276,7 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
         const args = [String(maxNetworks), String(periodEnd(g, period) + retention[g]), g === 'day' ? '1' : '0'];
         const sent: [string, number][] = [];
         for (const [net, list] of networks.slice(start, start + NETWORKS_PER_SCRIPT)) {
-          args.push(`${net}|calls`, String(list.length));
+          args.push(`${net}calls`, String(list.length));
           for (const [field, n] of list) args.push(field, String(n));
           sent.push(...list);
         }
@@ -349,12 +359,13 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
       for (const [field, value] of Object.entries(hashes[i] ?? {})) {
         if (field.startsWith('#')) continue; // the bucket's own bookkeeping: `#networks`, `#dropped`
         const bar = field.indexOf('|');
-        const net = field.slice(0, bar);
+        const net = field.slice(0, bar + 1); // `<network>|`, no number (see `staged`)
         let c = byNetwork.get(net);
         if (!c) byNetwork.set(net, (c = new Map<string, number>()));
         c.set(field.slice(bar + 1), Number(value));
       }
-      for (const [net, c] of byNetwork) rows.push(rowOf(period, net === '' ? null : Number(net), c, dmps));
+      for (const [net, c] of byNetwork)
+        rows.push(rowOf(period, net === '|' ? null : Number(net.slice(0, -1)), c, dmps));
     });
     const overCap = capped.reduce((n: number, v) => n + (Number(v) || 0), 0);
     return { rows: sortRows(rows), droppedCalls: Number(meta?.dropped ?? 0) + overCap };
@@ -362,6 +373,9 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
 
   return {
     add,
+    addForwarding(call, explanation, at) {
+      count(call, forwardingCountersOf(explanation), at);
+    },
     toJSON: (o) => read(o?.granularity ?? 'day'),
     toCSV: async (o) => reportCSV((await read(o?.granularity ?? 'day')).rows, o?.granularity),
     flush,

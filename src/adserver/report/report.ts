@@ -3,7 +3,9 @@
  * Extended Ids (calls carrying each provider's eids), Has User Uid and Has User Pid (calls with / without).
  * Readable as JSON and CSV (the CSV also carries which id served as the user id: uid, pid or none).
  */
-import { providerById } from '../../core/index.js';
+import { providerById, providerForSource } from '../../core/index.js';
+import { decisionReason } from '../forward/index.js';
+import type { ForwardingExplanation } from '../forward/index.js';
 import { dmpIds } from './dmp.js';
 import type { DmpConfig } from './dmp.js';
 import { csvRow } from '../../core/csv.js';
@@ -47,6 +49,23 @@ export interface ReportRow {
   userId: { uid: number; pid: number; none: number };
   /** Has DMP Id: per configured DMP (ReportOptions `dmps`), calls with and without its preferred provider's id. */
   hasDmpId?: Record<string, WithWithout>;
+  /**
+   * Eids forwarded and withheld, per partner and provider (from `addForwarding`): the eids sent, and those withheld
+   * by reason (`gpp usnat Gpc=1`, `permissions[0]`, …: docs/wire-format.md#explaining-decisions). Absent when no
+   * decision was counted.
+   */
+  forwarding?: ForwardingCount[];
+}
+
+/** One partner × provider line of the forwarding counts. */
+export interface ForwardingCount {
+  partner: string;
+  providerId: number;
+  providerName: string;
+  /** Eids of this provider sent to the partner. */
+  sent: number;
+  /** Eids of this provider withheld from the partner, by reason. */
+  withheld: Record<string, number>;
 }
 
 /** A whole report: every day (or hour) and network kept, oldest first, then by network id. */
@@ -81,6 +100,11 @@ export interface ReportOptions {
 export interface Report {
   /** Counts one ad call, on the UTC day and hour of `at` (default now: the server's clock, not the tag's timestamp). */
   add(call: AdCall, at?: Date): void;
+  /**
+   * Counts one call's forwarding decisions (`policy.explain(call, partners)`): per partner and provider, the eids
+   * sent and those withheld by reason. Counted apart from `add` (the call itself is counted there).
+   */
+  addForwarding(call: AdCall, explanation: ForwardingExplanation, at?: Date): void;
   /** The report as plain data, per day (default) or per hour. */
   toJSON(options?: ReportReadOptions): ReportJson;
   /**
@@ -111,6 +135,49 @@ export function countersOf(call: AdCall, dmps: readonly DmpConfig[] = []): strin
   return out;
 }
 
+/** Longest partner id kept in a forwarding counter (longer ones are cut): counters are report keys. */
+const MAX_PARTNER_KEY = 128;
+
+/**
+ * The counter fields of one call's forwarding decisions, one per eid and partner:
+ * `fw:<partner>\t<provider id>\t<reason>` (reason `sent`, or why it was withheld: {@link decisionReason}).
+ * Bounded: partners are the server's own, providers the registry's ids, reasons come from the policy's rules.
+ */
+export function forwardingCountersOf(explanation: ForwardingExplanation): string[] {
+  const out: string[] = [];
+  for (const p of explanation.partners) {
+    const partner = p.partner.slice(0, MAX_PARTNER_KEY).replace(/[\t\n]/g, ' ');
+    for (const [list, kept] of [
+      [p.kept, true],
+      [p.removed, false],
+    ] as const)
+      for (const d of list)
+        out.push(`fw:${partner}\t${providerForSource(d.eid.source).id}\t${decisionReason(d, p, kept)}`);
+  }
+  return out;
+}
+
+/** The forwarding lines of a row from its `fw:` counters (see {@link forwardingCountersOf}). */
+function forwardingOf(counters: Counters): ForwardingCount[] | undefined {
+  const lines = new Map<string, ForwardingCount>();
+  for (const [field, n] of counters) {
+    if (!field.startsWith('fw:')) continue;
+    const [partner, id, reason] = field.slice(3).split('\t');
+    const providerId = Number(id);
+    const key = `${partner}\t${id}`;
+    let line = lines.get(key);
+    if (!line) {
+      const providerName = providerById(providerId).name;
+      lines.set(key, (line = { partner, providerId, providerName, sent: 0, withheld: {} }));
+    }
+    if (reason === 'sent') line.sent += n;
+    else line.withheld[reason] = (line.withheld[reason] ?? 0) + n;
+  }
+  return lines.size
+    ? [...lines.values()].sort((a, b) => a.partner.localeCompare(b.partner) || a.providerId - b.providerId)
+    : undefined;
+}
+
 // `p:<id>` of the registry's ids, made once: countersOf runs on every ad call.
 const PROVIDER_FIELDS = Array.from({ length: 64 }, (_, id) => `p:${id}`);
 const providerField = (id: number) => PROVIDER_FIELDS[id] ?? `p:${id}`;
@@ -137,6 +204,8 @@ export function rowOf(
     hasUserPid: { with: n('pid'), without: calls - n('pid') },
     userId: { uid: n('eff:uid'), pid: n('eff:pid'), none: n('eff:none') },
   };
+  const forwarding = forwardingOf(counters);
+  if (forwarding) row.forwarding = forwarding;
   if (dmps.length)
     row.hasDmpId = Object.fromEntries(
       dmps.map((d) => [d.dmp, { with: n(`dmp:${d.dmp}`), without: calls - n(`dmp:${d.dmp}`) }]),
@@ -168,14 +237,26 @@ export function periodsOf(d: Date | number): { day: string; hour: string } {
 }
 
 /**
+ * The key a report files a network's counters under: `#<id>`, or `#` for calls without a network id. Network ids
+ * come from the caller, and V8 hashes small integers (and strings of digits alike) without a seed, so 20,000
+ * chosen ids can all land in one bucket of a Map keyed by them: keyed by a string that is no number, the hash is
+ * seeded per process and the cost stays flat (docs/ad-server.md "Caps").
+ */
+export const networkKey = (networkId: number | undefined): string => (networkId === undefined ? '#' : `#${networkId}`);
+
+/** The network id of a {@link networkKey} (null for calls without one). */
+export const networkOfKey = (key: string): number | null => (key === '#' ? null : Number(key.slice(1)));
+
+/**
  * Creates an in-memory report.
  * @example const report = createReport(); report.add(call); res.end(report.toCSV());
  */
 export function createReport(options: ReportOptions = {}): Report {
   const maxNetworks = positiveOption(options.maxNetworksPerDay ?? 10_000, 'maxNetworksPerDay', true);
+  // Per period, the networks' counters by networkKey: a string, never the network id itself (see networkKey).
   const periods = {
-    day: new Map<string, Map<number | null, Counters>>(),
-    hour: new Map<string, Map<number | null, Counters>>(),
+    day: new Map<string, Map<string, Counters>>(),
+    hour: new Map<string, Map<string, Counters>>(),
   };
   const keep = {
     day: positiveOption(options.maxDays ?? 90, 'maxDays', true),
@@ -187,7 +268,7 @@ export function createReport(options: ReportOptions = {}): Report {
   const dmps = options.dmps ?? [];
   let droppedCalls = 0;
 
-  function countersFor(granularity: ReportGranularity, period: string, networkId: number | null): Counters | undefined {
+  function countersFor(granularity: ReportGranularity, period: string, network: string): Counters | undefined {
     const map = periods[granularity];
     let p = map.get(period);
     if (!p) {
@@ -199,11 +280,11 @@ export function createReport(options: ReportOptions = {}): Report {
         if (!map.has(period)) return undefined;
       }
     }
-    let c = p.get(networkId);
+    let c = p.get(network);
     if (!c) {
       if (p.size >= maxNetworks) return undefined;
       c = new Map();
-      p.set(networkId, c);
+      p.set(network, c);
     }
     return c;
   }
@@ -211,24 +292,30 @@ export function createReport(options: ReportOptions = {}): Report {
   function rows(granularity: ReportGranularity = 'day'): ReportRow[] {
     const out: ReportRow[] = [];
     for (const [period, networks] of periods[granularity])
-      for (const [networkId, c] of networks) out.push(rowOf(period, networkId, c, dmps));
+      for (const [network, c] of networks) out.push(rowOf(period, networkOfKey(network), c, dmps));
     return sortRows(out);
+  }
+
+  /** Adds one to each of `fields` of the call's network, in its day and hour; false when its day is full. */
+  function count(call: AdCall, fields: readonly string[], at: Date | undefined): boolean {
+    const { day, hour } = periodsOf(at ?? Date.now());
+    const network = networkKey(call.networkId);
+    const d = countersFor('day', day, network);
+    if (!d) return false;
+    const h = countersFor('hour', hour, network);
+    for (const field of fields) {
+      d.set(field, (d.get(field) ?? 0) + 1);
+      if (h) h.set(field, (h.get(field) ?? 0) + 1);
+    }
+    return true;
   }
 
   return {
     add(call, at) {
-      const { day, hour } = periodsOf(at ?? Date.now());
-      const networkId = call.networkId ?? null;
-      const d = countersFor('day', day, networkId);
-      if (!d) {
-        droppedCalls++;
-        return;
-      }
-      const h = countersFor('hour', hour, networkId);
-      for (const field of countersOf(call, dmps)) {
-        d.set(field, (d.get(field) ?? 0) + 1);
-        if (h) h.set(field, (h.get(field) ?? 0) + 1);
-      }
+      if (!count(call, countersOf(call, dmps), at)) droppedCalls++;
+    },
+    addForwarding(call, explanation, at) {
+      count(call, forwardingCountersOf(explanation), at);
     },
     toJSON: (o) => ({ rows: rows(o?.granularity), droppedCalls }),
     toCSV: (o) => reportCSV(rows(o?.granularity), o?.granularity),
@@ -267,6 +354,12 @@ export function reportCSV(rows: readonly ReportRow[], granularity: ReportGranula
     for (const [dmp, n] of Object.entries(r.hasDmpId ?? {})) {
       line(r, 'Has DMP Id', dmp, `with ${dmp} id`, n.with);
       line(r, 'Has DMP Id', dmp, `without ${dmp} id`, n.without);
+    }
+    for (const f of r.forwarding ?? []) {
+      const key = `${f.partner}|${f.providerId}`;
+      line(r, 'Eids Forwarded', key, `${f.providerName} sent to ${f.partner}`, f.sent);
+      for (const [reason, n] of Object.entries(f.withheld))
+        line(r, 'Eids Withheld', `${key}|${reason}`, `${f.providerName} withheld from ${f.partner}: ${reason}`, n);
     }
   }
   return lines.join('');

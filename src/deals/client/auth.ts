@@ -93,7 +93,9 @@ function mapAuthError(res: HttpResponse, req: HttpRequest, redact: (s: string) =
     redact,
   };
   const where = `${req.method} ${req.url.pathname}`;
-  if (res.status === 429 || code === 'too_many_attempts') {
+  // Only the identity provider's own lock-out (`too_many_attempts`) is final: any other 429 (a rate limiter in front
+  // of it, an injected fault) is an ordinary rate limit, retried after its Retry-After within the local budget.
+  if (code === 'too_many_attempts') {
     const wait = parseRetryAfter(res.headers.get('retry-after')) ?? 0;
     return new AuthAttemptsExhaustedError(
       `${where}: the identity provider refused: too many authentication attempts; retry in ${Math.ceil(wait / 1000)} s`,

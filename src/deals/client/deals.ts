@@ -18,7 +18,8 @@ import {
   markCreateOutcome,
   type FieldIssue,
 } from './errors.js';
-import { PagedList, assertSameOrigin, parseLinkHeader, type Page } from './paginate.js';
+import { PagedList, type Page } from './paginate.js';
+import { assertSameOrigin, parseLinkHeader } from './link-header.js';
 import { REDACTED } from './redact.js';
 import { createWithKey, withDealKeyMarker } from './keyed.js';
 import type { HttpResponse } from './transport.js';
@@ -52,12 +53,23 @@ function isoDate(v: Date | string): string {
   return v instanceof Date ? v.toISOString() : v;
 }
 
+/** Options of a listing that are not filters of GET /deals. */
+const NOT_FILTERS = new Set([
+  'offset',
+  'pageSize',
+  'concurrency',
+  'onProgress',
+  'signal',
+  'limit',
+  'maxPages',
+  'maxItems',
+]);
+
 /** Builds the query string of GET /deals from the filters. */
 function dealQuery(filters: DealListFilters): URLSearchParams {
   const q = new URLSearchParams();
   for (const [key, value] of Object.entries(filters)) {
-    if (value === undefined || value === null || key === 'offset' || key === 'pageSize') continue;
-    if (key === 'concurrency' || key === 'onProgress' || key === 'signal' || key === 'limit') continue;
+    if (value === undefined || value === null || NOT_FILTERS.has(key)) continue;
     if (Array.isArray(value)) q.set(key, value.join(','));
     else if (value instanceof Date) q.set(key, isoDate(value));
     else q.set(key, String(value));
@@ -96,7 +108,7 @@ export class DealsResource {
       const next = parseLinkHeader(res.headers.get('link'), url).next;
       if (next) assertSameOrigin(next, c.baseUrl);
       const offset = Number(url.searchParams.get('offset') ?? 0);
-      return { items: res.body as DealRead[], offset, total, nextUrl: next };
+      return { items: res.body as DealRead[], offset, total, nextUrl: next, url };
     };
     return new PagedList<DealRead>(
       {
@@ -111,7 +123,13 @@ export class DealsResource {
         fetchUrl: fetchPage,
         keyOf: (deal) => deal.id,
       },
-      { concurrency: options.concurrency ?? c.concurrency, onProgress: options.onProgress, limit: options.limit },
+      {
+        concurrency: options.concurrency ?? c.concurrency,
+        onProgress: options.onProgress,
+        limit: options.limit,
+        maxPages: options.maxPages,
+        maxItems: options.maxItems,
+      },
     );
   }
 

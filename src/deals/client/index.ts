@@ -23,7 +23,16 @@ export {
   type Grant,
   type TokenCache,
 } from './auth.js';
-export { PagedList, parseLinkHeader, type ListOptions, type Page } from './paginate.js';
+export {
+  DEFAULT_MAX_ITEMS,
+  DEFAULT_MAX_PAGES,
+  PagedList,
+  PaginationError,
+  type ListOptions,
+  type Page,
+  type PaginationProblem,
+} from './paginate.js';
+export { parseLinkHeader } from './link-header.js';
 export { parseRetryAfter, type Logger, type RetryOptions, type RetryPolicy } from './transport.js';
 export { REDACTED } from './redact.js';
 export type { ClientEvents, ClientListener, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js';

@@ -60,10 +60,15 @@ export class LookupsResource {
             totalHeader !== null && /^\d+$/.test(totalHeader.trim())
               ? Math.min(Number(totalHeader), limit === undefined ? Infinity : start + limit)
               : undefined;
-          return { items, offset, total: total === Infinity ? undefined : total };
+          return { items, offset, total: total === Infinity ? undefined : total, url };
         },
       },
-      { concurrency: options.concurrency ?? 1, onProgress: options.onProgress },
+      {
+        concurrency: options.concurrency ?? 1,
+        onProgress: options.onProgress,
+        maxPages: options.maxPages,
+        maxItems: options.maxItems,
+      },
     );
     return list;
   }

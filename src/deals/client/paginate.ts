@@ -1,7 +1,10 @@
 /**
  * Auto-pagination: a list is something to `for await` over across every page, with page-level access, the total
  * count, and `toArray({ limit })`. When the service reports the total, the remaining pages are fetched by offset
- * with bounded concurrency and still yielded in order; otherwise the `Link: next` relation is followed.
+ * with bounded concurrency and still yielded in order; otherwise the `Link: next` relation is followed. Pages are
+ * requested lazily, and a listing is bounded whatever the service says (docs/deals.md "Paging"): at most `maxPages`
+ * requests and `maxItems` items, a `next` link already followed or one that goes back is refused, and so is a page
+ * that brings nothing new. Each refusal is a {@link PaginationError} thrown after the items already listed.
  */
 import { DealApiError } from './errors.js';
 
@@ -14,6 +17,8 @@ export interface Page<T> {
   total?: number;
   /** Absolute URL of the next page (RFC 5988 `Link: rel="next"`), when the service said. */
   nextUrl?: URL;
+  /** The URL this page was fetched from, when it is known: a `next` link back to it is refused. */
+  url?: URL;
 }
 
 /** Fetches one page: by offset, or by a `next` URL taken from the previous page. */
@@ -30,14 +35,112 @@ export interface PageSource<T> {
   keyOf?: (item: T) => unknown;
 }
 
+/** Default of {@link ListOptions.maxPages}: 1,000 pages of 100 deals. */
+export const DEFAULT_MAX_PAGES = 1_000;
+/** Default of {@link ListOptions.maxItems}: a company creating 15 deals a day (the quota) for 18 years. */
+export const DEFAULT_MAX_ITEMS = 100_000;
+
 /** Paging behaviour of one listing. */
 export interface ListOptions {
   /** Pages fetched at once once the total is known (default 10; 1 follows `Link: next` one page at a time). */
   concurrency?: number;
   /** Stop after this many items; pages beyond them are never requested. */
   limit?: number;
+  /** Most requests one listing makes, the first page included (default 1,000); more: a {@link PaginationError}. */
+  maxPages?: number;
+  /**
+   * Most items one listing holds (default 100,000): a service reporting more than that (beyond `limit`), or
+   * yielding more, ends it with a {@link PaginationError} after the items already listed.
+   */
+  maxItems?: number;
   /** Called after each page with how many items were yielded so far and the total, when known. */
   onProgress?: (progress: { fetched: number; total?: number }) => void;
+}
+
+/** Why a listing was stopped: see {@link PaginationError}. */
+export type PaginationProblem = 'too-many-items' | 'too-many-pages' | 'repeated-next' | 'not-advancing';
+
+/**
+ * A listing stopped because the service's paging cannot be trusted or would not end: a total or a number of items
+ * over `maxItems`, more than `maxPages` requests, a `next` link to a page already fetched or back to an earlier
+ * offset, or a page holding only items already listed. Thrown after the items listed so far (`listed` of them).
+ */
+export class PaginationError extends DealApiError {
+  static override readonly errorName: string = 'PaginationError';
+  /** What was wrong. */
+  readonly problem: PaginationProblem;
+  /** Items yielded before the listing stopped. */
+  readonly listed: number;
+  constructor(message: string, problem: PaginationProblem, listed: number) {
+    super(`listing stopped after ${listed} items: ${message}`, { code: problem });
+    this.problem = problem;
+    this.listed = listed;
+  }
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/** A whole number ≥ 1 (Infinity allowed for caps), or a TypeError naming the option. */
+function positive(value: number, name: string, allowInfinity: boolean): number {
+  if ((Number.isInteger(value) && value >= 1) || (allowInfinity && value === Infinity)) return value;
+  throw new TypeError(`${name} must be a positive integer, got ${value}`);
+}
+
+/** A URL as compared for repeats: its query parameters sorted, so that reordering them does not make it new. */
+function pageKey(url: URL): string {
+  const params = [...url.searchParams].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  return `${url.origin}${url.pathname}?${new URLSearchParams(params).toString()}`;
+}
+
+/** The `offset` query parameter of a URL, when it has a usable one. */
+function offsetOf(url: URL): number | undefined {
+  const raw = url.searchParams.get('offset');
+  const n = raw === null || !/^\d{1,15}$/.test(raw) ? NaN : Number(raw);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+/** What one iteration of a listing has seen: requests made, pages fetched, items yielded and their keys. */
+class Walk<T> {
+  requests = 0;
+  yielded = 0;
+  readonly fetched = new Set<string>();
+  readonly seen: Set<unknown> | undefined;
+  constructor(
+    readonly keyOf: ((item: T) => unknown) | undefined,
+    readonly maxPages: number,
+  ) {
+    this.seen = keyOf ? new Set() : undefined;
+  }
+
+  /** Counts one more request, refusing it past `maxPages`. */
+  request(): void {
+    if (this.requests >= this.maxPages) throw this.tooManyPages();
+    this.requests++;
+  }
+
+  /** The error of a request past `maxPages`. */
+  tooManyPages(): PaginationError {
+    const message = `more than ${count(this.maxPages)} pages to request (maxPages): list fewer or raise it`;
+    return new PaginationError(message, 'too-many-pages', this.yielded);
+  }
+
+  /** Remembers where a page came from. */
+  fetchedFrom(page: Page<T>): void {
+    if (page.url) this.fetched.add(pageKey(page.url));
+  }
+
+  /** The items of a page not yielded before (all of them without `keyOf`). */
+  fresh(page: Page<T>): T[] {
+    if (!this.seen) return page.items;
+    const out: T[] = [];
+    for (const item of page.items) {
+      const key = this.keyOf!(item);
+      if (this.seen.has(key)) continue;
+      this.seen.add(key);
+      out.push(item);
+    }
+    return out;
+  }
 }
 
 /**
@@ -52,14 +155,16 @@ export class PagedList<T> implements AsyncIterable<T> {
   readonly #concurrency: number;
   readonly #onProgress?: ListOptions['onProgress'];
   readonly #limit: number;
+  readonly #maxPages: number;
+  readonly #maxItems: number;
 
   constructor(source: PageSource<T>, options: ListOptions = {}) {
     this.#source = source;
-    const c = options.concurrency ?? 10;
-    if (!Number.isInteger(c) || c < 1) throw new TypeError(`concurrency must be a positive integer, got ${c}`);
-    this.#concurrency = c;
+    this.#concurrency = positive(options.concurrency ?? 10, 'concurrency', false);
     this.#onProgress = options.onProgress;
     this.#limit = options.limit ?? Infinity;
+    this.#maxPages = positive(options.maxPages ?? DEFAULT_MAX_PAGES, 'maxPages', true);
+    this.#maxItems = positive(options.maxItems ?? DEFAULT_MAX_ITEMS, 'maxItems', true);
   }
 
   /** The first page alone, with the total count when the service gives it. */
@@ -72,27 +177,38 @@ export class PagedList<T> implements AsyncIterable<T> {
     return (await this.firstPage()).total;
   }
 
-  /** Every page in order (up to the list's `limit`). */
-  pages(): AsyncGenerator<Page<T>, void, undefined> {
-    return this.#pages(this.#limit);
+  /** Every page in order (up to the list's `limit`), each with its items as the service sent them. */
+  async *pages(): AsyncGenerator<Page<T>, void, undefined> {
+    const walk = new Walk<T>(undefined, this.#maxPages);
+    for await (const page of this.#pages(this.#limit, walk)) {
+      walk.yielded += page.items.length;
+      yield page;
+    }
   }
 
-  async *#pages(limit: number): AsyncGenerator<Page<T>, void, undefined> {
+  async *#pages(limit: number, walk: Walk<T>): AsyncGenerator<Page<T>, void, undefined> {
     const src = this.#source;
     const end = src.startOffset + limit;
+    walk.request();
     const first = await this.firstPage();
+    walk.fetchedFrom(first);
     yield first;
     if (first.items.length === 0 || first.offset + first.items.length >= end) return;
     const total = first.total;
+    // A total the listing may not hold is refused at once, before a page more is asked for.
+    if (total !== undefined && Math.min(total - src.startOffset, limit) > this.#maxItems) {
+      const message =
+        `the service reports ${count(total)} items, more than the ${count(this.#maxItems)} one listing may hold ` +
+        '(maxItems): list fewer (filters, a limit) or raise it';
+      throw new PaginationError(message, 'too-many-items', walk.yielded);
+    }
     if (total !== undefined && this.#concurrency > 1) {
       // The service may clamp the page size (at most 100): the first page tells the real one.
       const step =
         first.items.length < src.pageSize && first.offset + first.items.length < total
           ? first.items.length
           : src.pageSize;
-      const offsets: number[] = [];
-      for (let o = first.offset + first.items.length; o < Math.min(total, end); o += step) offsets.push(o);
-      yield* this.#window(offsets, step);
+      yield* this.#window(first.offset + first.items.length, Math.min(total, end), step, walk);
       return;
     }
     let page = first;
@@ -102,30 +218,61 @@ export class PagedList<T> implements AsyncIterable<T> {
           ? page.offset + page.items.length < total
           : page.nextUrl !== undefined || page.items.length >= src.pageSize;
       if (!more || page.items.length === 0 || page.offset + page.items.length >= end) return;
-      page =
-        page.nextUrl && src.fetchUrl
-          ? await src.fetchUrl(page.nextUrl)
-          : await src.fetchOffset(page.offset + page.items.length, src.pageSize);
+      const next = page.nextUrl && src.fetchUrl ? page.nextUrl : undefined;
+      if (next) this.#checkNext(page, next, walk);
+      walk.request();
+      page = next ? await src.fetchUrl!(next) : await src.fetchOffset(page.offset + page.items.length, src.pageSize);
+      walk.fetchedFrom(page);
       yield page;
     }
   }
 
-  /** Fetches `offsets` with at most `concurrency` requests in flight, yielding pages in offset order. */
-  async *#window(offsets: number[], step: number): AsyncGenerator<Page<T>, void, undefined> {
+  /** Refuses a `next` link to a page already fetched, or to an offset not past the current page's. */
+  #checkNext(page: Page<T>, next: URL, walk: Walk<T>): void {
+    if (walk.fetched.has(pageKey(next))) {
+      const where = `${next.pathname}${next.search}`;
+      const shown = where.length > 200 ? `${where.slice(0, 199)}…` : where;
+      const message = `the service's next link leads back to a page already fetched (${shown})`;
+      throw new PaginationError(message, 'repeated-next', walk.yielded);
+    }
+    const to = offsetOf(next);
+    if (to !== undefined && to <= page.offset) {
+      const message = `the service's next link does not advance (offset ${page.offset}, then ${to})`;
+      throw new PaginationError(message, 'not-advancing', walk.yielded);
+    }
+  }
+
+  /**
+   * Fetches the pages from offset `from` to `to` by `step`, at most `concurrency` requests in flight, yielding them
+   * in offset order. Offsets are made as they are requested; after a short page, no more are.
+   */
+  async *#window(from: number, to: number, step: number, walk: Walk<T>): AsyncGenerator<Page<T>, void, undefined> {
     const inflight: Promise<Page<T>>[] = [];
-    let next = 0;
+    let next = from;
+    let ended = false;
+    let capped = false;
+    // Past maxPages no request is made, and the pages already requested are yielded before the error.
     const launch = () => {
-      const p = this.#source.fetchOffset(offsets[next++], step);
+      if (walk.requests >= walk.maxPages) {
+        capped = true;
+        return;
+      }
+      walk.request();
+      const p = this.#source.fetchOffset(next, step);
+      next += step;
       p.catch(() => undefined); // observed when its turn comes; avoids an unhandled rejection meanwhile
       inflight.push(p);
     };
     try {
-      while (next < offsets.length && inflight.length < this.#concurrency) launch();
+      while (!capped && next < to && inflight.length < this.#concurrency) launch();
       while (inflight.length) {
         const page = await inflight.shift()!;
-        if (next < offsets.length) launch();
+        // A short page is the end, whatever the total said (deals deleted meanwhile, or a total that lied).
+        if (page.items.length < step) ended = true;
+        if (!ended && !capped && next < to) launch();
         yield page;
       }
+      if (capped && !ended) throw walk.tooManyPages();
     } finally {
       // Stopped early (break, error): let requests already sent settle quietly.
       for (const p of inflight) p.catch(() => undefined);
@@ -138,24 +285,27 @@ export class PagedList<T> implements AsyncIterable<T> {
 
   async *#items(limit: number): AsyncGenerator<T, void, undefined> {
     if (limit <= 0) return;
-    const keyOf = this.#source.keyOf;
-    const seen = keyOf ? new Set<unknown>() : undefined;
-    let fetched = 0;
-    for await (const page of this.#pages(limit)) {
-      for (const item of page.items) {
-        if (seen) {
-          const key = keyOf!(item);
-          if (seen.has(key)) continue;
-          seen.add(key);
+    const walk = new Walk<T>(this.#source.keyOf, this.#maxPages);
+    for await (const page of this.#pages(limit, walk)) {
+      const items = walk.fresh(page);
+      // A page of items all listed already is a service going round in circles (the first page cannot be one).
+      if (items.length === 0 && page.items.length > 0) {
+        const message = `the service's pages are not advancing: the page at offset ${page.offset} holds only items already listed`;
+        throw new PaginationError(message, 'not-advancing', walk.yielded);
+      }
+      for (const item of items) {
+        if (walk.yielded >= this.#maxItems) {
+          const message = `more than ${count(this.#maxItems)} items (maxItems): list fewer or raise it`;
+          throw new PaginationError(message, 'too-many-items', walk.yielded);
         }
-        fetched++;
+        walk.yielded++;
         yield item;
-        if (fetched >= limit) {
-          this.#onProgress?.({ fetched, total: page.total });
+        if (walk.yielded >= limit) {
+          this.#onProgress?.({ fetched: walk.yielded, total: page.total });
           return;
         }
       }
-      this.#onProgress?.({ fetched, total: page.total });
+      this.#onProgress?.({ fetched: walk.yielded, total: page.total });
     }
   }
 
@@ -168,84 +318,5 @@ export class PagedList<T> implements AsyncIterable<T> {
     const out: T[] = [];
     for await (const item of this.#items(Math.min(limit, this.#limit))) out.push(item);
     return out;
-  }
-}
-
-/**
- * Parses an RFC 8288 (formerly 5988) `Link` header into its relations, resolved against `base`. One pass, no
- * backtracking regex: the header comes from the network, so its cost stays linear in its length whatever it holds.
- */
-export function parseLinkHeader(header: string | null, base: URL): Record<string, URL> {
-  const links: Record<string, URL> = {};
-  if (!header) return links;
-  const n = header.length;
-  let i = 0;
-  while (i < n) {
-    const open = header.indexOf('<', i);
-    if (open < 0) break;
-    const close = header.indexOf('>', open + 1);
-    if (close < 0) break; // no link can follow: every later `<` lacks its `>` too
-    const target = header.slice(open + 1, close);
-    const params = readLinkParams(header, close + 1);
-    i = params.end;
-    const rel = params.rel?.trim();
-    if (!rel) continue;
-    let url: URL;
-    try {
-      url = new URL(target, base);
-    } catch {
-      continue; // An unparseable link is ignored; paging falls back to offsets.
-    }
-    for (const r of rel.split(/\s+/)) links[r.toLowerCase()] = url;
-  }
-  return links;
-}
-
-const isSpace = (c: string | undefined) => c === ' ' || c === '\t';
-
-/**
- * Reads the `; name=value` parameters after a link's `<…>` up to the comma that ends the link value (commas inside
- * a quoted value do not end it). Returns the first `rel` value and where the next link value starts.
- */
-function readLinkParams(h: string, start: number): { rel?: string; end: number } {
-  const n = h.length;
-  let i = start;
-  let rel: string | undefined;
-  for (;;) {
-    while (i < n && isSpace(h[i])) i++;
-    if (i >= n) return { rel, end: n };
-    if (h[i] === ',') return { rel, end: i + 1 };
-    if (h[i] !== ';') {
-      i++; // stray text between parameters is skipped
-      continue;
-    }
-    i++;
-    let nameEnd = i;
-    while (nameEnd < n && !'=;,'.includes(h[nameEnd])) nameEnd++;
-    const name = h.slice(i, nameEnd).trim().toLowerCase();
-    i = nameEnd;
-    if (h[i] !== '=') continue;
-    i++;
-    while (i < n && isSpace(h[i])) i++;
-    let value: string;
-    if (h[i] === '"') {
-      const endQuote = h.indexOf('"', i + 1);
-      const stop = endQuote < 0 ? n : endQuote;
-      value = h.slice(i + 1, stop);
-      i = stop + 1;
-    } else {
-      let stop = i;
-      while (stop < n && h[stop] !== ';' && h[stop] !== ',') stop++;
-      value = h.slice(i, stop);
-      i = stop;
-    }
-    if (name === 'rel' && rel === undefined) rel = value;
-  }
-}
-
-/** Throws unless `url` is on the same origin as `base` (a bearer token is never sent elsewhere). */
-export function assertSameOrigin(url: URL, base: URL): void {
-  if (url.origin !== base.origin) {
-    throw new DealApiError(`refusing to follow a pagination link to another origin (${url.origin})`);
   }
 }

@@ -55,12 +55,18 @@ export function messageFor(iss: z.core.$ZodRawIssue): string {
 }
 
 /** A field's zod issues as field-path issues (an unknown key becomes its own path). */
-export function zodIssues(field: string, issues: readonly z.core.$ZodIssue[]): { path: string; message: string }[] {
-  const out: { path: string; message: string }[] = [];
+export function zodIssues(
+  field: string,
+  issues: readonly z.core.$ZodIssue[],
+): { path: string; message: string; rule?: 'two-decimals' }[] {
+  const out: { path: string; message: string; rule?: 'two-decimals' }[] = [];
   for (const iss of issues) {
     const base = [field, ...iss.path];
     if (iss.code === 'unrecognized_keys') {
       for (const key of iss.keys) out.push({ path: formatPath([...base, key]), message: `unknown field "${key}"` });
+    } else if (iss.code === 'not_multiple_of') {
+      // Two decimal places: a rule the OpenAPI document states in words, not as multipleOf (docs/simulator.md).
+      out.push({ path: formatPath(base), message: iss.message, rule: 'two-decimals' });
     } else {
       out.push({ path: formatPath(base), message: iss.message });
     }

@@ -106,6 +106,7 @@ function check(deal: unknown, context: DealValidationContext): DealValidationRes
       issues.push({
         path: field,
         message: `is required${field === 'beginDate' || field === 'endDate' ? ' (null means no limit)' : ''}`,
+        rule: 'complete-deal',
       });
     }
   }

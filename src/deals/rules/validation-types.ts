@@ -30,6 +30,12 @@ export const DEAL_RULES = {
     'a budget (budgetIds, publisherId, shareAllocation, adjustedTarget) needs beginDate and endDate',
   'frequency-capping-pair': 'timeFrameId and impressions come together',
   'matches-replaced-deal': 'in a PUT body, id and dealId, when given, are those of the deal replaced',
+  'complete-deal':
+    'without X-CopyOfDealId, POST /deals takes a complete deal: every mandatory field (name, isActive, beginDate, ' +
+    'endDate, currency, pricingModel, price) is present',
+  'two-decimals':
+    'prices, costs and rates (price, minCompanyVendorCost, managementVendorCostCpm, companyVendorCostRate, …) have at ' +
+    'most 2 decimal places',
 } as const;
 
 /** The id of a rule of DEAL_RULES. */
@@ -42,7 +48,7 @@ export type DealRuleId = keyof typeof DEAL_RULES;
 export interface DealIssue {
   path: string;
   message: string;
-  /** The cross-field rule broken, when the field's own shape is fine (DEAL_RULES). */
+  /** The rule broken that JSON Schema cannot state (DEAL_RULES): a cross-field rule, or two decimal places. */
   rule?: DealRuleId;
 }
 

@@ -16,8 +16,8 @@ export interface AppContext {
   audience: string;
   quotas: { creationsPerDay: number; updatesPerDay: number };
   maxBodyBytes: number;
-  /** The OpenAPI document, with `origin` (the request's) as its server. */
-  openapi: (origin: string) => unknown;
+  /** The OpenAPI document's JSON text, with `origin` (the request's) as its server. */
+  openapi: (origin: string) => string;
 }
 
 /**

@@ -8,7 +8,7 @@ import { makeDealId, toRead } from '../deal-view.js';
 import type { ReferenceData } from '../reference.js';
 import type { StoredDeal } from '../store.js';
 import type { ApiEnv, AppContext } from './context.js';
-import { fieldError, forbiddenForDsp, readJson, validationError } from './http.js';
+import { fieldError, forbiddenForDsp, parseJsonBody, readJson, validationError } from './http.js';
 import { dailyQuotas } from './quota.js';
 import { route, type OperationDef, type ParameterDef, type ResponseDef } from './operation.js';
 
@@ -69,7 +69,7 @@ export const CREATE_DEAL: OperationDef = {
       in: 'header',
       required: false,
       schema: { type: 'integer', minimum: 1 },
-      description: 'create as a copy of this deal (named "<name> (copy)"); the body may then hold any subset of fields',
+      description: 'create as a copy of this deal, as it is; the body may then hold any subset of fields to change',
     },
   ],
   body: {
@@ -155,6 +155,19 @@ export const DETACH_DOMAIN_LIST: OperationDef = {
   },
 };
 
+/** The list id of a `{ domainListId }` body (DomainListRef), or the 400 naming what is wrong with it. */
+function domainListRef(c: Context, value: unknown): { listId: number } | { response: Response } {
+  const b = value as Record<string, unknown> | null;
+  if (b === null || typeof b !== 'object' || Array.isArray(b))
+    return { response: fieldError(c, '', 'must be a JSON object with domainListId') };
+  const unknownKey = Object.keys(b).find((k) => k !== 'domainListId');
+  if (unknownKey) return { response: fieldError(c, unknownKey, `unknown field "${unknownKey}"`) };
+  const listId = b.domainListId;
+  if (typeof listId !== 'number' || !Number.isInteger(listId) || listId <= 0)
+    return { response: fieldError(c, 'domainListId', 'must be a positive integer') };
+  return { listId };
+}
+
 function dealReference(ref: ReferenceData): DealReference {
   return {
     dsps: new Map(ref.dsps.map((d) => [d.id, d])),
@@ -200,7 +213,8 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
       if (input === null || typeof input !== 'object' || Array.isArray(input))
         return validationError(c, [{ path: '', message: 'the deal must be a JSON object' }]);
       const given = input as Record<string, unknown>;
-      input = { ...source.write, name: `${source.write.name} (copy)`, ...given };
+      // As it is, name included: the body changes what the caller wants changed.
+      input = { ...source.write, ...given };
     }
     if (
       user.kind === 'dsp' &&
@@ -317,14 +331,9 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     if (!d) return notFound(c, c.req.param('id'));
     const body = await readJson(c);
     if (!body.ok) return body.response;
-    const b = body.value as Record<string, unknown> | null;
-    if (b === null || typeof b !== 'object' || Array.isArray(b))
-      return fieldError(c, '', 'must be a JSON object with domainListId');
-    const unknownKey = Object.keys(b).find((k) => k !== 'domainListId');
-    if (unknownKey) return fieldError(c, unknownKey, `unknown field "${unknownKey}"`);
-    const listId = b.domainListId;
-    if (typeof listId !== 'number' || !Number.isInteger(listId) || listId <= 0)
-      return fieldError(c, 'domainListId', 'must be a positive integer');
+    const ref = domainListRef(c, body.value);
+    if ('response' in ref) return ref.response;
+    const listId = ref.listId;
     if (!reference.domainLists.some((l) => l.id === listId)) {
       return fieldError(c, 'domainListId', `unknown domain list ${listId}`, 400, 'known-domain-list');
     }
@@ -349,17 +358,13 @@ export function registerDealRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
     // The body is optional (the API leaves it open); when it names a list, it must be the attached one.
     const text = await c.req.text();
     if (text.trim() !== '') {
-      let b: unknown;
-      try {
-        b = JSON.parse(text);
-      } catch (err) {
-        return c.json(
-          { message: 'The request body is not valid JSON', errors: [{ field: '', message: (err as Error).message }] },
-          400,
-        );
-      }
-      const listId = (b as Record<string, unknown> | null)?.domainListId;
-      if (listId !== undefined && listId !== d.write.domainListId) {
+      const parsed = parseJsonBody(c, text);
+      if ('response' in parsed) return parsed.response;
+      // The same shape as the attach body (DomainListRef), then the attached list.
+      const ref = domainListRef(c, parsed.value);
+      if ('response' in ref) return ref.response;
+      const listId = ref.listId;
+      if (listId !== d.write.domainListId) {
         const message = `domain list ${JSON.stringify(listId)} is not attached to deal ${d.id}`;
         return fieldError(c, 'domainListId', message, 400, 'attached-domain-list');
       }

@@ -37,16 +37,21 @@ export async function readJson(c: Context): Promise<{ ok: true; value: unknown }
   if (text.trim() === '') {
     return { ok: false, response: fieldError(c, '', 'the request body is empty; send a JSON object') };
   }
+  const parsed = parseJsonBody(c, text);
+  return 'response' in parsed ? { ok: false, response: parsed.response } : { ok: true, value: parsed.value };
+}
+
+/**
+ * `text` parsed as JSON, or the 400 of a body that is not JSON. A body sent as another type than JSON (text/plain)
+ * names the rule it broke, `json-text`: the document declares such a body as any text, JSON inside.
+ */
+export function parseJsonBody(c: Context, text: string): { value: unknown } | { response: Response } {
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return { value: JSON.parse(text) as unknown };
   } catch (err) {
-    return {
-      ok: false,
-      response: c.json(
-        { message: 'The request body is not valid JSON', errors: [{ field: '', message: (err as Error).message }] },
-        400,
-      ),
-    };
+    const typed = /^application\/([\w.+-]*\+)?json\b/i.test((c.req.header('content-type') ?? '').trim());
+    const error = { field: '', message: (err as Error).message, ...(typed ? {} : { rule: 'json-text' }) };
+    return { response: c.json({ message: 'The request body is not valid JSON', errors: [error] }, 400) };
   }
 }
 

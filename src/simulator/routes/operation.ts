@@ -129,6 +129,9 @@ export const ROUTE_RULES = {
   'archived-not-editable': 'an archived deal (ended more than 30 days ago) can no longer be replaced',
   'known-domain-list': 'domainListId names an existing domain list (GET /domainLists)',
   'attached-domain-list': 'a domainListId in the body of DELETE /deals/{id}/domainlists names the attached list',
+  'json-text':
+    'a body sent as another type than application/json (text/plain) is read as JSON: text that is not JSON, or JSON ' +
+    'the application/json schema refuses (contentSchema), is refused as that body would be',
 } as const;
 
 /** The id of a refusal that depends on stored state or on cross-field rules. */

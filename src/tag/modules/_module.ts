@@ -1,7 +1,8 @@
 /**
  * What every provider module shares: the switches (operator + window flag + `modules.<name>: false`),
  * consent gating, and registration as a tag extension. A module that is switched off does nothing at all: no
- * storage, no listeners, no requests.
+ * storage, no listeners, no requests; it deletes what it stored before (its `keys`), as it does when consent no
+ * longer allows it. What it reads is checked before it goes on a call (_values.ts).
  */
 import type { Eid } from '../../core/index.js';
 import type {
@@ -15,6 +16,9 @@ import type {
 } from '../extension.js';
 import { mayRunModule } from '../consent-rules.js';
 import { registrableDomain, stampProvenance } from './_provenance.js';
+import { usDenial, usSectionName } from '../../core/us-privacy.js';
+import type { UsFields } from '../../core/us-privacy.js';
+import { refuseUnsafe } from './_values.js';
 
 /** A running module: gives its eids for a call, and can be stopped when consent is withdrawn. */
 export interface ModuleRun {
@@ -51,6 +55,14 @@ export interface ModuleDefinition {
    * them (the Prebid bridge passes on eids other parties already stamped).
    */
   mm?: false | ((eid: Eid) => number | undefined);
+  /** The keys it stores (core/module-keys.ts), for the record; `forget` deletes them. */
+  keys?: readonly string[];
+  /**
+   * Deletes what it stored (`storing(keys)` of _storage.ts): called when the module is switched off or consent does
+   * not allow it, also for what an earlier page view stored. A module that stores nothing has none, and carries no
+   * code for it.
+   */
+  forget?: () => void;
 }
 
 /**
@@ -66,38 +78,54 @@ interface Win {
   __sasx?: ExtensionRegistration[];
 }
 
-// GPP section ids 7–27 are the US sections, each with a `SaleOptOut` field (1 = opted out); 6 is uspv1 ('Y').
-const US_SECTIONS =
-  'usnat usca usva usco usut usct usfl usmt usor ustx usde usia usne usnh usnj ustn usmn usmd usin usky usri'.split(
-    ' ',
-  );
-
 /**
- * Whether an applicable GPP US section says the user opted out of sale (asked with `__gpp('getField')` through
- * `call`, the host's consent platform caller, so a tag in an iframe asks the top page's platform).
- * A GPP API that throws counts as an opt-out; one that never answers keeps the promise pending, and the host's
- * bound then drops the module's contribution: both fail closed.
+ * Why the applicable GPP US sections forbid sharing ids with a third party (`usnat MspaServiceProviderMode=1`), or
+ * `''` when they allow it: each section is asked with `__gpp('getSection')` through `call`, the host's consent
+ * platform caller (so a tag in an iframe asks the top page's platform), and judged by the rules the ad server uses
+ * (core/us-privacy.ts). A section the platform cannot give, an unknown section id, or a GPP API that throws refuses;
+ * one that never answers keeps the promise pending, and the host's bound then drops the module's contribution: both
+ * fail closed. The EU (2) and Canadian (5) TCF sections are read elsewhere.
  */
-export function gppSaleOptOut(c: ConsentState, call?: CmpCall): Promise<boolean> {
-  const fields = (c.gppSid || [])
-    .map((sid) => (sid === 6 ? 'uspv1.OptOutSale' : US_SECTIONS[sid - 7] ? US_SECTIONS[sid - 7] + '.SaleOptOut' : ''))
-    .filter(Boolean);
-  if (!call || !fields.length) return Promise.resolve(false);
-  const ask = (field: string) =>
-    new Promise<boolean>((resolve) => {
+export function gppDenial(c: ConsentState, call?: CmpCall): Promise<string> {
+  const sids = (c.gppSid || []).filter((sid) => sid != 2 && sid != 5);
+  const ask = (sid: number) =>
+    new Promise<string>((resolve) => {
+      const name = usSectionName(sid);
+      if (!name) return resolve(`section ${sid} unknown`);
       try {
-        if (!call('__gpp', 'getField', 1, (v: unknown, ok: boolean) => resolve(ok && (v === 1 || v === 'Y')), field))
-          resolve(false);
+        const asked =
+          call &&
+          call(
+            '__gpp',
+            'getSection',
+            1,
+            (v: unknown, ok: boolean) =>
+              resolve(
+                ok && v && typeof v == 'object'
+                  ? usDenial(name, Object.assign({}, ...([] as object[]).concat(v)) as UsFields)
+                  : 'unreadable',
+              ),
+            name,
+          );
+        if (!asked) resolve('no GPP API');
       } catch {
-        resolve(true);
+        resolve('GPP API failed');
       }
-    });
-  return Promise.all(fields.map(ask)).then((r) => r.includes(true));
+    }).then((why) => why && `gpp ${usSectionName(sid) || sid} ${why}`);
+  return Promise.all(sids.map(ask)).then((r) => r.find(Boolean) || '');
 }
 
-/** The host's consent with the GPP sale opt-out filled in. */
+/**
+ * The host's consent with `usDenial` filled in: the GPP US sections' verdict, else the browser's Global Privacy
+ * Control where no applicable GPP US section speaks for the user.
+ */
 const consentOf = (h: TagHost): Promise<ConsentState> =>
-  h.consent!().then((c) => gppSaleOptOut(c, h.cmp).then((out) => ({ ...c, saleOptOut: c.saleOptOut || out })));
+  h.consent!().then((c) =>
+    gppDenial(c, h.cmp).then((why) => ({
+      ...c,
+      usDenial: c.usDenial || why || (c.gpc && !(c.gppSid || []).some((sid) => sid != 2 && sid != 5) ? 'gpc' : ''),
+    })),
+  );
 
 /** The page's flag that disables a module: `window.sas_disable_<name> = true`. */
 export const flagName = (name: string): string => 'sas_disable_' + name;
@@ -134,11 +162,14 @@ export function defineModule(def: ModuleDefinition): TagExtension {
   let started = false;
   let inserter = '';
   const tag = `${def.name}:`;
+  const forget = () => def.forget?.();
 
   // Starts the module when consent allows it, stops it when consent is withdrawn; returns the run or undefined.
   const sync = (c: ConsentState): ModuleRun | undefined => {
     if (off || !host) return undefined;
     if (!mayRunModule(c, def.gvl)) {
+      // Withdrawn now, or refused since an earlier page view stored something: what it stored goes too.
+      if (run || c.ready) forget();
       if (run) {
         host.log(tag, 'stopped: consent withdrawn');
         run.stop?.();
@@ -181,6 +212,7 @@ export function defineModule(def: ModuleDefinition): TagExtension {
       if (why) {
         report(def.name, 'off: ' + why);
         h.log(tag, 'off:', why);
+        forget();
         return;
       }
       if (!h.consent) return h.warn(tag, 'off: no consent reader');
@@ -193,6 +225,10 @@ export function defineModule(def: ModuleDefinition): TagExtension {
       const why = whyOff(def.name, h);
       if (why) {
         report(def.name, 'off: ' + why);
+        run?.stop?.();
+        run = undefined;
+        started = false;
+        forget();
         return {};
       }
       const c = await consentOf(h);
@@ -201,7 +237,7 @@ export function defineModule(def: ModuleDefinition): TagExtension {
         report(def.name, mayRunModule(c, def.gvl) ? 'no id' : 'no consent');
         return {};
       }
-      let eids = (await r.eids(call, c)) || [];
+      let eids = refuseUnsafe((await r.eids(call, c)) || [], (...a: unknown[]) => h.warn(tag, ...a));
       if (eids.length && def.mm !== false) {
         const configured = h.options().inserter;
         eids = stampProvenance(

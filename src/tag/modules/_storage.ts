@@ -1,8 +1,13 @@
 /**
  * First-party storage with expiry for provider modules: localStorage or a cookie, holding `{"v": value, "e":
  * expiresAtMs}`. Callers gate every read and write on consent (consent-rules.ts `mayRunModule`); nothing here checks
- * it. Every access is guarded: storage that is disabled, full or blocked reads as empty and drops writes.
+ * it (deleting needs no consent: forgetKeys). Every access is guarded: storage that is disabled, full or blocked
+ * reads as empty and drops writes. An entry longer than {@link MAX_STORED} reads as empty: a page's 3 MB value
+ * is never decoded, nor sent.
  */
+
+/** Longest cookie or localStorage value a module reads, in characters (docs/tag.md#what-modules-read-and-refuse). */
+export const MAX_STORED = 16_384;
 
 /** Where a module keeps its own entries. */
 export type StorageType = 'localStorage' | 'cookie';
@@ -12,7 +17,8 @@ export function readCookie(name: string): string | undefined {
   try {
     for (const part of document.cookie.split(';')) {
       const i = part.indexOf('=');
-      if (i > 0 && part.slice(0, i).trim() === name) return decodeURIComponent(part.slice(i + 1).trim());
+      if (i > 0 && part.slice(0, i).trim() === name)
+        return part.length > MAX_STORED ? undefined : decodeURIComponent(part.slice(i + 1).trim());
     }
   } catch {
     /* cookies blocked */
@@ -23,7 +29,8 @@ export function readCookie(name: string): string | undefined {
 /** Reads a localStorage entry, or undefined. */
 export function readLocal(name: string): string | undefined {
   try {
-    return localStorage.getItem(name) ?? undefined;
+    const value = localStorage.getItem(name);
+    return value !== null && value.length <= MAX_STORED ? value : undefined;
   } catch {
     return undefined;
   }
@@ -55,6 +62,21 @@ export function removeItem(type: StorageType, key: string): void {
     /* nothing to do */
   }
 }
+
+/**
+ * Deletes a module's own keys (core/module-keys.ts) wherever it may have kept them: the localStorage entry and the
+ * cookie of each name.
+ */
+export function forgetKeys(keys: readonly string[]): void {
+  for (const key of keys) {
+    removeItem('localStorage', key);
+    // Only a cookie that is there: deleting one is a cookie write too, which a consent audit of the page would see.
+    if (readCookie(key) !== undefined) removeItem('cookie', key);
+  }
+}
+
+/** A module definition's `keys` and `forget` for the keys it stores: `{ ...storing([HASH_KEY]) }`. */
+export const storing = (keys: readonly string[]) => ({ keys, forget: () => forgetKeys(keys) });
 
 /** The value stored under `key`, or undefined when absent, unreadable or expired (an expired entry is removed). */
 export function loadItem(type: StorageType, key: string, now = Date.now()): string | undefined {

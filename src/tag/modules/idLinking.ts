@@ -15,14 +15,17 @@ import {
   type ModuleContext,
   type ModuleRun,
 } from './_module.js';
-import { loadItem, removeItem, saveItem } from './_storage.js';
+import { loadItem, saveItem, storing } from './_storage.js';
+import { CACHE_KEY } from '../../core/module-keys.js';
+import { hasEmail, MAX_ID_LENGTH } from '../../core/pii.js';
+import { decodeBase64Loose } from '../../core/codec.js';
 
 /** The service's partner number at the provider: fixed by agreement, it never changes. */
 export const PARTNER = 102;
 /** The provider's endpoint base; `modules.idLinking.url` replaces it (tests and the demo use a local stand-in). */
 export const DEFAULT_URL = 'https://id5-sync.com/g/v2';
 /** localStorage key of the cached answer. */
-export const CACHE_KEY = '_sas_idl';
+export { CACHE_KEY };
 /** Defaults: the cached id expires after 90 days and is refreshed after 2 hours (or the server's `cache_control`). */
 export const EXPIRY_DAYS = 90;
 export const REFRESH_SECONDS = 7200;
@@ -74,7 +77,8 @@ export function parseResponse(
   return {
     id: body.universal_uid,
     ext: Object.keys(ext).length ? ext : undefined,
-    sig: typeof body.signature === 'string' ? body.signature : undefined,
+    // Sent back with the next request: kept only within the id cap.
+    sig: typeof body.signature === 'string' && body.signature.length <= MAX_ID_LENGTH ? body.signature : undefined,
     maxAgeSec: maxAge > 0 ? maxAge : undefined,
   };
 }
@@ -91,6 +95,17 @@ export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
   const pd = settings.pd === undefined ? '' : settings.pd;
   if (typeof pd !== 'string') {
     host.warn('idLinking: off: pd must be a string');
+    return undefined;
+  }
+  // The provider takes hashes in `pd`: one holding a raw email (as it is or inside its Base64) is never sent.
+  let pdText = pd;
+  try {
+    pdText = decodeBase64Loose(pd);
+  } catch {
+    /* not Base64: checked as it is */
+  }
+  if (hasEmail(pd) || hasEmail(pdText)) {
+    host.warn('idLinking: off: pd holds a raw email');
     return undefined;
   }
   if (settings.partner !== undefined && settings.partner !== PARTNER) host.warn('idLinking: partner is always 102');
@@ -119,8 +134,9 @@ export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
       partner: PARTNER,
       o: 'eidkit',
       top: 1,
-      // Origin and path only: a query string may hold an email (identity-link's URL parameter).
-      u: location.origin + location.pathname,
+      // Origin and path only: a query string may hold an email (identity-link's URL parameter); a path holding one
+      // is left out too (docs/wire-format.md#no-raw-email-in-urls).
+      u: location.origin + (hasEmail(location.pathname) ? '/' : location.pathname),
       gdpr: c.gdprApplies ? 1 : 0,
       gdpr_consent: sig.gdpr_consent,
       us_privacy: sig.us_privacy,
@@ -136,6 +152,8 @@ export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
       body: JSON.stringify(body),
       credentials: 'include',
       headers: { 'Content-Type': 'text/plain' },
+      // As the ad calls: where the page URL holds an email, the Referer is the page origin alone.
+      referrerPolicy: hasEmail(String(location)) ? 'origin' : '',
     })
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error('HTTP ' + r.status))))
       .then(async (json: IdLinkingAnswer | null) => {
@@ -175,9 +193,8 @@ export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
       return inflight ? inflight.then((e) => (e ? [toEid(e)] : [])) : [];
     },
     stop() {
+      // The cached id goes with the module's keys (defineModule), not just its use.
       live = false;
-      // Consent withdrawn: the cached id goes too, not just its use.
-      removeItem('localStorage', CACHE_KEY);
     },
   };
 }
@@ -198,6 +215,7 @@ export const idLinkingModule: ModuleDefinition = {
   gvl: 131,
   start: startIdLinking,
   mm: idLinkingMm,
+  ...storing([CACHE_KEY]),
 };
 
 /** The identifier-linking extension (TCF vendor 131, ID5). */

@@ -3,7 +3,8 @@
  * Finds an email in the page's inputs (also inputs added after load) and/or a URL parameter, normalises and
  * SHA-256 hashes it, keeps the hash with an expiry, and emits it as a `hemsha256` eid. When the provider's
  * envelope is on the page (its `_lr_env` cookie / localStorage entry, or its script's `ats.retrieveEnvelope`),
- * it also emits the envelope as a `liveramp.com` eid. The raw email is never stored and never sent.
+ * it also emits the envelope as a `liveramp.com` eid. The raw email is never stored and never sent; nor is an
+ * envelope holding one, or one too long (defineModule refuses such ids, the storage helpers oversized entries).
  * Page flag: `window.sas_disable_identityLink = true`.
  */
 import type { Eid } from '../../core/index.js';
@@ -15,12 +16,13 @@ import {
   type ModuleContext,
   type ModuleRun,
 } from './_module.js';
-import { normaliseEmail } from './_email.js';
+import { normaliseEmail } from '../../core/pii.js';
+import { HASH_KEY } from '../../core/module-keys.js';
 import { sha256Hex } from './_sha256.js';
-import { loadItem, readCookie, readLocal, removeItem, saveItem, type StorageType } from './_storage.js';
+import { loadItem, readCookie, readLocal, saveItem, storing, type StorageType } from './_storage.js';
 
-/** Where the module keeps the email hash. */
-export const HASH_KEY = '_sas_hem';
+/** Where the module keeps the email hash (`storageType`). */
+export { HASH_KEY };
 /** How long a found email hash is kept: 30 days. */
 export const HASH_TTL_MS = 30 * 864e5;
 /** The provider's first-party envelope entry (cookie or localStorage). */
@@ -125,7 +127,9 @@ export function startIdentityLink(ctx: ModuleContext): ModuleRun | undefined {
     return undefined;
   }
   const w = window as unknown as AtsWindow;
-  let hash = loadItem(cfg.storageType, HASH_KEY);
+  // A stored value that is not a SHA-256 hex digest is not ours to send (a page may write anything there).
+  let hash: string | undefined = loadItem(cfg.storageType, HASH_KEY);
+  if (hash && !/^[\da-f]{64}$/.test(hash)) hash = undefined;
   let pending: Promise<void> | undefined;
   let live = true;
   const selector = cfg.cssSelectors.join(',');
@@ -187,9 +191,8 @@ export function startIdentityLink(ctx: ModuleContext): ModuleRun | undefined {
       return out;
     },
     stop() {
+      // The stored hash goes with the module's keys (defineModule), not just its use.
       live = false;
-      // Consent withdrawn: the stored hash goes too, not just its use.
-      removeItem(cfg.storageType, HASH_KEY);
       observer?.disconnect();
       document.removeEventListener('change', onInput, true);
       document.removeEventListener('focusout', onInput, true);
@@ -203,6 +206,7 @@ export const identityLinkModule: ModuleDefinition = {
   gvl: 97,
   start: startIdentityLink,
   mm: () => 3,
+  ...storing([HASH_KEY]),
 };
 
 /**

@@ -389,6 +389,10 @@ describe('while the store does not answer', () => {
         ...Array(5).fill([true, 'error']),
         ...Array(5).fill([false, 'error']),
       ]);
+      // Each decision reports the shadow count (u1's one impression before the outage is Redis's last answer):
+      // u2 0, 1, 2, 3, 3; u1 1, 2, 3, 3, 3. Never the 0 of "nothing known".
+      expect(during.map((d) => d.count)).toEqual([0, 1, 1, 2, 2, 3, 3, 3, 3, 3]);
+      expect(during[9].windows).toEqual([{ item: 'deal:down', window: '3/day', max: 3, count: 3 }]);
       const counted = { errors: 10, servedOnError: 5, blockedOnError: 5, shadowCapped: 5, replayPending: 5 };
       expect(capper.metrics()).toMatchObject(counted);
 

@@ -7,9 +7,10 @@ import fc from 'fast-check';
 import { GppModel, HeaderV1 } from '@iabgpp/cmpapi';
 import { GVL, PurposeRestriction, TCModel, TCString } from '@iabtcf/core';
 import type { EncodingOptions } from '@iabtcf/core';
-import { createConsentDecoder } from '../../../src/adserver/index.js';
+import { createConsentDecoder, parseVendorList } from '../../../src/adserver/index.js';
 import type { TcfRules } from '../../../src/adserver/index.js';
 import { readGppHeader } from '../../../src/adserver/consent/gpp-header.js';
+import { usDenial } from '../../../src/core/index.js';
 import { gppHeader } from './craft.js';
 // @ts-expect-error: plain JS, the demo CMP's vendor list
 import { vendorList } from '../../support/tcf/gvl.mjs';
@@ -84,29 +85,108 @@ function encodeTc(spec: typeof tcModelArb extends fc.Arbitrary<infer T> ? T : ne
   return TCString.encode(m, { segments: ['core', ...spec.segments] } as EncodingOptions);
 }
 
-const RULES: TcfRules[] = [{}, { legitimateInterest: false }, { purposes: [1, 7, 11] }];
+/** The same vendor list compiled by our reader (the policy's `gvl`), and a later version the strings do not name. */
+const gvlJson = { ...vendorList, vendors };
+const ourList = parseVendorList(gvlJson);
+const otherVersion = parseVendorList({ ...gvlJson, vendorListVersion: gvlJson.vendorListVersion + 1 });
+const RULES: TcfRules[] = [
+  {},
+  { legitimateInterest: false },
+  { purposes: [1, 7, 11] },
+  { gvl: ourList },
+  { gvl: ourList, purposes: [3, 7, 8], requiredPurposes: [7] },
+  { gvl: otherVersion },
+  { gvl: otherVersion, gvlVersionMissing: 'newest' },
+];
+/** Purposes legitimate interest may serve (TCF policy 4 and later): not 1, nor 3 to 6. */
+const LI_PURPOSES = new Set([2, 7, 8, 9, 10, 11]);
+const DISCLOSED_FROM = Date.UTC(2026, 2, 1);
 
-/** The verdict as the rule reads (docs/ad-server.md "Forwarding policy"), straight from @iabtcf/core's model. */
+/**
+ * The verdict as the rule reads (docs/wire-format.md "Global Vendor List", docs/ad-server.md "Forwarding
+ * policy"), straight from @iabtcf/core's model of the string and, with a list, its GVL's reading of the vendors.
+ */
 function iabMessage(m: TCModel, vendorId: number, rules: TcfRules): string | undefined {
   const li = rules.legitimateInterest ?? true;
   const purposes = rules.purposes ?? [2, 3, 4, 5, 6, 7, 8, 9, 10];
+  const required = rules.requiredPurposes ?? [2];
+  const say = (why: string) => `GDPR applies: ${why}`;
+  let vendor: { purposes: number[]; legIntPurposes: number[]; flexiblePurposes: number[] } | undefined;
+  let version = 0;
+  if (rules.gvl) {
+    const held = rules.gvl.latest()!;
+    if (held.version !== m.vendorListVersion && rules.gvlVersionMissing !== 'newest') {
+      return say(`the TC string names Global Vendor List version ${m.vendorListVersion}, which is not loaded`);
+    }
+    version = held.version;
+    vendor = gvl.vendors[vendorId];
+    if (!vendor) return say(`gvl vendor ${vendorId} is not in the Global Vendor List (version ${version})`);
+  }
+  const updated = Math.max(m.created.getTime(), m.lastUpdated.getTime());
+  if (updated >= DISCLOSED_FROM && !m.vendorsDisclosed.has(vendorId)) {
+    return say(
+      `vendor ${vendorId} is not among the TC string's disclosed vendors (required of strings updated from 1 March 2026)`,
+    );
+  }
   const vc = m.vendorConsents.has(vendorId);
   const vli = li && m.vendorLegitimateInterests.has(vendorId);
-  const say = (why: string) => `GDPR applies: vendor ${vendorId} ${why}`;
   if (!vc && !vli) {
     const onlyLI = !li && m.vendorLegitimateInterests.has(vendorId);
-    if (onlyLI) return say('has legitimate interest only, and the policy requires consent in the TC string');
-    return say('has no consent in the TC string');
+    if (onlyLI)
+      return say(`vendor ${vendorId} has legitimate interest only, and the policy requires consent in the TC string`);
+    return say(`vendor ${vendorId} has no consent in the TC string`);
   }
   const rs = m.publisherRestrictions.getRestrictions(vendorId);
-  for (const p of purposes) {
+  const declared = (p: number) => !vendor || vendor.purposes.includes(p) || vendor.legIntPurposes.includes(p);
+  // The basis the string alone gives a purpose (consent, legitimate interest), then within the declarations.
+  const byString = (p: number) => {
     const types = rs.filter((r) => r.purposeId === p).map((r) => r.restrictionType as number);
-    if (types.includes(0)) continue;
-    if (vc && !types.includes(2) && m.purposeConsents.has(p)) return undefined;
-    if (vli && !types.includes(1) && m.purposeLegitimateInterests.has(p)) return undefined;
+    if (types.includes(0)) return { consent: false, li: false };
+    return {
+      consent: vc && !types.includes(2) && m.purposeConsents.has(p),
+      li: vli && LI_PURPOSES.has(p) && !types.includes(1) && m.purposeLegitimateInterests.has(p),
+    };
+  };
+  const basis = (p: number) => {
+    const flexible = !!vendor?.flexiblePurposes.includes(p);
+    const onConsent = !vendor || vendor.purposes.includes(p) || (flexible && vendor.legIntPurposes.includes(p));
+    const onLI = !vendor || vendor.legIntPurposes.includes(p) || (flexible && vendor.purposes.includes(p));
+    const s = byString(p);
+    return (s.consent && onConsent) || (s.li && onLI);
+  };
+  /** The refusal for purposes `wanted` without a basis: the list's when the string alone gives one. */
+  const why = (wanted: readonly number[], p?: number) => {
+    const lost = wanted.filter((q) => byString(q).consent || byString(q).li).sort((a, b) => a - b)[0];
+    if (lost !== undefined && !declared(lost)) {
+      return say(`gvl vendor ${vendorId} does not declare purpose ${lost} (list version ${version})`);
+    }
+    if (lost !== undefined) {
+      const on = byString(lost).consent ? 'consent' : 'legitimate interest';
+      return say(
+        `gvl vendor ${vendorId} does not declare purpose ${lost} on ${on} (list version ${version}), the basis the TC string gives`,
+      );
+    }
+    if (p !== undefined) {
+      const within = rs.some((r) => r.purposeId === p) ? ', within the publisher restrictions' : '';
+      return say(`vendor ${vendorId} has no legal basis for purpose ${p} in the TC string${within}`);
+    }
+    const within = rs.length ? ', within the publisher restrictions' : '';
+    return say(
+      `vendor ${vendorId} has no legal basis for any of purposes ${purposes.join(', ')} in the TC string${within}`,
+    );
+  };
+  if (!purposes.some(basis)) {
+    if (!purposes.some(declared)) {
+      return say(`gvl vendor ${vendorId} declares none of purposes ${purposes.join(', ')} (list version ${version})`);
+    }
+    return why(purposes);
   }
-  const within = rs.length ? ', within the publisher restrictions' : '';
-  return say(`has no legal basis for any of purposes ${purposes.join(', ')} in the TC string${within}`);
+  for (const p of [...required].sort((a, b) => a - b)) {
+    if (basis(p)) continue;
+    if (!declared(p)) return say(`gvl vendor ${vendorId} does not declare purpose ${p} (list version ${version})`);
+    return why([p], p);
+  }
+  return undefined;
 }
 
 describe('the bounded readers decide as the IAB libraries do', () => {
@@ -150,7 +230,7 @@ describe('the bounded readers decide as the IAB libraries do', () => {
   const SECTION_IDS: Record<string, number> = { uspv1: 6, usnat: 7, usca: 8, usva: 9, usco: 10, ustx: 16 };
 
   test(
-    `random GPP strings from @iabgpp/cmpapi (${GPP_RUNS} runs): the same US opt-outs and EU verdicts`,
+    `random GPP strings from @iabgpp/cmpapi (${GPP_RUNS} runs): the same US verdicts and EU verdicts`,
     () => {
       const d = createConsentDecoder();
       fc.assert(
@@ -164,26 +244,28 @@ describe('the bounded readers decide as the IAB libraries do', () => {
           const gpp = w.encode();
           // The IAB side: the library's model read directly.
           const m = new GppModel(gpp);
+          // The first reason of each applicable US section, from the library's own reading of the section.
           const expected: { section: string; field: string }[] = [];
-          for (const [section, fields] of Object.entries(us)) {
+          for (const section of Object.keys(us)) {
             const id = SECTION_IDS[section];
             if (!m.getSectionIds().includes(id) || (sid && !sid.includes(id))) continue;
-            for (const field of Object.keys(fields)) {
-              const v = m.getFieldValue(section, field);
-              if (v === 1 || v === 'Y') expected.push({ section, field });
-            }
+            const denial = usDenial(section, m.getSection(section) as Record<string, unknown>);
+            if (denial) expected.push({ section, field: /^[A-Za-z]+/.exec(denial)![0] });
           }
           const order = (a: { section: string; field: string }[]) => a.map((o) => `${o.section}.${o.field}`).sort();
           const decoded = d.decode({ gpp, ...(sid ? { gppSid: sid } : {}) });
           expect(order(decoded.usOptOuts)).toEqual(order(expected));
-          expect(decoded.gppProblem).toBeUndefined();
+          // A section named applicable that the string does not hold fails closed (the EU and Canadian TCF aside).
+          const missing = sid?.find((id) => id !== 2 && id !== 5 && !m.getSectionIds().includes(id));
+          if (missing === undefined) expect(decoded.gppProblem).toBeUndefined();
+          else expect(decoded.gppProblem).toMatch(new RegExp(`names section ${missing}, which the GPP string`));
           const header = readGppHeader(gpp);
           expect(header && 'sectionIds' in header ? header.sectionIds : header).toEqual(m.getSectionIds());
           // The EU section where it applies: the same TC verdicts as @iabtcf/core's.
           if (tcf && (!sid || sid.includes(2))) {
             const eu = d.decode({ gdpr: 1, gpp, ...(sid ? { gppSid: sid } : {}) });
             const tc = TCString.decode(m.encodeSectionById(2));
-            const ours = PROBES.map((v) => d.refusal({ ...eu, usOptOuts: [] }, v)?.message);
+            const ours = PROBES.map((v) => d.refusal({ ...eu, usOptOuts: [], gppProblem: undefined }, v)?.message);
             const theirs = PROBES.map((v) => iabMessage(tc, v, {}));
             if (ours.some((o, j) => o !== theirs[j])) expect(ours).toEqual(theirs);
           }

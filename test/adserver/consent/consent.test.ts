@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { GppModel } from '@iabgpp/cmpapi';
 import { GVL, PurposeRestriction, RestrictionType, TCModel, TCString } from '@iabtcf/core';
+import type { EncodingOptions } from '@iabtcf/core';
 import {
   buildBidRequest,
   createConsentDecoder,
@@ -17,6 +18,8 @@ import { encodeTcString } from '../../support/tcf/tc-string.mjs';
 import { vendorList } from '../../support/tcf/gvl.mjs';
 import { ID5, UID2, callWith } from '../fixtures.js';
 
+/** The segments of a TCF v2.3 string: the core, the disclosed vendors (the whole list), the publisher's. */
+const WITH_DISCLOSED = { segments: ['core', 'vendorsDisclosed', 'publisherTC'] } as EncodingOptions;
 const tc: (purposes: number[], vendors: number[], vendorLI?: number[], purposeLI?: number[]) => string = encodeTcString;
 const PUBCID = { source: 'pubcid.org', uids: [{ id: 'first-party-1', atype: 1 }] };
 const EIDS = [ID5, UID2, PUBCID];
@@ -85,10 +88,19 @@ describe('GDPR (TCF v2 string decoded with @iabtcf/core)', () => {
       m.purposeConsents.set(consents);
       m.vendorConsents.set([131]);
       for (const p of purposes) m.publisherRestrictions.add(131, new PurposeRestriction(p, type));
-      return TCString.encode(m);
+      return TCString.encode(m, WITH_DISCLOSED);
     };
-    // Purpose 4 is still allowed.
-    expect(sent(call({ gdpr: 1, gdprConsent: restricted(RestrictionType.NOT_ALLOWED, [2, 3]) }))).toEqual(EIDS);
+    // Purpose 2 is still allowed.
+    expect(sent(call({ gdpr: 1, gdprConsent: restricted(RestrictionType.NOT_ALLOWED, [3, 4]) }))).toEqual(EIDS);
+    // Purpose 4 is allowed, but not purpose 2, which every eid needs (requiredPurposes).
+    const no2 = call({ gdpr: 1, gdprConsent: restricted(RestrictionType.NOT_ALLOWED, [2, 3]) });
+    expect(sent(no2)).toEqual([PUBCID]);
+    expect(explainForwarding(no2, [DSP], policy).partners[0].consent).toEqual({
+      code: 'gdpr',
+      message:
+        'GDPR applies: vendor 131 has no legal basis for purpose 2 in the TC string, within the publisher restrictions',
+      reason: 'tcf vendor 131 publisher restriction on purpose 2',
+    });
     const c = call({ gdpr: 1, gdprConsent: restricted(RestrictionType.NOT_ALLOWED, [2, 3, 4]) });
     expect(sent(c)).toEqual([PUBCID]);
     expect(explainForwarding(c, [DSP], policy).partners[0].consent?.message).toMatch(
@@ -155,12 +167,15 @@ describe('US opt-outs', () => {
     expect(sent(c)).toEqual([PUBCID]);
     expect(explainForwarding(c, [DSP], policy).partners[0].removed[0].reason).toEqual({
       code: 'gpp',
-      message: `GPP section ${section} signals ${field}`,
+      message: `GPP section ${section} does not allow sharing ids with third parties (${field}=1)`,
     });
+    expect(explainForwarding(c, [DSP], policy).partners[0].consent?.reason).toBe(`gpp ${section} ${field}=1`);
   });
 
   test('GPP opt-outs count only in the applicable sections (gpp_sid); 2 (did not opt out) keeps eids', () => {
-    const s = gpp({ usca: { SaleOptOut: 1 }, usnat: { SaleOptOut: 2, SharingOptOut: 2 } });
+    // Opted in (2) with every notice given (1): sharing allowed.
+    const given = { SharingNotice: 1, SaleOptOutNotice: 1, SharingOptOutNotice: 1, TargetedAdvertisingOptOutNotice: 1 };
+    const s = gpp({ usca: { SaleOptOut: 1 }, usnat: { ...given, SaleOptOut: 2, SharingOptOut: 2 } });
     expect(sent(call({ gpp: s, gppSid: [7] }))).toEqual(EIDS);
     expect(sent(call({ gpp: s, gppSid: [8] }))).toEqual([PUBCID]);
     expect(sent(call({ gpp: s }))).toEqual([PUBCID]);
@@ -169,7 +184,7 @@ describe('US opt-outs', () => {
 
   test('an unreadable GPP string fails closed when a US section applies, and is ignored otherwise', () => {
     expect(sent(call({ gpp: 'DBABzYA~garbage', gppSid: [7] }))).toEqual([PUBCID]);
-    expect(sent(call({ gpp: 'DBABzYA~garbage', gppSid: [2], gdpr: 0 }))).toEqual(EIDS);
+    expect(sent(call({ gpp: 'DBABzYA~garbage', gppSid: [5], gdpr: 0 }))).toEqual(EIDS);
   });
 
   test('parsed from a real GET ad call, the signals are enforced per partner', () => {
@@ -193,7 +208,7 @@ describe('US opt-outs', () => {
 });
 
 describe('createConsentDecoder', () => {
-  test('decodes each string once (cached) and reports every US opt-out', () => {
+  test('decodes each string once (cached) and reports the first reason of each US signal', () => {
     const d = createConsentDecoder();
     const consent = {
       gdpr: 1 as const,
@@ -204,9 +219,8 @@ describe('createConsentDecoder', () => {
     const out = d.decode(consent);
     expect(out.gdprApplies).toBe(true);
     expect(out.usOptOuts).toEqual([
-      { section: 'usp', field: 'us_privacy' },
-      { section: 'usnat', field: 'SaleOptOut' },
-      { section: 'usnat', field: 'SharingOptOut' },
+      { section: 'usp', field: 'us_privacy', value: 'us_privacy[2]=Y' },
+      { section: 'usnat', field: 'SaleOptOut', value: 'SaleOptOut=1' },
     ]);
     expect(d.decode(consent).tcf).toBe(out.tcf);
     expect(d.refusal(out, 131)?.code).toBe('usp');
@@ -223,7 +237,7 @@ describe('createConsentDecoder', () => {
       m.isServiceSpecific = true;
       m.purposeConsents.set([2]);
       m.vendorConsents.set([131, id]);
-      return { gdpr: 1 as const, gdprConsent: TCString.encode(m) };
+      return { gdpr: 1 as const, gdprConsent: TCString.encode(m, WITH_DISCLOSED) };
     };
     const within = withVendor(10_000);
     const out = d.decode(within);
@@ -235,6 +249,7 @@ describe('createConsentDecoder', () => {
       code: 'gdpr',
       message:
         'GDPR applies: the TC string could not be used (segment 1, vendorConsents.maxId: vendor id 60,000, over the cap of 10,000)',
+      reason: 'tcf unreadable',
     });
   });
 });

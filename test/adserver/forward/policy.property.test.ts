@@ -37,7 +37,15 @@ const TC = [
 const usnatOptOut = new GppModel();
 usnatOptOut.setFieldValue('usnat', 'SaleOptOut', 1);
 const usnatFine = new GppModel();
-usnatFine.setFieldValue('usnat', 'SaleOptOut', 2);
+// Opted in, with every notice given: sharing allowed.
+for (const [field, value] of Object.entries({
+  SharingNotice: 1,
+  SaleOptOutNotice: 1,
+  SharingOptOutNotice: 1,
+  TargetedAdvertisingOptOutNotice: 1,
+  SaleOptOut: 2,
+}))
+  usnatFine.setFieldValue('usnat', field, value);
 const GPP = [usnatOptOut.encode(), usnatFine.encode(), 'DBABzYA~garbage'];
 
 const opt = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 2 });
@@ -65,6 +73,7 @@ const consentArb: fc.Arbitrary<AdCallConsent> = fc
     usPrivacy: opt(fc.constantFrom('1YYN', '1YNN', '1---')),
     gpp: opt(fc.constantFrom(...GPP)),
     gppSid: opt(fc.constantFrom<number[]>([7], [2], [2, 7])),
+    gpc: opt(fc.boolean()),
   })
   .map(strip);
 

@@ -251,6 +251,29 @@ describe('permission rules', () => {
   });
 });
 
+test('a broken policy is reported in one round: field errors and the checks across rules together', () => {
+  let problems: string[] = [];
+  try {
+    createForwardingPolicy({
+      partners: [{ id: 'dsp-a' }, { id: '' }],
+      permissions: [
+        { source: 'id5-sync.com', partners: ['dsp-x'] }, // unknown partner: found with the others
+        { source: 7, partners: '*' }, // a field error
+        { source: 'uidapi.com', partners: ['dsp-a'] },
+        { source: 'uidapi.com', partners: [] }, // ties with the rule above
+      ],
+    });
+  } catch (e) {
+    problems = (e as ForwardingPolicyError).problems;
+  }
+  expect(problems).toEqual([
+    expect.stringMatching(/^permissions\[1\]\.source: /),
+    'partners[1].id: must be a non-empty partner id',
+    'permissions[0].partners: unknown partner "dsp-x"',
+    expect.stringMatching(/^permissions\[2\] and permissions\[3\] tie: /),
+  ]);
+});
+
 describe('partner ids in permissions', () => {
   // As Prebid Server matches bidder names: "BIDDERA" allows bidderA.
   const policy = createForwardingPolicy({ permissions: [{ source: 'id5-sync.com', partners: ['BIDDERA'] }] });

@@ -39,6 +39,13 @@ describe("the video plugin's OpenRTB POST", () => {
     regs: { gdpr: 1, gpp: 'DBA', gpp_sid: [2] },
   };
 
+  test('an OpenRTB request posted to /openrtb2/auction (as to Prebid Server) is the openrtb endpoint, no issue', () => {
+    const call = post('/openrtb2/auction', body);
+    expect(call.endpoint).toBe('openrtb');
+    expect(call.issues.filter((i) => i.path === 'url')).toEqual([]);
+    expect(call.eids).toEqual([DEVICE4, DEVICE5, ID5]);
+  });
+
   test('keeps user.eids with atype 4 and 5, inserter, matcher, mm and ext exactly as sent', () => {
     const call = post('/genericpost', body);
     expect(call.eids).toEqual([DEVICE4, DEVICE5, ID5]);
@@ -123,6 +130,12 @@ describe('OpenRTB 2.5 and 2.6 bodies', () => {
     ],
     ['a consent string is not text', { regs: { gdpr: 'yes' }, user: { consent: 5 } }, 'regs.gdpr'],
     ['the network id is not an id', { site: { publisher: { id: 'abc' } }, user: {} }, 'site.publisher.id'],
+    ['user is not an object', { imp: [{ id: '1' }], user: 'alice' }, 'user'],
+    ['regs is not an object', { imp: [{ id: '1' }], regs: [1] }, 'regs'],
+    ['site.publisher is not an object', { site: { publisher: 'p' }, user: {} }, 'site.publisher'],
+    ['device is not an object', { user: {}, device: 'phone' }, 'device'],
+    ['user.ext is not an object', { user: { ext: 'x' } }, 'user.ext'],
+    ['an imp ext is not an object', { imp: [{ id: '1', ext: 7 }] }, 'imp[0].ext'],
   ])('a broken body (%s) never fails the call and the issue names the field', (_name, body, path) => {
     const call = post('/genericpost', body);
     expect(call.issues.map((i) => i.path)).toContain(path);
@@ -202,6 +215,41 @@ describe('POST /prebid/v1 (the Prebid.js adapter)', () => {
     const call = post('/prebid/v1', { ...body, units: [{ bidId: 'b0', adUnitCode: 'x' }, body.units[0]] });
     expect(call.formats.map((f) => f.impId)).toEqual(['b1']);
     expect(call.issues).toContainEqual({ path: 'units[0].formatId', message: 'missing' });
+  });
+
+  test.each([
+    ['user', { user: 'alice' }, 'user: must be an object; ignored'],
+    ['site', { site: 42 }, 'site: must be an object; ignored'],
+    ['schain', { schain: ['x'] }, 'schain: must be an object; ignored'],
+    ['tmax', { tmax: 'soon' }, 'tmax: must be a positive integer of milliseconds; ignored'],
+    ['a floor', { units: [{ ...body.units[0], floor: 1.5 }] }, 'units[0].floor: must be an object; ignored'],
+  ])('a body whose %s is of the wrong kind is named, and the rest is read', (_name, broken, issue) => {
+    const call = post('/prebid/v1', { ...body, ...broken });
+    // DEVICE4's atype 4 is noted as kept: the only issue of the body as the adapter sends it.
+    const others = call.issues.filter((i) => !i.path.startsWith('eids'));
+    expect(others.map((i) => `${i.path}: ${i.message}`)).toEqual([issue]);
+    expect(call).toMatchObject({ endpoint: 'prebid', networkId: 1234, eids: [ID5, DEVICE4] });
+    expect(call.formats.length).toBeGreaterThanOrEqual(1);
+  });
+
+  test('first-party data, the supply chain and a timeout of the right kind bring no issue', () => {
+    const call = post('/prebid/v1', { ...body, user: { keywords: 'a' }, site: { page: 'x' }, tmax: 800 });
+    expect(call.issues.filter((i) => !i.path.startsWith('eids'))).toEqual([]);
+  });
+
+  test('a unit field the adapter never sends is named in an issue, not dropped in silence; the unit stays', () => {
+    const unit = { bidId: 'b1', adUnitCode: 'top', formatId: 3, sizes: [[300, 250]] };
+    const call = post('/prebid/v1', { ...body, units: [unit] });
+    expect(call.formats).toEqual([{ id: 3, tagId: 'top', impId: 'b1' }]);
+    expect(call.issues).toContainEqual({
+      path: 'units[0].sizes',
+      message:
+        'unknown field; ignored (a unit has bidId, adUnitCode, formatId, siteId, pageId, gpid, banner, video, floor)',
+    });
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`x${i}`, i]));
+    const flood = post('/prebid/v1', { ...body, units: [{ ...unit, ...many }] });
+    expect(flood.issues.filter((i) => i.path.startsWith('units[0]'))).toHaveLength(6);
+    expect(flood.issues).toContainEqual({ path: 'units[0]', message: '36 more unknown fields ignored' });
   });
 
   test('a body that is not JSON is named and the call still parses', () => {

@@ -1,10 +1,19 @@
 // The Redis report against a real redis-server: nothing sent per call, one pipelined flush, the buffer bound
 // and its dropped count, retention by key expiry.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createRedisReport, parseDmpConfig } from '../../../src/adserver/index.js';
+import {
+  createForwardingPolicy,
+  createRedisReport,
+  createReport,
+  parseDmpConfig,
+} from '../../../src/adserver/index.js';
 // @ts-expect-error plain ESM helper shared with the bench
 import { connectRedis, startRedis, untilReconnected } from '../../support/redis-server.mjs';
 import { ID5, UID2, callWith } from '../fixtures.js';
+// @ts-expect-error plain ESM helper shared with the bench and the fuzz suite
+import { collidingIds } from '../../support/colliding-ids.mjs';
+// @ts-expect-error plain ESM helpers shared with the benches
+import { interleavedRounds, quantile } from '../../bench/rounds.mjs';
 
 const DAY = 86_400_000;
 let redis: Awaited<ReturnType<typeof startRedis>>;
@@ -177,6 +186,28 @@ describe('the Redis report', () => {
     await report.close();
   });
 
+  test('add costs no more for 8,000 network ids that V8 hashes alike than for ordinary ones (staged by a string)', async () => {
+    const at = new Date();
+    const calls = (ids: number[]) => ids.map((networkId) => callWith({ networkId, pid: 'p', eids: [ID5] }));
+    const reports = [0, 1].map((i) => createRedisReport(client, { prefix: `pflood${i}:`, flushMs: 600_000 }));
+    const adding = (list: ReturnType<typeof calls>, report: (typeof reports)[number]) => {
+      let i = 0;
+      return () => report.add(list[i++ % list.length], at);
+    };
+    const colliding = calls(collidingIds(8_000, 13) as number[]);
+    const ordinary = calls(Array.from({ length: 8_000 }, (_, i) => 1_000 + i));
+    const { ratios } = interleavedRounds(
+      { ordinary: adding(ordinary, reports[0]), colliding: adding(colliding, reports[1]) },
+      { rounds: 9, iterations: 8_000, warmup: 16_000, cpu: true },
+    );
+    expect(quantile(ratios.colliding, 0.5)).toBeLessThanOrEqual(2);
+    await reports[1].flush();
+    const rows = (await reports[1].toJSON()).rows;
+    expect(rows).toHaveLength(8_000);
+    expect(rows.reduce((n, r) => n + r.calls, 0)).toBe(16_000 + 9 * 8_000);
+    await Promise.all(reports.map((r) => r.close()));
+  });
+
   test('networks a full day already counts keep being counted; maxNetworksPerDay is checked when created', async () => {
     const report = createRedisReport(client, { prefix: 'pcap2:', flushMs: 60_000, maxNetworksPerDay: 2 });
     const at = new Date();
@@ -190,5 +221,32 @@ describe('the Redis report', () => {
     await report.close();
     const bad = () => createRedisReport(client, { maxNetworksPerDay: 0 });
     expect(bad).toThrow('maxNetworksPerDay must be a whole number > 0 (got 0)');
+  });
+
+  test('forwarding counts (sent, withheld by reason) merge across two processes as in memory', async () => {
+    const policy = createForwardingPolicy({ permissions: [{ source: 'uidapi.com', partners: ['dsp-a'] }] });
+    const partners = [{ id: 'dsp-a' }, { id: 'dsp-b' }];
+    const at = new Date();
+    const calls = [callWith({ eids: [ID5, UID2] }), { ...callWith({ eids: [ID5, UID2] }), consent: { gpc: true } }];
+    const a = createRedisReport(client, { prefix: 'pfw:', flushMs: 60_000 });
+    const b = createRedisReport(client, { prefix: 'pfw:', flushMs: 60_000 });
+    const memory = createReport();
+    for (const r of [a, b, memory])
+      for (const c of calls) {
+        r.add(c, at);
+        r.addForwarding(c, policy.explain(c, partners), at);
+      }
+    await Promise.all([a.flush(), b.flush()]);
+    const row = (await a.toJSON()).rows[0];
+    const expected = memory.toJSON().rows[0].forwarding!.map((f) => ({
+      ...f,
+      sent: f.sent * 2,
+      withheld: Object.fromEntries(Object.entries(f.withheld).map(([k, n]) => [k, n * 2])),
+    }));
+    expect(row.forwarding).toEqual(expected);
+    expect(row.forwarding?.find((f) => f.partner === 'dsp-b' && f.providerId === 4)?.withheld).toEqual({
+      'permissions[0]': 4,
+    });
+    await Promise.all([a.close(), b.close()]);
   });
 });

@@ -132,6 +132,17 @@ describe('token flow', () => {
     expect(api.tokenCount).toBe(1);
   });
 
+  test('any other 429 of the identity provider (a rate limiter, with Retry-After) is retried, not a lock-out', async () => {
+    let refused = 0;
+    const api = fakeApi((req) =>
+      req.url.pathname === '/oauth/token' && refused++ < 2
+        ? json({ message: 'slow down', code: 'RATE_LIMITED' }, 429, { 'retry-after': '0' })
+        : ok(req),
+    );
+    await new DealApiClient(clientOptions(api.fetch)).deals.countBreakdown();
+    expect(api.tokenCount).toBe(3);
+  });
+
   test('uses and fills a token cache', async () => {
     const saved: CachedToken[] = [];
     const api = fakeApi(ok);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { DealApiClient, PagedList, parseLinkHeader } from '../../../src/deals/index.js';
+import { DealApiClient, PagedList, PaginationError, parseLinkHeader } from '../../../src/deals/index.js';
 import { PASS, clientOptions, fakeApi, json } from './fake.js';
 
 /** A fake GET /deals over `n` deals, clamping limit to 100 and sending total + Link like the API does. */
@@ -192,5 +192,141 @@ describe('limits', () => {
     for await (const d of client.deals.list({ limit: 250, offset: 10 })) ids.push(d.id);
     expect(ids).toEqual(Array.from({ length: 250 }, (_, i) => i + 11));
     expect(fake.api.api()).toHaveLength(5);
+  });
+});
+
+describe('a listing is bounded whatever the service says', () => {
+  /** A source of pages of `size` new items each, at any offset, with the given total and next links. */
+  function lying(opts: { total?: number; next?: (url: URL) => URL | undefined; same?: boolean } = {}) {
+    const urls: string[] = [];
+    const pageAt = (url: URL) => {
+      urls.push(url.href);
+      const offset = Number(url.searchParams.get('offset') ?? 0);
+      const items = Array.from({ length: 10 }, (_, i) => (opts.same ? i : offset + i));
+      return { items, offset, total: opts.total, nextUrl: opts.next?.(url), url };
+    };
+    const source = {
+      pageSize: 10,
+      startOffset: 0,
+      fetchOffset: async (offset: number) => pageAt(new URL(`https://api.test/deals?offset=${offset}&limit=10`)),
+      fetchUrl: async (url: URL) => pageAt(url),
+      keyOf: (n: number) => n,
+    };
+    return { source, urls };
+  }
+  const failure = async (list: PagedList<number>) => {
+    const got: number[] = [];
+    try {
+      for await (const n of list) got.push(n);
+    } catch (e) {
+      return { got, error: e as PaginationError };
+    }
+    throw new Error(`the listing ended without an error, after ${got.length} items`);
+  };
+
+  test('a total over maxItems is refused after the first page, whatever the total (10^12: no page more asked)', async () => {
+    for (const total of [1e12, 1e8, 100_001]) {
+      const { source, urls } = lying({ total });
+      const { got, error } = await failure(new PagedList(source));
+      expect(error).toBeInstanceOf(PaginationError);
+      expect(error).toMatchObject({ problem: 'too-many-items', listed: 10, name: 'PaginationError' });
+      expect(error.message).toContain(`the service reports ${total.toLocaleString('en-US')} items`);
+      expect(got).toHaveLength(10);
+      expect(urls).toHaveLength(1);
+    }
+    // Within a limit, a huge total is no problem: pages are made as they are asked for.
+    const { source, urls } = lying({ total: 1e12 });
+    expect(await new PagedList(source, { limit: 25, concurrency: 4 }).toArray({ limit: 100 })).toHaveLength(25);
+    expect(urls).toHaveLength(3);
+  });
+
+  test('a next link to a page already fetched, or back to an earlier offset, is refused', async () => {
+    const self = lying({ next: (url) => new URL(url) });
+    expect(await failure(new PagedList(self.source, { concurrency: 1 }))).toMatchObject({
+      got: { length: 10 },
+      error: { problem: 'repeated-next' },
+    });
+    // The same page with its parameters reordered is the same page.
+    const reordered = lying({ next: (url) => new URL(`${url.origin}${url.pathname}?limit=10&offset=0`) });
+    expect((await failure(new PagedList(reordered.source))).error.problem).toBe('repeated-next');
+    const back = lying({
+      next: (url) => new URL(`${url.origin}/deals?offset=${url.searchParams.get('offset') === '0' ? 10 : 5}`),
+    });
+    const { error } = await failure(new PagedList(back.source));
+    expect(error).toMatchObject({ problem: 'not-advancing', listed: 20 });
+    expect(error.message).toContain('next link does not advance (offset 10, then 5)');
+  });
+
+  test('a page holding only items already listed is refused, by Link or by offset', async () => {
+    let n = 0;
+    const cursor = lying({ same: true, next: () => new URL(`https://api.test/deals?cursor=${++n}`) });
+    expect(await failure(new PagedList(cursor.source))).toMatchObject({
+      got: { length: 10 },
+      error: { problem: 'not-advancing' },
+    });
+    expect(cursor.urls).toHaveLength(2);
+    const offsets = lying({ same: true, total: 1_000 });
+    const { error } = await failure(new PagedList(offsets.source, { concurrency: 3 }));
+    expect(error.problem).toBe('not-advancing');
+    // The first page, the window of 3, and the one launched as the second page was taken.
+    expect(offsets.urls.length).toBeLessThanOrEqual(5);
+  });
+
+  test('pages without end stop at maxPages or maxItems, after every item fetched', async () => {
+    const pages = lying({
+      next: (url) => new URL(`https://api.test/deals?offset=${Number(url.searchParams.get('offset')) + 10}`),
+    });
+    expect(await failure(new PagedList(pages.source, { maxPages: 7 }))).toMatchObject({
+      got: { length: 70 },
+      error: { problem: 'too-many-pages', listed: 70 },
+    });
+    expect(pages.urls).toHaveLength(7);
+    const items = lying({
+      next: (url) => new URL(`https://api.test/deals?offset=${Number(url.searchParams.get('offset')) + 10}`),
+    });
+    expect(await failure(new PagedList(items.source, { maxItems: 45 }))).toMatchObject({
+      got: { length: 45 },
+      error: { problem: 'too-many-items', listed: 45 },
+    });
+    const windowed = lying({ total: 1_000 });
+    const { got, error } = await failure(new PagedList(windowed.source, { maxPages: 12, concurrency: 5 }));
+    expect(error.problem).toBe('too-many-pages');
+    expect(got).toHaveLength(120);
+    expect(windowed.urls).toHaveLength(12);
+  });
+
+  test('a short page ends an offset listing whatever the total said, and maxPages, maxItems are checked', async () => {
+    const items = Array.from({ length: 35 }, (_, i) => i);
+    let requests = 0;
+    const list = new PagedList<number>(
+      {
+        pageSize: 10,
+        startOffset: 0,
+        fetchOffset: async (offset) => {
+          requests++;
+          return { items: items.slice(offset, offset + 10), offset, total: 10_000 };
+        },
+      },
+      { concurrency: 2 },
+    );
+    expect(await list.toArray({ limit: Infinity })).toEqual(items);
+    expect(requests).toBeLessThanOrEqual(6);
+    const source = { pageSize: 1, startOffset: 0, fetchOffset: async () => ({ items: [], offset: 0 }) };
+    for (const option of ['maxPages', 'maxItems'])
+      expect(() => new PagedList(source, { [option]: 0 })).toThrow(`${option} must be a positive integer, got 0`);
+  });
+
+  test('the deal API client passes maxPages and maxItems through and never sends them as filters', async () => {
+    const fake = dealsApi(500);
+    const client = new DealApiClient({ ...clientOptions(fake.api.fetch), concurrency: 1 });
+    const error = await client.deals
+      .list({ maxPages: 2, maxItems: 1_000 })
+      .toArray({ limit: 1_000 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PaginationError);
+    expect(fake.api.api()).toHaveLength(2);
+    expect(
+      fake.api.api().every((r) => !r.url.searchParams.has('maxPages') && !r.url.searchParams.has('maxItems')),
+    ).toBe(true);
   });
 });

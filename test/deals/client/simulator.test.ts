@@ -252,6 +252,21 @@ for (const transport of ['in-process', 'http'] as Transport[]) {
   });
 }
 
+describe('a 429 on the token endpoint that is not the lock-out', () => {
+  test("an injected 429 (a rate limiter's, Retry-After: 1) at login is retried like any 429; the login succeeds", async () => {
+    // Every other request of this seed's run is refused with an injected 429, the token request among them.
+    const { make, sim } = await start('in-process', { faults: { rate: 0.5, kinds: ['429'], seed: 3 } });
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        make({ retries: { maxRetries: 8, baseDelayMs: 5, maxDelayMs: 40 } }).deals.countBreakdown(),
+      ),
+    );
+    expect(results.every((r) => typeof r.total === 'number')).toBe(true);
+    const tokenFaults = sim.requests.filter((r) => r.path.endsWith('/oauth/token') && r.fault === '429');
+    expect(tokenFaults.length).toBeGreaterThan(0);
+  });
+});
+
 describe('faults (simulator injecting 20 % failures: 503, dropped connections, 429 with Retry-After)', () => {
   test('listing returns every deal exactly once and no deal is ever created twice', async () => {
     const { client, sim } = await start(

@@ -9,7 +9,8 @@ export const CMP_VERSION = 1;
 
 /**
  * A service-specific TC string with consent for `purposes` and `vendors`, and legitimate interest for `vendorLI`
- * and `purposeLI`.
+ * and `purposeLI`. As TCF v2.3 requires, it carries the disclosed-vendors segment (every vendor of the list): the
+ * core, the disclosed vendors, the publisher's segment.
  * @example encodeTcString([1, 2], [45, 131])
  */
 export function encodeTcString(purposes, vendors, vendorLI = [], purposeLI = []) {
@@ -21,5 +22,5 @@ export function encodeTcString(purposes, vendors, vendorLI = [], purposeLI = [])
   m.vendorConsents.set(vendors);
   m.vendorLegitimateInterests.set(vendorLI);
   m.purposeLegitimateInterests.set(purposeLI);
-  return TCString.encode(m);
+  return TCString.encode(m, { segments: ['core', 'vendorsDisclosed', 'publisherTC'] });
 }

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { sha256Hex, sha256HexSync } from '../../../src/tag/modules/_sha256.js';
-import { normaliseEmail } from '../../../src/tag/modules/_email.js';
+import { normaliseEmail } from '../../../src/core/pii.js';
 
 // FIPS 180-4 / NIST example vectors.
 const VECTORS: [string, string][] = [

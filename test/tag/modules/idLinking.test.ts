@@ -92,6 +92,21 @@ describe('idLinking', () => {
     expect(requests[0].body.u).toMatch(/\/article$/);
   });
 
+  test('sends the page origin alone when its path holds an email, in any encoding', async () => {
+    history.replaceState(null, '', '/u/Jane.Doe%2540Example.com/profile');
+    await callOnce(make(), hostWith({}));
+    expect(requests[0].body.u).toBe(location.origin + '/');
+  });
+
+  test('a pd holding a raw email, as it is or in its Base64, keeps the module off', async () => {
+    for (const pd of ['1=jane.doe%40example.com', btoa('1=jane.doe@example.com&5=u1')]) {
+      const host = hostWith({ pd });
+      expect(await callOnce(make(), host)).toEqual({});
+      expect(host.logs.join('\n')).toContain('pd holds a raw email');
+    }
+    expect(requests).toHaveLength(0);
+  });
+
   test('a pd that is not a string keeps the module off', async () => {
     const host = hostWith({ pd: 42 });
     expect(await callOnce(make(), host)).toEqual({});
@@ -201,7 +216,9 @@ describe('idLinking', () => {
   });
 
   test('an opt-out of sale: no request, no id', async () => {
-    expect(await callOnce(make(), hostWith({}, { ready: true, usPrivacy: '1YYN', saleOptOut: true }))).toEqual({});
+    expect(
+      await callOnce(make(), hostWith({}, { ready: true, usPrivacy: '1YYN', usDenial: 'gpp usnat SaleOptOut=1' })),
+    ).toEqual({});
     expect(requests).toHaveLength(0);
   });
 

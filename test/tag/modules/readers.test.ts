@@ -130,6 +130,6 @@ describe('header-bidding bridge', () => {
 
   test('an opt-out of sale stops the bridge', async () => {
     w.pbjs = { getUserIdsAsEids: () => eids };
-    expect(await callOnce(prebid(), fakeHost({}, { ready: true, saleOptOut: true }))).toEqual({});
+    expect(await callOnce(prebid(), fakeHost({}, { ready: true, usDenial: 'gpp usnat SaleOptOut=1' }))).toEqual({});
   });
 });

@@ -87,7 +87,9 @@ describe('module switches', () => {
   test('an opt-out of sale sends no module ids', async () => {
     operatorEnables('probe');
     const { ext, starts } = probe();
-    expect(await callOnce(ext, fakeHost({}, { ready: true, saleOptOut: true, usPrivacy: '1YYN' }))).toEqual({});
+    expect(
+      await callOnce(ext, fakeHost({}, { ready: true, usDenial: 'gpp usnat SaleOptOut=1', usPrivacy: '1YYN' })),
+    ).toEqual({});
     expect(starts).toEqual([]);
   });
 

@@ -4,12 +4,12 @@
  * worker, a fresh automation session (an ephemeral profile) per test. Classic WebDriver has no error events: errors
  * come from the probe the test servers put first in every page (server.ts `PROBE`), top document only.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { remote } from 'webdriverio';
 import { EnginePage, type Driver, type PageFunction } from './page';
 import type { Launcher } from './launcher';
+import { descendants, guarded, inspectorPortOf, inspectorPortTaken, type Guarded } from './processes';
 
 // Frames are switched with the classic protocol command (switchToFrame): webdriverio's newer switchFrame needs
 // BiDi, which WebKitWebDriver does not speak. Its deprecation notice would repeat on every frame switch.
@@ -40,33 +40,56 @@ const freePort = () =>
     s.on('error', reject);
   });
 
-/** Starts Xvfb on the first free display (it writes the number it took to fd 3). */
-function startXvfb(): Promise<{ display: string; proc: ChildProcess }> {
-  const proc = spawn('Xvfb', ['-displayfd', '3', '-nolisten', 'tcp', '-screen', '0', '1280x1024x24'], {
-    stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
-  });
+/** Starts Xvfb on the first free display (it writes the number it took to stdout), guarded. */
+function startXvfb(): Promise<{ display: string; guard: Guarded }> {
+  const guard = guarded('Xvfb', ['-displayfd', '1', '-nolisten', 'tcp', '-screen', '0', '1280x1024x24']);
   return new Promise((resolve, reject) => {
     let out = '';
-    proc.stdio[3]!.on('data', (d) => {
+    guard.proc.stdout!.on('data', (d) => {
       out += d;
-      if (out.includes('\n')) resolve({ display: `:${out.trim()}`, proc });
+      if (out.includes('\n')) resolve({ display: `:${out.trim()}`, guard });
     });
-    proc.on('error', reject);
-    proc.on('exit', (code) => reject(new Error(`Xvfb exited (${code})`)));
+    guard.proc.once('exit', (code) => reject(new Error(`Xvfb exited (${code})`)));
   });
 }
 
-async function waitForDriver(port: number): Promise<void> {
-  for (let i = 0; i < 200; i++) {
+/**
+ * True once WebKitWebDriver answers `GET /status` on `port` as a WebDriver does; false when it exited first (the
+ * port was taken between choosing it and the driver binding it): then another port is tried.
+ */
+async function driverReady(port: number, driver: Guarded): Promise<boolean> {
+  for (let i = 0; i < 400; i++) {
+    if (driver.exited()) return false;
     try {
-      if ((await fetch(`http://127.0.0.1:${port}/status`)).ok) return;
+      const r = await fetch(`http://127.0.0.1:${port}/status`);
+      const body = (await r.json().catch(() => undefined)) as { value?: { ready?: unknown } } | undefined;
+      // Another server that took the port would not answer this: ours, then.
+      if (r.ok && typeof body?.value?.ready === 'boolean') return !driver.exited();
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error('WebKitWebDriver did not start');
+  throw new Error('WebKitWebDriver did not answer in 20 s');
 }
+
+/** WebKitWebDriver on a free loopback port, guarded. */
+async function startDriver(display: string | undefined): Promise<{ port: number; guard: Guarded }> {
+  const env = { ...process.env, ...(display ? { DISPLAY: display } : {}) };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const guard = guarded(WEBKIT_DRIVER_PATH, [`--port=${port}`], env);
+    if (await driverReady(port, guard)) return { port, guard };
+    await guard.stop();
+  }
+  throw new Error('WebKitWebDriver could not listen on a free port three times');
+}
+
+/** How long a new session may take before the browser's inspector port is looked at, and how often after. */
+const INSPECTOR_CHECK_AFTER_MS = 5_000;
+const INSPECTOR_CHECK_EVERY_MS = 1_000;
+/** A new session that is not there after this long fails with what was seen (the page fixture allows 90 s). */
+const SESSION_START_LIMIT_MS = 75_000;
 
 /** Runs in the page: calls the serialised function with its argument and reports its result or error. */
 const RUNNER = `var done = arguments[arguments.length - 1];
@@ -76,29 +99,75 @@ try {
     function (e) { done({ ok: false, e: String((e && e.stack) || e) }); });
 } catch (e) { done({ ok: false, e: String((e && e.stack) || e) }); }`;
 
-/** Starts WebKitWebDriver (and Xvfb when there is no display). */
+/**
+ * Starts WebKitWebDriver (and Xvfb when there is no display). A new session whose browser cannot get the inspector
+ * port the driver chose for it (processes.ts) would never start: the driver is then replaced (another port) and the
+ * session asked again, at most twice, each time said on stderr.
+ */
 export async function launchWebKit(): Promise<Launcher> {
   const binary = findMiniBrowser();
   if (!binary) throw new Error('no WebKitGTK MiniBrowser found (Debian package webkit2gtk-driver)');
   const xvfb = process.env.DISPLAY ? undefined : await startXvfb();
-  const port = await freePort();
-  const driverProc = spawn(WEBKIT_DRIVER_PATH, [`--port=${port}`], {
-    stdio: 'ignore',
-    env: { ...process.env, ...(xvfb ? { DISPLAY: xvfb.display } : {}) },
-  });
-  await waitForDriver(port);
+  let wd = await startDriver(xvfb?.display);
+
+  /** A new session on the current driver, or why it cannot come. */
+  async function newSession(): Promise<WebdriverIO.Browser | { stuck: string }> {
+    const session = remote({
+      hostname: '127.0.0.1',
+      port: wd.port,
+      // Failures come as exceptions; an abandoned request (below) would only add noise.
+      logLevel: 'silent',
+      // A session request the driver never answers is watched below, not retried by webdriverio.
+      connectionRetryCount: 0,
+      connectionRetryTimeout: SESSION_START_LIMIT_MS,
+      capabilities: {
+        browserName: 'MiniBrowser',
+        'wdio:enforceWebDriverClassic': true,
+        'webkitgtk:browserOptions': { binary, args: ['--automation'] },
+      } as WebdriverIO.Capabilities,
+    });
+    const started = Date.now();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const watch = new Promise<{ stuck: string }>((resolve) => {
+      const check = () => {
+        const waited = Date.now() - started;
+        const browser = descendants(wd.guard.proc.pid!).find((pid) => inspectorPortOf(pid) !== undefined);
+        const port = browser === undefined ? undefined : inspectorPortTaken(browser);
+        if (port?.taken) {
+          resolve({ stuck: `inspector port ${port.port} taken by another socket after ${waited} ms` });
+        } else if (waited > SESSION_START_LIMIT_MS) {
+          const seen =
+            browser === undefined ? 'no browser process' : `browser ${browser}, inspector port ${port?.port}`;
+          resolve({ stuck: `no session after ${waited} ms (${seen})` });
+        } else timer = setTimeout(check, INSPECTOR_CHECK_EVERY_MS);
+      };
+      timer = setTimeout(check, INSPECTOR_CHECK_AFTER_MS);
+    });
+    try {
+      const outcome = await Promise.race([session, watch]);
+      // An abandoned request fails once its driver is gone: nothing to report then.
+      if ('stuck' in outcome) session.catch(() => undefined);
+      return outcome;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   return {
     async newPage() {
-      const b = await remote({
-        hostname: '127.0.0.1',
-        port,
-        logLevel: 'error',
-        capabilities: {
-          browserName: 'MiniBrowser',
-          'wdio:enforceWebDriverClassic': true,
-          'webkitgtk:browserOptions': { binary, args: ['--automation'] },
-        } as WebdriverIO.Capabilities,
-      });
+      let started: WebdriverIO.Browser | undefined;
+      for (let attempt = 1; !started; attempt++) {
+        const outcome = await newSession();
+        if (!('stuck' in outcome)) started = outcome;
+        else if (attempt === 3 || !outcome.stuck.startsWith('inspector port')) {
+          throw new Error(`WebKit session did not start: ${outcome.stuck}`);
+        } else {
+          console.error(`WebKitWebDriver: ${outcome.stuck}; starting another driver (attempt ${attempt + 1} of 3)`);
+          await wd.guard.stop();
+          wd = await startDriver(xvfb?.display);
+        }
+      }
+      const b = started;
       await b.setTimeout({ script: 30_000, pageLoad: 30_000 });
       let inFrame = false;
       async function run<A, R>(fn: PageFunction<A, R>, arg: A, frame?: unknown): Promise<R> {
@@ -154,8 +223,8 @@ export async function launchWebKit(): Promise<Launcher> {
       return new EnginePage('webkit', driver);
     },
     async close() {
-      driverProc.kill();
-      xvfb?.proc.kill();
+      await wd.guard.stop();
+      await xvfb?.guard.stop();
     },
   };
 }
