@@ -55,9 +55,28 @@ export interface RedisFrequencyCapStoreOptions {
 const escapeKeyPart = (s: string) =>
   /[{}%]/.test(s) ? s.replace(/[{}%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`) : s;
 
-/** A script call in flight: its decisions, the primary's queue it counts against, when it was sent. */
+/**
+ * One entry of a script call: a decision, or several identical ones (same mode, time, keys and windows) decided
+ * together, the first ones taking what room the windows have. Encoded once, when it is queued.
+ */
+interface Entry {
+  decisions: QueuedDecision[];
+  keys: string[];
+  /** The JSON of the entry before and after its count of decisions, and what identical decisions share. */
+  head: string;
+  tail: string;
+  group: string;
+  /** The entry's hash slot (its keys share the user's hash tag). */
+  slot: number;
+  sent: boolean;
+}
+
+/** Most decisions one entry carries. */
+const MAX_GROUP = 64;
+
+/** A script call in flight: its entries, the primary's queue it counts against, when it was sent. */
 interface InFlightCall {
-  decisions: readonly QueuedDecision[];
+  entries: readonly Entry[];
   shard?: Shard;
   sentAt: number;
   done: boolean;
@@ -69,7 +88,9 @@ interface InFlightCall {
  * yet, or a server without allow-cross-slot-keys).
  */
 interface Shard {
-  queue: QueuedDecision[];
+  queue: Entry[];
+  /** The entries queued and not yet sent, by what identical decisions share: a decision like one joins it. */
+  open: Map<string, Entry>;
   inFlight: number;
   primary?: ClusterPrimary;
 }
@@ -124,7 +145,6 @@ export function createRedisFrequencyCapStore(
   const origin = randomBytes(6).toString('base64url');
   let seq = 0;
   const keyOf = (user: string, item: string) => `${prefix}{${escapeKeyPart(user)}}${escapeKeyPart(item)}`;
-  const slotOf = (d: QueuedDecision) => clusterKeySlot(keyOf(d.checks[0].user, d.checks[0].item));
   const splitKey = (key: string) => {
     // The capper calls `apply` with user and item apart; a direct count/record caller's key splits at its last '|'.
     const bar = key.lastIndexOf('|');
@@ -133,7 +153,7 @@ export function createRedisFrequencyCapStore(
   const m: RedisFrequencyCapStoreMetrics = { decisions: 0, calls: 0, failedCalls: 0, rerouted: 0, retries: 0 };
 
   // A lone Redis: one queue. A cluster: decisions wait in `unrouted` until the next flush puts each in its primary's.
-  const single: Shard = { queue: [], inFlight: 0 };
+  const single: Shard = { queue: [], open: new Map(), inFlight: 0 };
   const shards = new Map<string, Shard>();
   const SLOT_BY_SLOT = '';
   let unrouted: QueuedDecision[] = [];
@@ -165,13 +185,45 @@ export function createRedisFrequencyCapStore(
     for (const shard of shards.values()) drain(shard);
   }
 
+  /** A decision encoded as a new entry of its own. */
+  function entryOf(d: QueuedDecision): Entry {
+    const keys: string[] = [];
+    let tail = `,${d.checks.length}`;
+    let group = '';
+    for (const c of d.checks) {
+      const key = keyOf(c.user, c.item);
+      keys.push(key);
+      group += `${key.length}:${key}`;
+      tail += `,${keepOf(c.keepMs)},${c.windows.length}`;
+      for (const w of c.windows) tail += `,${w.since === -Infinity ? '"-inf"' : w.since},${w.max}`;
+    }
+    const head = `${MODES[d.mode]},${d.at}`;
+    return { decisions: [d], keys, head, tail, group: `${head}${tail}|${group}`, slot: -1, sent: false };
+  }
+
+  const slotOfEntry = (e: Entry) => (e.slot < 0 ? (e.slot = clusterKeySlot(e.keys[0])) : e.slot);
+
+  /** Queues a decision: with an identical one waiting to be sent (a check or a take), in its entry. */
+  function enter(shard: Shard, d: QueuedDecision, e = entryOf(d)) {
+    if (d.mode !== 'record') {
+      const same = shard.open.get(e.group);
+      if (same && !same.sent && same.decisions.length < MAX_GROUP) {
+        same.decisions.push(d);
+        return;
+      }
+      shard.open.set(e.group, e);
+    }
+    shard.queue.push(e);
+  }
+
   function route(d: QueuedDecision) {
-    const primary = anySlot ? router!.primaryOf(slotOf(d)) : undefined;
+    const e = entryOf(d);
+    const primary = anySlot ? router!.primaryOf(slotOfEntry(e)) : undefined;
     const key = primary?.address ?? SLOT_BY_SLOT;
     let shard = shards.get(key);
-    if (!shard) shards.set(key, (shard = { queue: [], inFlight: 0 }));
+    if (!shard) shards.set(key, (shard = { queue: [], open: new Map(), inFlight: 0 }));
     if (primary) shard.primary = primary;
-    shard.queue.push(d);
+    enter(shard, d, e);
   }
 
   function drain(shard: Shard) {
@@ -181,7 +233,11 @@ export function createRedisFrequencyCapStore(
     while (from < q.length && shard.inFlight < maxInFlight) {
       const batch = from === 0 && q.length <= maxBatch ? q : q.slice(from, from + maxBatch);
       from += batch.length;
-      waiting -= batch.length;
+      for (const e of batch) {
+        e.sent = true;
+        waiting -= e.decisions.length;
+        if (shard.open.get(e.group) === e) shard.open.delete(e.group);
+      }
       if (!cluster) sendDeclared(batch, shard);
       else if (shard.primary) sendToPrimary(batch, shard);
       else for (const group of bySlot(batch, false)) sendDeclared(group, shard);
@@ -189,31 +245,27 @@ export function createRedisFrequencyCapStore(
     shard.queue = from >= q.length ? [] : q.slice(from);
   }
 
-  /** Decisions grouped by hash slot; `alone`: one call per decision (a slot moving: keeps one user's wait short). */
-  function bySlot(decisions: readonly QueuedDecision[], alone: boolean): QueuedDecision[][] {
-    if (alone) return decisions.map((d) => [d]);
-    const groups = new Map<number, QueuedDecision[]>();
-    for (const d of decisions) {
-      const slot = slotOf(d);
+  /** Entries grouped by hash slot; `alone`: one call per entry (a slot moving: keeps one user's wait short). */
+  function bySlot(entries: readonly Entry[], alone: boolean): Entry[][] {
+    if (alone) return entries.map((e) => [e]);
+    const groups = new Map<number, Entry[]>();
+    for (const e of entries) {
+      const slot = slotOfEntry(e);
       const group = groups.get(slot);
-      if (group) group.push(d);
-      else groups.set(slot, [d]);
+      if (group) group.push(e);
+      else groups.set(slot, [e]);
     }
     return [...groups.values()];
   }
 
-  /** The decisions' keys in order and their JSON argument. */
-  function encode(decisions: readonly QueuedDecision[]): { keys: string[]; json: string } {
+  /** The entries' keys in order and their JSON argument. */
+  function encode(entries: readonly Entry[]): { keys: string[]; json: string } {
     const keys: string[] = [];
-    let json = '';
-    for (const p of decisions) {
-      let arg = `${json ? ',' : '['}${MODES[p.mode]},${p.at},${p.checks.length}`;
-      for (const c of p.checks) {
-        keys.push(keyOf(c.user, c.item));
-        arg += `,${keepOf(c.keepMs)},${c.windows.length}`;
-        for (const w of c.windows) arg += `,${w.since === -Infinity ? '"-inf"' : w.since},${w.max}`;
-      }
-      json += arg;
+    let json = '[';
+    for (let i = 0; i < entries.length; i++) {
+      const e = entries[i];
+      json += `${i ? ',' : ''}${e.head},${e.decisions.length}${e.tail}`;
+      for (const k of e.keys) keys.push(k);
     }
     return { keys, json: `${json}]` };
   }
@@ -222,13 +274,13 @@ export function createRedisFrequencyCapStore(
 
   /** Tracks one call: its place in its queue's flight, the watchdog, its reply or error (once). */
   function start(
-    decisions: readonly QueuedDecision[],
+    entries: readonly Entry[],
     shard: Shard | undefined,
     run: () => Promise<unknown>,
     onReply: (reply: unknown) => void,
     onError: (e: unknown) => void,
   ) {
-    const call: InFlightCall = { decisions, shard, sentAt: performance.now(), done: false };
+    const call: InFlightCall = { entries, shard, sentAt: performance.now(), done: false };
     if (shard) shard.inFlight++;
     calls.add(call);
     m.calls++;
@@ -256,98 +308,108 @@ export function createRedisFrequencyCapStore(
    * client routes and redirects itself. On a cluster, TRYAGAIN / ASK / MOVED reaching the store are tried again,
    * one decision per call, until `commandTimeoutMs` after the decisions were first sent.
    */
-  function sendDeclared(decisions: readonly QueuedDecision[], shard?: Shard, since = performance.now(), tries = 0) {
-    const { keys, json } = encode(decisions);
+  function sendDeclared(entries: readonly Entry[], shard?: Shard, since = performance.now(), tries = 0) {
+    const { keys, json } = encode(entries);
     start(
-      decisions,
+      entries,
       shard,
       () => TAKE(client, keys, [...head(), json]),
-      (reply) => answer(decisions, reply, since),
+      (reply) => answer(entries, reply, since),
       (e) => {
         if (cluster && isRedirection(e) && performance.now() - since < commandTimeoutMs)
-          retryLater(decisions, since, tries);
-        else fail(decisions, e);
+          retryLater(entries, since, tries);
+        else fail(entries, e);
       },
     );
   }
 
   /** One call to one primary carrying the decisions of all its slots (no key declared: see the cluster script). */
-  function sendToPrimary(decisions: readonly QueuedDecision[], shard: Shard) {
+  function sendToPrimary(entries: readonly Entry[], shard: Shard) {
     const primary = shard.primary!;
-    const { keys, json } = encode(decisions);
+    const { keys, json } = encode(entries);
     const since = performance.now();
     const args = [...head(), json, ...keys];
     start(
-      decisions,
+      entries,
       shard,
       async () => TAKE_ANY_SLOT(await primary.client(), [], args),
-      (reply) => answer(decisions, reply, since),
+      (reply) => answer(entries, reply, since),
       (e) => {
         const message = messageOf(e);
         if (/Error compiling script|shebang|Unknown lua/i.test(message)) {
           // A server without script flags (before Redis 7): slot by slot from now on.
           anySlot = false;
-          reroute(decisions, since);
+          reroute(entries, since);
         } else if (/^(READONLY|MOVED|ASK|TRYAGAIN)\b/.test(message)) {
           // The node no longer serves these slots (a failover): their owners, through the client, which learns the map.
-          reroute(decisions, since);
+          reroute(entries, since);
         } else {
           // The node does not answer, or the cluster is down: the first decision goes through the client, whose own
           // recovery (reconnection, new map) this triggers; the rest fail now rather than each costing a failed call.
-          reroute(decisions.slice(0, 1), since);
-          fail(decisions.slice(1), e);
+          reroute(entries.slice(0, 1), since);
+          fail(entries.slice(1), e);
         }
       },
     );
   }
 
-  /** Sends decisions again to their slots' owners, keys declared. */
-  function reroute(decisions: readonly QueuedDecision[], since: number) {
-    m.rerouted += decisions.length;
-    for (const group of bySlot(decisions, false)) sendDeclared(group, undefined, since);
+  /** Sends entries again to their slots' owners, keys declared. */
+  function reroute(entries: readonly Entry[], since: number) {
+    for (const e of entries) m.rerouted += e.decisions.length;
+    for (const group of bySlot(entries, false)) sendDeclared(group, undefined, since);
   }
 
-  function retryLater(decisions: readonly QueuedDecision[], since: number, tries: number) {
+  function retryLater(entries: readonly Entry[], since: number, tries: number) {
     m.retries++;
-    waiting += decisions.length;
+    let n = 0;
+    for (const e of entries) n += e.decisions.length;
+    waiting += n;
     // 1, 2, 4 … 32 ms: a slot's keys move in a few ms; the decision's time is bounded by `since`.
     const delay = Math.min(2 ** tries, 32);
     setTimeout(() => {
-      waiting -= decisions.length;
-      for (const group of bySlot(decisions, decisions.length > 1)) sendDeclared(group, undefined, since, tries + 1);
+      waiting -= n;
+      for (const group of bySlot(entries, entries.length > 1)) sendDeclared(group, undefined, since, tries + 1);
     }, delay).unref();
   }
 
-  function fail(decisions: readonly QueuedDecision[], e: unknown) {
-    for (const p of decisions) p.settle(e, undefined);
+  function fail(entries: readonly Entry[], e: unknown) {
+    for (const entry of entries) for (const p of entry.decisions) p.settle(e, undefined);
   }
 
-  /** Settles each decision from the script's reply; those answered -1 (another node's keys) are sent to their owner. */
-  function answer(decisions: readonly QueuedDecision[], reply: unknown, since: number) {
-    // Per decision: allowed, then a count per window of each key. Anything else (a client or proxy answering
+  /** Settles each decision from the script's reply; entries answered -1 (another node's keys) go to their owner. */
+  function answer(entries: readonly Entry[], reply: unknown, since: number) {
+    // Per entry: how many fit, then a count per window of each key. Anything else (a client or proxy answering
     // otherwise) fails the batch rather than deciding from it.
     let expected = 0;
-    for (const p of decisions) for (const c of p.checks) expected += c.windows.length;
-    if (!Array.isArray(reply) || reply.length !== expected + decisions.length) {
-      return fail(decisions, new Error('createRedisFrequencyCapStore: unexpected reply from the cap script'));
+    for (const e of entries) for (const c of e.decisions[0].checks) expected += c.windows.length;
+    if (!Array.isArray(reply) || reply.length !== expected + entries.length) {
+      return fail(entries, new Error('createRedisFrequencyCapStore: unexpected reply from the cap script'));
     }
     const r = reply as unknown[];
     let i = 0;
-    let elsewhere: QueuedDecision[] | undefined;
-    for (const p of decisions) {
-      const verdict = Number(r[i++]);
-      if (verdict === -1) {
-        for (const c of p.checks) i += c.windows.length;
-        (elsewhere ??= []).push(p);
+    let elsewhere: Entry[] | undefined;
+    for (const e of entries) {
+      const fit = Number(r[i++]);
+      const { checks, mode } = e.decisions[0];
+      if (fit === -1) {
+        for (const c of checks) i += c.windows.length;
+        (elsewhere ??= []).push(e);
         continue;
       }
-      const counts: number[][] = [];
-      for (const c of p.checks) {
-        const row: number[] = [];
-        for (let w = 0; w < c.windows.length; w++) row.push(Number(r[i++]));
-        counts.push(row);
-      }
-      p.settle(undefined, { allowed: verdict === 1, counts });
+      const from = i;
+      for (const c of checks) i += c.windows.length;
+      // The j-th of identical takes found the impressions of those before it that fit; a check counts nothing.
+      e.decisions.forEach((p, j) => {
+        const added = mode === 'take' ? Math.min(j, fit) : 0;
+        const counts: number[][] = [];
+        let at = from;
+        for (const c of checks) {
+          const row: number[] = [];
+          for (let w = 0; w < c.windows.length; w++) row.push(Number(r[at++]) + added);
+          counts.push(row);
+        }
+        p.settle(undefined, { allowed: mode === 'take' ? j < fit : fit === 1, counts });
+      });
     }
     if (elsewhere) reroute(elsewhere, since);
   }
@@ -374,10 +436,7 @@ export function createRedisFrequencyCapStore(
         for (const call of calls) {
           if (t - call.sentAt < commandTimeoutMs || !finished(call)) continue;
           m.failedCalls++;
-          fail(
-            call.decisions,
-            new Error(`createRedisFrequencyCapStore: no answer from Redis in ${commandTimeoutMs} ms`),
-          );
+          fail(call.entries, new Error(`createRedisFrequencyCapStore: no answer from Redis in ${commandTimeoutMs} ms`));
         }
         if (calls.size === 0) {
           clearInterval(watchdog);
@@ -397,7 +456,8 @@ export function createRedisFrequencyCapStore(
     }
     m.decisions++;
     waiting++;
-    (cluster ? unrouted : single.queue).push(decision);
+    if (cluster) unrouted.push(decision);
+    else enter(single, decision);
     schedule();
   }
 

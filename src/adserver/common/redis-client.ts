@@ -111,6 +111,11 @@ const CRC16 = new Uint16Array(256).map((_, byte) => {
   return crc & 0xffff;
 });
 
+const crcOf = (bytes: Uint8Array, crc: number) => {
+  for (const byte of bytes) crc = ((crc << 8) & 0xffff) ^ CRC16[(crc >> 8) ^ byte];
+  return crc;
+};
+
 /**
  * The Redis Cluster hash slot of `key` (0–16383), as `CLUSTER KEYSLOT` computes it: CRC16 of the key's UTF-8 bytes,
  * or of the part inside its first non-empty `{…}` hash tag, modulo 16384.
@@ -120,6 +125,11 @@ export function clusterKeySlot(key: string): number {
   const close = open < 0 ? -1 : key.indexOf('}', open + 1);
   const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
   let crc = 0;
-  for (const byte of Buffer.from(hashed, 'utf8')) crc = ((crc << 8) & 0xffff) ^ CRC16[(crc >> 8) ^ byte];
+  for (let i = 0; i < hashed.length; i++) {
+    const code = hashed.charCodeAt(i);
+    // Past ASCII, the UTF-8 bytes (the common key is ASCII: read in place, without encoding it).
+    if (code > 0x7f) return crcOf(Buffer.from(hashed.slice(i), 'utf8'), crc) & 0x3fff;
+    crc = ((crc << 8) & 0xffff) ^ CRC16[(crc >> 8) ^ code];
+  }
   return crc & 0x3fff;
 }

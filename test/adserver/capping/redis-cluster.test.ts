@@ -87,6 +87,45 @@ describe.each(CLIENTS)('a 3-primary cluster through %s', (client) => {
     expect(sent / 2_000).toBeLessThan(0.3);
   }, 30_000);
 
+  test('identical takes made together (the ad slots of one page) are counted once per user, each decided as if alone', async () => {
+    const redis = await connect(client);
+    const store = createRedisFrequencyCapStore(redis, { prefix: `page-${client}:` });
+    const at = Date.now();
+    const capper = createFrequencyCapper({ store, timeoutMs: 10_000, now: () => at });
+    const cap = defineFrequencyCap({
+      item: 'deal:page',
+      windows: [
+        { max: 3, per: 'day' },
+        { max: 4, per: 'week' },
+      ],
+    });
+    await Promise.all(Array.from({ length: 30 }, (_, u) => capper.take(callWith({ pid: `warm${u}` }), cap)));
+    await cluster.resetStats();
+    // 60 users of all three primaries, 5 takes each, interleaved as concurrent pages' calls arrive.
+    const users = Array.from({ length: 60 }, (_, u) => `page${u}`);
+    const calls = Array.from({ length: 300 }, (_, i) => callWith({ pid: users[i % 60] }));
+    const decisions = await Promise.all(calls.map((c) => capper.take(c, cap)));
+    // Each user's takes in call order: counted 0, 1, 2 and served, then refused with the day full.
+    const refused = [false, [3, 3]];
+    for (const u of users) {
+      const mine = decisions
+        .filter((_, i) => calls[i].pid === u)
+        .map((d) => [d.allowed, d.windows.map((w) => w.count)]);
+      expect(mine, u).toEqual([[true, [0, 0]], [true, [1, 1]], [true, [2, 2]], refused, refused]);
+    }
+    // Redis counted each user's windows once and recorded its 3 impressions in one ZADD, not once per take.
+    const stats = await cluster.commandStats();
+    expect(stats).toMatchObject({ zcount: 60 * 2, zadd: 60 });
+    expect(await scriptCalls()).toBeLessThanOrEqual(6);
+    // A check made together with others is answered alike, and counts nothing.
+    const checks = await Promise.all(
+      users.slice(0, 3).flatMap((u) => [1, 2].map(() => capper.check(callWith({ pid: u }), cap))),
+    );
+    expect(checks.map((d) => [d.allowed, d.count])).toEqual(Array(6).fill([false, 3]));
+    const key = store.keyOf('pid:page0', 'deal:page');
+    expect(Number(await (client === 'ioredis' ? redis.zcard(key) : redis.zCard(key)))).toBe(3);
+  }, 30_000);
+
   test('Redis stalls after answering 3 takes: the shadow count starts from them, 3 of 7 served (not 6)', async () => {
     const redis = await connect(client);
     const store = createRedisFrequencyCapStore(redis, { prefix: `seed-${client}:` });
