@@ -62,10 +62,9 @@ const escapeKeyPart = (s: string) =>
 interface Entry {
   decisions: QueuedDecision[];
   keys: string[];
-  /** The JSON of the entry before and after its count of decisions, and what identical decisions share. */
+  /** The JSON of the entry before and after its count of decisions: identical decisions have the same. */
   head: string;
   tail: string;
-  group: string;
   /** The entry's hash slot (its keys share the user's hash tag). */
   slot: number;
   sent: boolean;
@@ -89,7 +88,7 @@ interface InFlightCall {
  */
 interface Shard {
   queue: Entry[];
-  /** The entries queued and not yet sent, by what identical decisions share: a decision like one joins it. */
+  /** The last entry queued per first key while it is not sent: an identical decision joins it. */
   open: Map<string, Entry>;
   inFlight: number;
   primary?: ClusterPrimary;
@@ -189,29 +188,35 @@ export function createRedisFrequencyCapStore(
   function entryOf(d: QueuedDecision): Entry {
     const keys: string[] = [];
     let tail = `,${d.checks.length}`;
-    let group = '';
     for (const c of d.checks) {
-      const key = keyOf(c.user, c.item);
-      keys.push(key);
-      group += `${key.length}:${key}`;
+      keys.push(keyOf(c.user, c.item));
       tail += `,${keepOf(c.keepMs)},${c.windows.length}`;
       for (const w of c.windows) tail += `,${w.since === -Infinity ? '"-inf"' : w.since},${w.max}`;
     }
-    const head = `${MODES[d.mode]},${d.at}`;
-    return { decisions: [d], keys, head, tail, group: `${head}${tail}|${group}`, slot: -1, sent: false };
+    return { decisions: [d], keys, head: `${MODES[d.mode]},${d.at}`, tail, slot: -1, sent: false };
   }
 
   const slotOfEntry = (e: Entry) => (e.slot < 0 ? (e.slot = clusterKeySlot(e.keys[0])) : e.slot);
 
+  const sameKeys = (a: readonly string[], b: readonly string[]) =>
+    a.length === b.length && a.every((k, i) => k === b[i]);
+
   /** Queues a decision: with an identical one waiting to be sent (a check or a take), in its entry. */
   function enter(shard: Shard, d: QueuedDecision, e = entryOf(d)) {
     if (d.mode !== 'record') {
-      const same = shard.open.get(e.group);
-      if (same && !same.sent && same.decisions.length < MAX_GROUP) {
+      const same = shard.open.get(e.keys[0]);
+      if (
+        same &&
+        !same.sent &&
+        same.decisions.length < MAX_GROUP &&
+        same.head === e.head &&
+        same.tail === e.tail &&
+        sameKeys(same.keys, e.keys)
+      ) {
         same.decisions.push(d);
         return;
       }
-      shard.open.set(e.group, e);
+      shard.open.set(e.keys[0], e);
     }
     shard.queue.push(e);
   }
@@ -236,7 +241,7 @@ export function createRedisFrequencyCapStore(
       for (const e of batch) {
         e.sent = true;
         waiting -= e.decisions.length;
-        if (shard.open.get(e.group) === e) shard.open.delete(e.group);
+        if (shard.open.get(e.keys[0]) === e) shard.open.delete(e.keys[0]);
       }
       if (!cluster) sendDeclared(batch, shard);
       else if (shard.primary) sendToPrimary(batch, shard);
