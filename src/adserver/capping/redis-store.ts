@@ -11,6 +11,8 @@
 import { randomBytes } from 'node:crypto';
 import { enqueue, shardOf } from './store.js';
 import { TAKE, TAKE_ANY_SLOT } from './redis-script.js';
+import { MAX_GROUP, encode, entryOf, sameKeys, settleEntries } from './redis-entries.js';
+import type { Entry } from './redis-entries.js';
 import type { RedisFrequencyCapStoreMetrics } from './redis-script.js';
 
 export type { RedisFrequencyCapStoreMetrics } from './redis-script.js';
@@ -55,24 +57,6 @@ export interface RedisFrequencyCapStoreOptions {
 const escapeKeyPart = (s: string) =>
   /[{}%]/.test(s) ? s.replace(/[{}%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`) : s;
 
-/**
- * One entry of a script call: a decision, or several identical ones (same mode, time, keys and windows) decided
- * together, the first ones taking what room the windows have. Encoded once, when it is queued.
- */
-interface Entry {
-  decisions: QueuedDecision[];
-  keys: string[];
-  /** The JSON of the entry before and after its count of decisions: identical decisions have the same. */
-  head: string;
-  tail: string;
-  /** The entry's hash slot (its keys share the user's hash tag). */
-  slot: number;
-  sent: boolean;
-}
-
-/** Most decisions one entry carries. */
-const MAX_GROUP = 64;
-
 /** A script call in flight: its entries, the primary's queue it counts against, when it was sent. */
 interface InFlightCall {
   entries: readonly Entry[];
@@ -93,12 +77,6 @@ interface Shard {
   inFlight: number;
   primary?: ClusterPrimary;
 }
-
-const MODES = { check: 0, take: 1, record: 2 } as const;
-// Redis wants whole milliseconds for an expiry, and Lua writes numbers with 14 significant digits: a key is kept for
-// a whole number of ms, at most ten years (a custom `windowMs` may be fractional or huge).
-const MAX_KEEP_MS = 10 * 366 * 86_400_000;
-const keepOf = (ms: number) => Math.min(Math.ceil(ms), MAX_KEEP_MS);
 
 const positiveInt = (value: unknown, setting: string, fallback: number): number => {
   const n = value ?? fallback;
@@ -184,25 +162,10 @@ export function createRedisFrequencyCapStore(
     for (const shard of shards.values()) drain(shard);
   }
 
-  /** A decision encoded as a new entry of its own. */
-  function entryOf(d: QueuedDecision): Entry {
-    const keys: string[] = [];
-    let tail = `,${d.checks.length}`;
-    for (const c of d.checks) {
-      keys.push(keyOf(c.user, c.item));
-      tail += `,${keepOf(c.keepMs)},${c.windows.length}`;
-      for (const w of c.windows) tail += `,${w.since === -Infinity ? '"-inf"' : w.since},${w.max}`;
-    }
-    return { decisions: [d], keys, head: `${MODES[d.mode]},${d.at}`, tail, slot: -1, sent: false };
-  }
-
   const slotOfEntry = (e: Entry) => (e.slot < 0 ? (e.slot = clusterKeySlot(e.keys[0])) : e.slot);
 
-  const sameKeys = (a: readonly string[], b: readonly string[]) =>
-    a.length === b.length && a.every((k, i) => k === b[i]);
-
   /** Queues a decision: with an identical one waiting to be sent (a check or a take), in its entry. */
-  function enter(shard: Shard, d: QueuedDecision, e = entryOf(d)) {
+  function enter(shard: Shard, d: QueuedDecision, e = entryOf(d, keyOf)) {
     if (d.mode !== 'record') {
       const same = shard.open.get(e.keys[0]);
       if (
@@ -222,7 +185,7 @@ export function createRedisFrequencyCapStore(
   }
 
   function route(d: QueuedDecision) {
-    const e = entryOf(d);
+    const e = entryOf(d, keyOf);
     const primary = anySlot ? router!.primaryOf(slotOfEntry(e)) : undefined;
     const key = primary?.address ?? SLOT_BY_SLOT;
     let shard = shards.get(key);
@@ -261,18 +224,6 @@ export function createRedisFrequencyCapStore(
       else groups.set(slot, [e]);
     }
     return [...groups.values()];
-  }
-
-  /** The entries' keys in order and their JSON argument. */
-  function encode(entries: readonly Entry[]): { keys: string[]; json: string } {
-    const keys: string[] = [];
-    let json = '[';
-    for (let i = 0; i < entries.length; i++) {
-      const e = entries[i];
-      json += `${i ? ',' : ''}${e.head},${e.decisions.length}${e.tail}`;
-      for (const k of e.keys) keys.push(k);
-    }
-    return { keys, json: `${json}]` };
   }
 
   const head = () => [String(maxEvents), `${origin}:${(seq = (seq + 1) % 1e9)}`];
@@ -383,40 +334,9 @@ export function createRedisFrequencyCapStore(
 
   /** Settles each decision from the script's reply; entries answered -1 (another node's keys) go to their owner. */
   function answer(entries: readonly Entry[], reply: unknown, since: number) {
-    // Per entry: how many fit, then a count per window of each key. Anything else (a client or proxy answering
-    // otherwise) fails the batch rather than deciding from it.
-    let expected = 0;
-    for (const e of entries) for (const c of e.decisions[0].checks) expected += c.windows.length;
-    if (!Array.isArray(reply) || reply.length !== expected + entries.length) {
-      return fail(entries, new Error('createRedisFrequencyCapStore: unexpected reply from the cap script'));
-    }
-    const r = reply as unknown[];
-    let i = 0;
-    let elsewhere: Entry[] | undefined;
-    for (const e of entries) {
-      const fit = Number(r[i++]);
-      const { checks, mode } = e.decisions[0];
-      if (fit === -1) {
-        for (const c of checks) i += c.windows.length;
-        (elsewhere ??= []).push(e);
-        continue;
-      }
-      const from = i;
-      for (const c of checks) i += c.windows.length;
-      // The j-th of identical takes found the impressions of those before it that fit; a check counts nothing.
-      e.decisions.forEach((p, j) => {
-        const added = mode === 'take' ? Math.min(j, fit) : 0;
-        const counts: number[][] = [];
-        let at = from;
-        for (const c of checks) {
-          const row: number[] = [];
-          for (let w = 0; w < c.windows.length; w++) row.push(Number(r[at++]) + added);
-          counts.push(row);
-        }
-        p.settle(undefined, { allowed: mode === 'take' ? j < fit : fit === 1, counts });
-      });
-    }
-    if (elsewhere) reroute(elsewhere, since);
+    const elsewhere = settleEntries(entries, reply);
+    if (elsewhere instanceof Error) fail(entries, elsewhere);
+    else if (elsewhere.length > 0) reroute(elsewhere, since);
   }
 
   /** Frees a call's place in flight, once: false when the watchdog already failed it. */
