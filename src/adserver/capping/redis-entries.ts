@@ -29,7 +29,7 @@ const MAX_KEEP_MS = 10 * 366 * 86_400_000;
 const keepOf = (ms: number) => Math.min(Math.ceil(ms), MAX_KEEP_MS);
 
 /** A decision encoded as a new entry of its own; `keyOf` names the Redis key of a user × item. */
-export function entryOf(d: QueuedDecision, keyOf: (user: string, item: string) => string): Entry {
+export function entryOf(d: QueuedDecision, keyOf: (user: string, item: string) => string, slot = -1): Entry {
   const keys: string[] = [];
   let tail = `,${d.checks.length}`;
   for (const c of d.checks) {
@@ -37,11 +37,23 @@ export function entryOf(d: QueuedDecision, keyOf: (user: string, item: string) =
     tail += `,${keepOf(c.keepMs)},${c.windows.length}`;
     for (const w of c.windows) tail += `,${w.since === -Infinity ? '"-inf"' : w.since},${w.max}`;
   }
-  return { decisions: [d], keys, head: `${MODES[d.mode]},${d.at}`, tail, slot: -1, sent: false };
+  return { decisions: [d], keys, head: `${MODES[d.mode]},${d.at}`, tail, slot, sent: false };
 }
 
-export const sameKeys = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && a.every((k, i) => k === b[i]);
+/** Whether two decisions are identical: same mode, time, and per check the same user, item, keep and windows. */
+export function alike(a: QueuedDecision, b: QueuedDecision): boolean {
+  if (a.mode !== b.mode || a.at !== b.at || a.checks.length !== b.checks.length) return false;
+  for (let i = 0; i < a.checks.length; i++) {
+    const x = a.checks[i];
+    const y = b.checks[i];
+    if (x.user !== y.user || x.item !== y.item || x.keepMs !== y.keepMs || x.windows.length !== y.windows.length)
+      return false;
+    for (let w = 0; w < x.windows.length; w++) {
+      if (x.windows[w].since !== y.windows[w].since || x.windows[w].max !== y.windows[w].max) return false;
+    }
+  }
+  return true;
+}
 
 /** The entries' keys in order and their JSON argument. */
 export function encode(entries: readonly Entry[]): { keys: string[]; json: string } {

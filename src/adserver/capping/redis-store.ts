@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { enqueue, shardOf } from './store.js';
 import { TAKE, TAKE_ANY_SLOT } from './redis-script.js';
-import { MAX_GROUP, encode, entryOf, sameKeys, settleEntries } from './redis-entries.js';
+import { MAX_GROUP, alike, encode, entryOf, settleEntries } from './redis-entries.js';
 import type { Entry } from './redis-entries.js';
 import type { RedisFrequencyCapStoreMetrics } from './redis-script.js';
 
@@ -20,6 +20,7 @@ import type { CapCheck, CapOutcome, FrequencyCapStore, QueuedDecision, QueueingS
 import {
   checkPrefix,
   clusterKeySlot,
+  hashSlotOf,
   given,
   isRedisCluster,
   clusterRouter,
@@ -55,7 +56,9 @@ export interface RedisFrequencyCapStoreOptions {
 
 // `{` and `}` inside a user or item would move the hash tag or make two keys collide: escape them (and `%`).
 const escapeKeyPart = (s: string) =>
-  /[{}%]/.test(s) ? s.replace(/[{}%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`) : s;
+  s.includes('{') || s.includes('}') || s.includes('%')
+    ? s.replace(/[{}%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    : s;
 
 /** A script call in flight: its entries, the primary's queue it counts against, when it was sent. */
 interface InFlightCall {
@@ -72,7 +75,7 @@ interface InFlightCall {
  */
 interface Shard {
   queue: Entry[];
-  /** The last entry queued per first key while it is not sent: an identical decision joins it. */
+  /** The last entry queued per user while it is not sent: an identical decision joins it. */
   open: Map<string, Entry>;
   inFlight: number;
   primary?: ClusterPrimary;
@@ -164,34 +167,36 @@ export function createRedisFrequencyCapStore(
 
   const slotOfEntry = (e: Entry) => (e.slot < 0 ? (e.slot = clusterKeySlot(e.keys[0])) : e.slot);
 
-  /** Queues a decision: with an identical one waiting to be sent (a check or a take), in its entry. */
-  function enter(shard: Shard, d: QueuedDecision, e = entryOf(d, keyOf)) {
-    if (d.mode !== 'record') {
-      const same = shard.open.get(e.keys[0]);
-      if (
-        same &&
-        !same.sent &&
-        same.decisions.length < MAX_GROUP &&
-        same.head === e.head &&
-        same.tail === e.tail &&
-        sameKeys(same.keys, e.keys)
-      ) {
-        same.decisions.push(d);
-        return;
-      }
-      shard.open.set(e.keys[0], e);
+  /**
+   * Queues a decision: with an identical one waiting to be sent (a check or a take of the same user), in its entry.
+   * Compared before anything is encoded: a decision that joins an entry costs no string.
+   */
+  function enter(shard: Shard, d: QueuedDecision, slot = -1) {
+    const user = d.checks[0].user;
+    const same = shard.open.get(user);
+    if (same && !same.sent && same.decisions.length < MAX_GROUP && d.mode !== 'record' && alike(same.decisions[0], d)) {
+      same.decisions.push(d);
+      return;
     }
+    const e = entryOf(d, keyOf, slot);
+    if (d.mode !== 'record') shard.open.set(user, e);
     shard.queue.push(e);
   }
 
+  // The hash slot of a decision's keys: they all hold the user as their hash tag.
+  const slotOf = (d: QueuedDecision) => {
+    const { user, item } = d.checks[0];
+    return user ? hashSlotOf(escapeKeyPart(user)) : clusterKeySlot(keyOf(user, item));
+  };
+
   function route(d: QueuedDecision) {
-    const e = entryOf(d, keyOf);
-    const primary = anySlot ? router!.primaryOf(slotOfEntry(e)) : undefined;
+    const slot = anySlot ? slotOf(d) : -1;
+    const primary = anySlot ? router!.primaryOf(slot) : undefined;
     const key = primary?.address ?? SLOT_BY_SLOT;
     let shard = shards.get(key);
     if (!shard) shards.set(key, (shard = { queue: [], open: new Map(), inFlight: 0 }));
     if (primary) shard.primary = primary;
-    enter(shard, d, e);
+    enter(shard, d, slot);
   }
 
   function drain(shard: Shard) {
@@ -204,7 +209,8 @@ export function createRedisFrequencyCapStore(
       for (const e of batch) {
         e.sent = true;
         waiting -= e.decisions.length;
-        if (shard.open.get(e.keys[0]) === e) shard.open.delete(e.keys[0]);
+        const user = e.decisions[0].checks[0].user;
+        if (shard.open.get(user) === e) shard.open.delete(user);
       }
       if (!cluster) sendDeclared(batch, shard);
       else if (shard.primary) sendToPrimary(batch, shard);

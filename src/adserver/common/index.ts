@@ -8,6 +8,7 @@ export type { IoredisLike, RedisClientInput, RedisClientLike } from './redis-cli
 export {
   checkPrefix,
   clusterKeySlot,
+  hashSlotOf,
   isRedisCluster,
   luaScript,
   requireRedisClient,

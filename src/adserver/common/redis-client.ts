@@ -123,7 +123,11 @@ const crcOf = (bytes: Uint8Array, crc: number) => {
 export function clusterKeySlot(key: string): number {
   const open = key.indexOf('{');
   const close = open < 0 ? -1 : key.indexOf('}', open + 1);
-  const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
+  return hashSlotOf(close > open + 1 ? key.slice(open + 1, close) : key);
+}
+
+/** The hash slot of a key whose hash tag holds `hashed` (non-empty): CRC16 of its UTF-8 bytes, modulo 16384. */
+export function hashSlotOf(hashed: string): number {
   let crc = 0;
   for (let i = 0; i < hashed.length; i++) {
     const code = hashed.charCodeAt(i);
