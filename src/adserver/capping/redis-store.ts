@@ -34,7 +34,10 @@ export interface RedisFrequencyCapStoreOptions {
   prefix?: string;
   /** Most impressions kept per user × item (oldest trimmed first); caps above it cannot be enforced. Default 1,000. */
   maxEventsPerKey?: number;
-  /** Most decisions carried by one script call (default 64): bounds how long one call holds Redis. */
+  /**
+   * Most entries carried by one script call (default 64): bounds how long one call holds Redis. An entry is one
+   * decision, or up to 64 identical ones made together (same user, caps, windows and millisecond), counted once.
+   */
   maxBatch?: number;
   /**
    * Most decisions waiting to be sent (default 10,000); beyond it a decision fails at once and the capper's
