@@ -53,7 +53,7 @@ export async function handleAdCall(kind, request, adserver, { ip } = {}) {
       `  eid ${e.source} → provider ${e.providerId} ${e.providerName} (${e.uids.length} uid${e.uids.length === 1 ? '' : 's'})`,
     );
   if (!entry.eids.length) print('  no eids');
-  for (const i of entry.issues) print(`  dropped ${i.path}: ${i.message}`);
+  for (const i of entry.issues) print(`  issue ${i.path}: ${i.message}`);
   // CORS headers come from the policy (corsMiddleware in createDemoApp).
   const headers = { 'Cache-Control': 'no-store' };
   // The service keeps its own user id in an HttpOnly `pid` cookie; the answer never repeats it, so no script

@@ -71,6 +71,17 @@ describe('the packed package installed into another project', () => {
     expect(existsSync(join(installed, 'test'))).toBe(false);
   });
 
+  test('ships every guide the CLI help points at (docs/*.md), so an installed user can follow it', () => {
+    const installed = join(project, 'node_modules/eidkit');
+    const help = ['deals', 'tags', 'decode', 'simulate', 'gvl']
+      .map((c) => node([join(installed, 'dist/node/cli/index.js'), c, '--help']))
+      .join('\n');
+    const named = [...new Set([...help.matchAll(/docs\/[\w-]+\.md/g)].map((m) => m[0]))];
+    expect(named.length).toBeGreaterThan(2);
+    for (const f of named) expect(existsSync(join(installed, f)), f).toBe(true);
+    expect(existsSync(join(installed, 'docs/api')), 'the generated reference stays out').toBe(false);
+  });
+
   test('every Node entry point imports and exports what the README and the guides show', () => {
     const out = node([
       '--input-type=module',

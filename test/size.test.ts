@@ -1,5 +1,6 @@
-// The tag's size budget: dist/sas.js, the core a network with no modules downloads, is at most 4,960 B gzip -9
-// (consent through locator frames and GPP's EU section included; the no-email Referer rule added 60 B).
+// The tag's size budget: dist/sas.js, the core a network with no modules downloads, is at most 4,978 B gzip -9
+// (consent through locator frames and GPP's EU section included; the no-email Referer rule added 60 B, and no
+// email in an eid, a uid or a target 18 B).
 // `npm test` builds first, so a change that breaks the budget fails here.
 import { describe, expect, test } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
@@ -13,11 +14,11 @@ const { version } = JSON.parse(readFileSync(new URL('../package.json', import.me
 const read = (file: string) => readFileSync(dist + file, 'utf8');
 
 describe('dist/sas.js', () => {
-  test('is at most 4,960 bytes gzip -9', () => {
+  test('is at most 4,978 bytes gzip -9', () => {
     expect(existsSync(dist + 'sas.js'), 'run npm run build first').toBe(true);
     const size = gzipSync(read('sas.js'), { level: 9 }).length;
-    console.log(`dist/sas.js: ${read('sas.js').length} B minified, ${size} B gzip -9 (budget 4,960 B)`);
-    expect(size).toBeLessThanOrEqual(4960);
+    console.log(`dist/sas.js: ${read('sas.js').length} B minified, ${size} B gzip -9 (budget 4,978 B)`);
+    expect(size).toBeLessThanOrEqual(4978);
   });
 
   test('is one minified IIFE with the version banner and no module syntax', () => {

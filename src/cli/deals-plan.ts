@@ -75,7 +75,7 @@ function planExitCode(plan: Plan, detailed: boolean): number {
   return plan.changes && detailed ? EXIT.CHANGES : EXIT.OK;
 }
 
-function applyExitCode(result: ApplyResult): number {
+function applyExitCode(result: ApplyResult, plan: Plan): number {
   const failed = result.items.find((i) => i.status === 'failed');
   if (failed) {
     const name = failed.error?.name ?? '';
@@ -87,9 +87,11 @@ function applyExitCode(result: ApplyResult): number {
   }
   if (result.summary.deferred > 0) return EXIT.CHANGES;
   if (result.summary.skipped === 0) return EXIT.OK;
-  // Skipped invalid deals: 8 when the valid ones were applied, 3 when nothing changed at all.
-  const { created, recovered, updated, paused, resumed, deleted } = result.summary;
-  return created + recovered + updated + paused + resumed + deleted > 0 ? EXIT.PARTIAL : EXIT.VALIDATION;
+  // Skipped invalid deals: 8 while the file's valid deals are in place (applied by this run or an earlier one: a
+  // daily job that has converged keeps its exit code), 3 when the file holds no valid deal at all.
+  return plan.items.some((i) => i.key && i.action !== 'refused' && i.action !== 'orphan')
+    ? EXIT.PARTIAL
+    : EXIT.VALIDATION;
 }
 
 async function confirm(question: string): Promise<boolean> {
@@ -170,7 +172,7 @@ export function registerPlanCommands(deals: Command): void {
     ),
   )
     .description(
-      'make the live deals match a deals file: updates, prunes, then creates within the daily quotas (progress on stderr); exit 0 done, 7 work deferred to a later day, 3 invalid deals, 8 some applied and invalid ones skipped',
+      'make the live deals match a deals file: updates, prunes, then creates within the daily quotas (progress on stderr); exit 0 done, 7 work deferred to a later day, 3 invalid deals, 8 invalid ones skipped and the valid ones in place',
     )
     .option('-y, --yes', 'do not ask for confirmation (required when stdin is not a terminal)')
     .option('--skip-invalid', 'apply the valid deals even when others are refused')
@@ -202,7 +204,7 @@ export function registerPlanCommands(deals: Command): void {
           },
         });
         await (flags.json ? outJson(result) : outText(formatApplyResult(result, plan.source)));
-        return applyExitCode(result);
+        return applyExitCode(result, plan);
       }),
     );
 

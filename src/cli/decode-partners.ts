@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Eid } from '../core/index.js';
+import { fileErrorText } from '../core/file-error.js';
 import { EXIT } from './exit-codes.js';
 import { fieldText } from './format.js';
 import { createForwardingPolicy, ForwardingPolicyError } from '../adserver/index.js';
@@ -45,7 +46,7 @@ export function readPartnersFile(path: string): { policy: ForwardingPolicy; part
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch (e) {
     throw new PartnersFileError(
-      `${path}: ${e instanceof SyntaxError ? 'not valid JSON' : 'could not be read'} (${(e as Error).message})`,
+      `${path}: ${e instanceof SyntaxError ? `not valid JSON (${e.message})` : `could not be read (${fileErrorText(e)})`}`,
     );
   }
   const config = (Array.isArray(data) ? { partners: data } : data) as ForwardingPolicyConfig;

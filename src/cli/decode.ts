@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { decodeBase64Json, validateEids } from '../core/index.js';
+import { fileErrorText } from '../core/file-error.js';
 import type { Eid, Issue } from '../core/index.js';
 import { EXIT } from './exit-codes.js';
 import { examples, outJson, outText } from './output.js';
@@ -31,6 +32,15 @@ export interface DecodeOutput {
 class DecodeError extends Error {
   readonly exitCode = EXIT.VALIDATION;
   override readonly name = 'DecodeError';
+}
+
+/** A --post-body file's text; one that cannot be read is named in words (`no such file`), exit 3. */
+function readBody(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new DecodeError(`cannot read ${path}: ${fileErrorText(e)}`);
+  }
 }
 
 const isUrlLike = (s: string) => /^(https?:\/\/|\/)/i.test(s);
@@ -210,12 +220,7 @@ export function registerDecodeCommand(program: Command): void {
         if (source === undefined)
           return cmd.error("error: missing argument 'input' (or --post-body <file>)", { exitCode: EXIT.USAGE });
         const forwarding = opts.partners ? readPartnersFile(opts.partners) : undefined;
-        const text =
-          source === '-'
-            ? readFileSync(0, 'utf8')
-            : opts.postBody !== undefined
-              ? readFileSync(source, 'utf8')
-              : source;
+        const text = source === '-' ? readFileSync(0, 'utf8') : opts.postBody !== undefined ? readBody(source) : source;
         if (opts.postBody !== undefined && !text.trim().startsWith('{'))
           throw new DecodeError('the --post-body input is not a JSON object');
         const result = decodeInput(text);

@@ -3,6 +3,8 @@
  * Fields: docs/wire-format.md#the-eid-and-uid-objects. Validation never throws: the valid part, one issue per problem.
  */
 
+import { hasEmail } from './pii.js';
+
 /** One identifier of a provider (AdCOM `UID`). */
 export interface Uid {
   /** The identifier value. */
@@ -280,9 +282,14 @@ function bad(issues: Issue[], path: string, field: string, message: string): und
 const badString = (v: unknown, max: number): string | undefined =>
   typeof v !== 'string' || !v
     ? 'must be a non-empty string'
-    : !TAG && v.length > max
-      ? `is longer than ${max} characters`
-      : undefined;
+    : // Only hashes leave: a value holding an email address is raw personal data, whoever sent it.
+      hasEmail(v)
+      ? TAG
+        ? 'an email'
+        : 'holds an email address (send its hash)'
+      : !TAG && v.length > max
+        ? `is longer than ${max} characters`
+        : undefined;
 
 /**
  * Validates the first `max` of `items` with `one` (at path `path[i]`); the rest are dropped with one issue. With
@@ -406,6 +413,9 @@ const hasEveryLimit = (l: EidLimits): l is Required<EidLimits> =>
   l.maxExtLength !== undefined &&
   l.maxExtDepth !== undefined;
 
+/** {@link hasEmail} behind a cheap test: an address, encoded or not, holds an `@` or a `%`. The hot path's form. */
+const emailIn = (s: string) => (s.includes('@') || s.includes('%')) && hasEmail(s);
+
 /**
  * True when `input` is exactly what validateEids would return for it (every field valid and within the limits, no
  * same-source eids, no repeated uid id, nothing to drop or trim), so that `reuse` may keep it: the common ad call,
@@ -433,6 +443,8 @@ function isCanonical(input: unknown, limits: Required<EidLimits>): input is Eid[
     if (!Array.isArray(uids) || uids.length === 0 || uids.length > limits.maxUids) return false;
     if (inserter !== undefined && (typeof inserter !== 'string' || !inserter || inserter.length > maxId)) return false;
     if (matcher !== undefined && (typeof matcher !== 'string' || !matcher || matcher.length > maxId)) return false;
+    // An email address anywhere is raw personal data: the validation that follows names and drops it.
+    if (emailIn(source) || (inserter && emailIn(inserter)) || (matcher && emailIn(matcher))) return false;
     if (mm !== undefined && !(typeof mm === 'number' && isInt32(mm) && mm >= 0)) return false;
     if (ext !== undefined && !extWithin(ext, limits)) return false;
     for (let i = 0; i < uids.length; i++) {
@@ -440,7 +452,7 @@ function isCanonical(input: unknown, limits: Required<EidLimits>): input is Eid[
       if (!isObject(uid)) return false;
       for (const k in uid) if (k !== 'id' && k !== 'atype' && k !== 'ext') return false;
       const id = uid.id;
-      if (typeof id !== 'string' || !id || id.length > maxId) return false;
+      if (typeof id !== 'string' || !id || id.length > maxId || emailIn(id)) return false;
       if (uid.atype !== undefined && !isValidAtype(uid.atype)) return false;
       if (uid.ext !== undefined && !extWithin(uid.ext, limits)) return false;
       for (let j = 0; j < i; j++) if ((uids[j] as Uid).id === id) return false;

@@ -4,7 +4,7 @@
  * Pure: no DOM, no network, so every rule is unit-tested.
  * See docs/wire-format.md#get-ad-calls-the-base64-eids-parameter.
  */
-import { encodeEids, isKnownSource, type Eid } from '../core/index.js';
+import { encodeEids, hasEmail, isKnownSource, type Eid } from '../core/index.js';
 import type { CallType } from './extension.js';
 
 /** The options of `sas.call(type, options)`. Ids may be numbers or digit strings. */
@@ -127,7 +127,8 @@ export function buildRequest(type: CallType, options: unknown, ctx: CallContext)
   ];
   (get ? 'nwid siteid pgid fmtid tgt tmstp uid' : 'networkId siteId pageId formatId target timestamp uid')
     .split(' ')
-    .forEach((k, i) => (fields[k] = values[i]));
+    // Only hashes leave the browser: a value holding an email address (a uid, a target) is left out.
+    .forEach((k, i) => (fields[k] = hasEmail(String(values[i])) ? undefined : values[i]));
   let eids = ctx.eids;
   let dropped: string[] = [];
 

@@ -7,7 +7,7 @@ import { MAX_TIMEOUT, type CallType, type SetupOptions, type TagExtension, type 
 import { createLogger, debugRequested, DEBUG_BUILD } from './log.js';
 import { drainQueue } from './queue.js';
 import { collect, drainRegistrations } from './host.js';
-import { buildRequest, CALL_PATHS, type CallOptions } from './request.js';
+import { buildRequest, CALL_PATHS, targetString, type CallOptions } from './request.js';
 import {
   decodeBase64Loose,
   overlayEids,
@@ -155,6 +155,8 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
         const u = options.uid;
         // Strings and numbers only: an object would be sent as "[object Object]".
         uid = typeof u === 'string' || typeof u === 'number' ? String(u).trim() || undefined : undefined;
+        if (DEBUG_BUILD && uid && hasEmail(uid))
+          warn('setup: uid holds an email address: left out of every call (send a hash)');
         if (DEBUG_BUILD) log('setup', { networkid: networkId(), domain, uid });
         if (!setupDone) extensions.forEach(runSetup);
         setupDone = true;
@@ -195,6 +197,8 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
           // Everything the call carries is taken now, not when it leaves after the extensions answered: a page that
           // changes its options, its eids or its user in the same tick (a logout and login) changes the next call.
           const snapshot = copyKeys(opts, {});
+          if (DEBUG_BUILD && hasEmail(String(targetString(snapshot.target))))
+            warn(`${type}: target holds an email address: left out of the call`);
           // (`domain` is checked below, inside the try.)
           const ctx = { domain: domain!, networkId: networkId(), uid, eids: pageEids };
           // eslint-disable-next-line no-prototype-builtins -- our own literal; Object.hasOwn needs Safari 15.4

@@ -115,9 +115,13 @@ describe('eidkit deals plan', () => {
     expect(skipped.code).toBe(8);
     expect(skipped.stdout).toMatch(/^\+ created +deal-01 +#\d+$/m);
     expect(skipped.stdout).toMatch(/^> skipped +deal-02 +invalid \(--skip-invalid\)$/m);
-    // Now deal-01 is live: skipping deal-02 again applies nothing, which is not a partial success.
-    const nothing = await ws.eidkit(['deals', 'apply', '-f', ws.file, '--yes', '--skip-invalid']);
-    expect(nothing.code).toBe(3);
+    // Now deal-01 is live: skipping deal-02 again applies nothing, and the end state is the same as after the first
+    // run (the valid deals in place, the invalid one skipped): the same exit code, so a daily job keeps passing.
+    const again = await ws.eidkit(['deals', 'apply', '-f', ws.file, '--yes', '--skip-invalid']);
+    expect(again.code).toBe(8);
+    // A file whose every deal is invalid applies nothing: a validation failure.
+    const allBad = workspace(manyDeals(1).map((d) => ({ ...d, pricingModel: 7 })));
+    expect((await allBad.eidkit(['deals', 'apply', '-f', allBad.file, '--yes', '--skip-invalid'])).code).toBe(3);
   });
 
   test('a deal edited by hand shows as drift with the changed fields', async () => {

@@ -89,6 +89,9 @@ describe('eidkit decode --partners', () => {
     expect(run(['decode', '--partners', file('empty.json', { permissions: [] }), url]).stderr).toMatch(
       /needs a non-empty list of partners/,
     );
-    expect(run(['decode', '--partners', join(dir, 'missing.json'), url]).status).toBe(3);
+    const missing = run(['decode', '--partners', join(dir, 'missing.json'), url]);
+    expect(missing.status).toBe(3);
+    expect(missing.stderr).toMatch(/missing\.json: could not be read \(no such file\)/);
+    expect(missing.stderr).not.toMatch(/ENOENT/);
   });
 });

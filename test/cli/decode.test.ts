@@ -202,4 +202,11 @@ describe('eidkit decode --post-body', () => {
     expect(none.stderr).toContain('the body has no eids field');
     expect(run(['decode', '--post-body', file('bad.json', 'eids=abc')]).status).toBe(3);
   });
+
+  test('a --post-body file that cannot be read exits 3, named in words, not as ENOENT', () => {
+    const r = run(['decode', '--post-body', join(dir, 'nope.json')]);
+    expect(r.status).toBe(3);
+    expect(r.stderr).toMatch(/cannot read .*nope\.json: no such file/);
+    expect(r.stderr).not.toMatch(/ENOENT/);
+  });
 });

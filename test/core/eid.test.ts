@@ -3,6 +3,16 @@ import fc from 'fast-check';
 import { isValidAtype, mergeEids, overlayEids, validateEids, type Eid } from '../../src/core/index.js';
 
 describe('validateEids', () => {
+  test('an id, source, inserter or matcher holding an email address is never kept: only hashes leave', () => {
+    const { value, issues } = validateEids([
+      { source: 'a.com', uids: [{ id: 'jane@example.com' }, { id: 'ok' }], inserter: 'x%40y.org', matcher: 'm.com' },
+      { source: 'me@b.com', uids: [{ id: 'x' }] },
+    ]);
+    expect(value).toEqual([{ source: 'a.com', uids: [{ id: 'ok' }], matcher: 'm.com' }]);
+    expect(issues.map((i) => i.path)).toEqual(['eids[0].uids[0].id', 'eids[0].inserter', 'eids[1].source']);
+    expect(issues[0].message).toMatch(/email address/);
+  });
+
   test('keeps valid eids as copies with only the known fields', () => {
     const input = [
       {

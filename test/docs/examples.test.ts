@@ -1,11 +1,14 @@
 // The guides' whole-program examples run as written (test/support/doc-example.ts): the receiving path of
 // docs/ad-server.md and the Prebid.js ad server of docs/tag.md are copied out of their guides and started; a page
 // origin they allow reads the answer, another does not. test/e2e/doc-examples.spec.ts calls them from real pages.
+// The deal client example of docs/deals.md names domain lists the simulator has, so it runs against it.
 import { afterAll, describe, expect, test } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { exampleAfter, startExample, type RunningExample } from '../support/doc-example.js';
+import { startSimulator, VALID_DEAL } from '../deals/client/sim.js';
+import { codeBlocksOf, readMarkdown } from './markdown.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const running: RunningExample[] = [];
@@ -46,6 +49,30 @@ describe('docs/ad-server.md', () => {
       networkId: 1234,
       providerIds: [2],
     });
+  });
+});
+
+describe('docs/deals.md', () => {
+  test('the domain lists the client example attaches and detaches exist in the simulator, so it runs there', async () => {
+    const code = codeBlocksOf(readMarkdown(root, 'docs/deals.md'))
+      .filter((b) => b.lang === 'ts')
+      .map((b) => b.text)
+      .join('\n');
+    const calls = [...code.matchAll(/client\.deals\.(attach|detach)DomainList\(id, (\d+)\)/g)];
+    expect(calls.map((m) => m[1])).toEqual(['attach', 'detach']);
+    const { client, close } = await startSimulator('in-process');
+    try {
+      const { id } = await client.deals.create(VALID_DEAL);
+      for (const [, op, list] of calls) {
+        await (op === 'attach' ? client.deals.attachDomainList : client.deals.detachDomainList).call(
+          client.deals,
+          id,
+          Number(list),
+        );
+      }
+    } finally {
+      await close();
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 // The README is the landing page: what eidkit is, the two commands, a tour per reader and links, at most 12 KB.
 // Everything else lives in the guides (docs/), where the link checks (links.test.ts) follow it.
 import { expect, test } from 'vitest';
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,5 +26,18 @@ test('the README has the two commands, the tours and the links to the guides, an
   expect(readme).toContain('npm install && npm test');
   for (const guide of ['tag', 'operator', 'ad-server', 'deals', 'simulator', 'providers', 'project']) {
     expect(readme).toContain(`(docs/${guide}.md`);
+  }
+});
+
+test('no paragraph of the README or a guide is written twice in it', () => {
+  const guides = readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md'));
+  for (const file of ['README.md', ...guides.map((g) => join('docs', g))]) {
+    const text = readFileSync(join(root, file), 'utf8').replace(/```[\s\S]*?```/g, '');
+    const paragraphs = text
+      .split(/\n\s*\n/)
+      .map((p) => p.trim())
+      .filter((p) => p.length > 80 && !p.startsWith('|'));
+    const repeated = paragraphs.filter((p, i) => paragraphs.indexOf(p) !== i);
+    expect(repeated, `${file} repeats a paragraph`).toEqual([]);
   }
 });

@@ -10,7 +10,7 @@ const dist = new URL('../../dist/', import.meta.url);
 async function consoleOf(
   file: string,
   commands: ((sas: any) => unknown)[] = [],
-  fetchImpl = async () => new Response('ok'),
+  fetchImpl: (url: string) => Promise<Response> = async () => new Response('ok'),
 ): Promise<unknown[][]> {
   const calls: unknown[][] = [];
   const record = (...args: unknown[]) => calls.push(args);
@@ -83,5 +83,25 @@ describe('debug output of the built tag', () => {
     for (const c of calls) for (const arg of c) expect(typeof arg, JSON.stringify(c)).toBe('string');
     const setup = calls.find((c) => c[1] === 'setup');
     expect(setup).toEqual(['[sas]', 'setup', '{"networkid":1234,"domain":"https://ads.example","uid":"u-1"}']);
+  });
+
+  test('sas.debug.js says when a uid or a target holding an email is left out of the calls', async () => {
+    const sent: string[] = [];
+    const calls = await consoleOf(
+      'sas.debug.js',
+      [
+        (sas) => sas.setup({ domain: 'https://ads.example', uid: 'jane@example.com' }),
+        (sas) => sas.call('std', { target: 'mail=jane%40example.com' }),
+      ],
+      async (url: string) => {
+        sent.push(url);
+        return new Response('ok');
+      },
+    );
+    const lines = calls.map((c) => c.join(' ')).join('\n');
+    expect(lines).toMatch(/setup: uid holds an email address: left out of every call/);
+    expect(lines).toMatch(/std: target holds an email address: left out of the call/);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).not.toMatch(/example\.com/);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { installTag, networkIdFromSrc } from '../../src/tag/tag.js';
 import type { TagExtension } from '../../src/tag/extension.js';
-import { decodeBase64Json } from '../../src/core/index.js';
+import { decodeBase64Json, type Eid } from '../../src/core/index.js';
 import { eidsParam, fakeWindow, flush, loadedTag, SAMPLE } from './helpers.js';
 
 describe('command queue on load', () => {
@@ -309,6 +309,33 @@ describe('the Referer of an ad call', () => {
     await sas.call('std', {});
     expect(sent[0].referrerPolicy).toBe('');
   });
+});
+
+describe('raw personal data on an ad call', () => {
+  test('an eid whose id holds an email is dropped with a warning; the other eids still go', async () => {
+    const { sas, sent, warnings } = await loadedTag();
+    sas.setEids([
+      { source: 'liveramp.com', uids: [{ id: 'Jane.Doe@Example.com', atype: 3 }] },
+      { source: 'criteo.com', uids: [{ id: 'jane.doe%40example.com' }, { id: 'c-1' }] },
+    ]);
+    await sas.call('std', {});
+    const eids = decodeBase64Json(new URL(sent[0].url).searchParams.get('eids')!).value as Eid[];
+    expect(eids).toEqual([{ source: 'criteo.com', uids: [{ id: 'c-1' }] }]);
+    expect(sent[0].url).not.toMatch(/example\.com/i);
+    expect(warnings().join('\n')).toMatch(/eids\[0\]\.uids\[0\]\.id: .*email/);
+  });
+
+  test.each(['std', 'generic'] as const)(
+    'a uid or a target holding an email is left out of a %s call',
+    async (type) => {
+      const { sas, sent } = await loadedTag();
+      sas.setup({ uid: 'jane.doe@example.com' });
+      await sas.call(type, { siteId: 1, target: { email: 'jane.doe%40example.com' } });
+      const text = sent[0].url + (sent[0].body ?? '');
+      expect(text).not.toMatch(/example(\.|%2E)com/i);
+      expect(text).toMatch(/siteid=1|"siteId":1/);
+    },
+  );
 });
 
 describe('extensions', () => {

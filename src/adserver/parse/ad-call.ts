@@ -3,7 +3,7 @@
  * parse functions, and the `Collector` every reader (GET query, POST body, ortb.ts) fills one with. The
  * Collector validates each field as it is handed over: what is broken is dropped and named in `issues`.
  */
-import { decodeBase64Json, validateEids } from '../../core/index.js';
+import { decodeBase64Json, hasEmail, validateEids } from '../../core/index.js';
 import type { Eid, Issue } from '../../core/index.js';
 import type { AdCallLimits } from './limits.js';
 import type { PageUrlOptions } from './page-url.js';
@@ -201,8 +201,18 @@ export class Collector {
     if (Number.isSafeInteger(n) && n >= 0) this.call.timestamp = n;
     else this.issue(path, 'must be a millisecond timestamp');
   }
+  /**
+   * {@link text} for a value that is kept, logged or forwarded as it came (the uid, the keyword target): one holding
+   * an email address is raw personal data and goes, whole, with an issue.
+   */
+  impersonal(path: string, v: unknown, max?: number): string | undefined {
+    const s = this.text(path, v, max);
+    if (s === undefined || !hasEmail(s)) return s;
+    this.issue(path, 'holds an email address; dropped (send its hash, never the address)');
+    return undefined;
+  }
   uid(path: string, v: unknown): void {
-    const uid = this.text(path, v, this.limits.maxUserIdLength);
+    const uid = this.impersonal(path, v, this.limits.maxUserIdLength);
     if (uid !== undefined) this.call.uid = uid;
   }
   /** Validates eids; `fresh` when this parser made them with JSON.parse, so they may be kept as they are. */

@@ -233,7 +233,7 @@ export function readOrtbBody(col: Collector, b: Record<string, unknown>, fresh: 
     'pageId',
     ext.pageId !== undefined ? col.text('ext.pageId', ext.pageId) : col.text(`${prefix}.ext.pageId`, siteExt.pageId),
   );
-  col.set('target', col.text(`${prefix}.keywords`, site.keywords));
+  col.set('target', col.impersonal(`${prefix}.keywords`, site.keywords));
   const page = col.text(`${prefix}.page`, site.page);
   if (page !== undefined) call.referer = page;
   // The request came from a server: the user's browser is the one in `device`, not the caller's User-Agent.

@@ -106,7 +106,7 @@ export function readQuery(col: Collector, search: string): void {
   col.set('pageId', col.text('pgid', get('pgid')));
   const fmt = col.id('fmtid', get('fmtid'));
   if (fmt !== undefined) call.formats.push({ id: fmt });
-  col.set('target', col.text('tgt', get('tgt')));
+  col.set('target', col.impersonal('tgt', get('tgt')));
   col.timestamp('tmstp', get('tmstp'));
   col.uid('uid', get('uid'));
   col.consent(get('gdpr'), get('gdpr_consent'), get('gpp'), get('gpp_sid'), get('us_privacy'), [
@@ -179,7 +179,7 @@ function readBodyFields(col: Collector, b: Record<string, unknown>, fresh: boole
   const units = field('units');
   if (units !== undefined) readPrebidUnits(col, units);
   if (call.endpoint === 'prebid') checkPrebidExtras(col, field);
-  col.set('target', col.text('target', field('target')));
+  col.set('target', col.impersonal('target', field('target')));
   col.timestamp('timestamp', field('timestamp'));
   col.uid('uid', field('uid'));
   const either = (a: string, b2: string) => field(a) ?? field(b2);

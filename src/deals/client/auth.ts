@@ -313,6 +313,9 @@ export class TokenManager {
     const res = await this.#s.transport.send({
       method: 'GET',
       url,
+      // The service answers the user token as text/plain (JSON `{ token }` is read too): a request that accepts
+      // only JSON is refused with 406 by a validating proxy.
+      headers: { accept: 'text/plain, application/json;q=0.9' },
       retry: 'idempotent',
       token: async () => access.token,
     });

@@ -34,7 +34,7 @@ export interface RetryEvent extends RequestEvent {
   elapsedMs: number;
 }
 
-/** The events of {@link Hooks}, by name. */
+/** The events of the client's `hooks` option, by name. */
 export interface ClientEvents {
   request: RequestEvent;
   response: ResponseEvent;

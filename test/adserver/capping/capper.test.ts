@@ -91,6 +91,22 @@ describe('frequency capper', () => {
     expect((await capper.check(callWith({ pid: 'p2' }), cap)).allowed).toBe(true);
   });
 
+  test('take answers the count before its own impression, as the guide says: 0, 1, 2 allowed, then 3 refused', async () => {
+    const { capper } = setup();
+    const three: FrequencyCap = { item: 'deal:3', max: 3, per: 'day' };
+    const answers = [];
+    for (let i = 0; i < 4; i++) {
+      const d = await capper.take(callWith({ pid: 'p1' }), three);
+      answers.push([d.allowed, d.count, d.windows[0].count]);
+    }
+    expect(answers).toEqual([
+      [true, 0, 0],
+      [true, 1, 1],
+      [true, 2, 2],
+      [false, 3, 3],
+    ]);
+  });
+
   test('a uid caps the user across pids (the uid overrides the cookie)', async () => {
     const { capper } = setup();
     await capper.record(callWith({ uid: 'u1', pid: 'device-a' }), cap);

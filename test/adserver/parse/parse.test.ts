@@ -16,6 +16,25 @@ import { EUID, ID5, UID2, UNKNOWN, b64, b64url, getCall } from '../fixtures.js';
 
 const paths = (call: AdCall) => call.issues.map((i) => i.path);
 
+describe('raw personal data in a call', () => {
+  test('a uid, a target or an eid id holding an email is dropped with an issue naming it; the rest is read', () => {
+    const eids = b64url([{ source: 'criteo.com', uids: [{ id: 'j@x.com' }, { id: 'c1' }] }]);
+    const get = parseAdCall({ url: `/ac?nwid=1&uid=jane%40example.com&tgt=mail%3Djane%2540example.com&eids=${eids}` });
+    expect(get).toMatchObject({ networkId: 1, eids: [{ source: 'criteo.com', uids: [{ id: 'c1' }] }] });
+    expect(get.uid).toBeUndefined();
+    expect(get.target).toBeUndefined();
+    expect(get.issues.map((i) => i.path)).toEqual(expect.arrayContaining(['uid', 'tgt', 'eids[0].uids[0].id']));
+    const post = parseAdCall({
+      url: '/genericpost',
+      method: 'POST',
+      body: JSON.stringify({ networkId: 1, uid: 'Jane.Doe@Example.com', target: 'a=1' }),
+    });
+    expect(post).toMatchObject({ networkId: 1, target: 'a=1' });
+    expect(post.uid).toBeUndefined();
+    expect(post.issues).toContainEqual({ path: 'uid', message: expect.stringMatching(/email address/) as string });
+  });
+});
+
 describe('GET /ac', () => {
   test('reads network, site, page, format, target, timestamp, uid, pid and eids', () => {
     const call = getCall(

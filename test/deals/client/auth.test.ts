@@ -30,6 +30,9 @@ describe('token flow', () => {
     });
     expect(authorize.url.href).toBe('https://api.test/v1/authorize');
     expect(authorize.headers.get('authorization')).toBe('Bearer ACCESS-TOKEN-aaaa');
+    // The user token is text/plain: a validating proxy (Prism) answers 406 to a request that accepts only JSON.
+    expect(authorize.headers.get('accept')).toBe('text/plain, application/json;q=0.9');
+    expect(call.headers.get('accept')).toBe('application/json');
     expect(call.headers.get('authorization')).toBe('Bearer USER-TOKEN-bbbb');
   });
 
