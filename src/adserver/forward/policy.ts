@@ -27,9 +27,6 @@ import { preferredProviderOf } from './partners.js';
 import type { DemandPartner } from './partners.js';
 import type { AdCall, AdCallConsent } from '../parse/index.js';
 
-export type { PermissionRule };
-export { ForwardingPolicyError };
-
 /** The declarative forwarding policy given to {@link createForwardingPolicy}. */
 export interface ForwardingPolicyConfig {
   /** Permission rules; the most specific matching rule decides (see the module comment). */

@@ -173,6 +173,7 @@ export class DealsResource {
           list: (since) => this.list({ createdOrModifiedSince: since, signal: options.signal }),
           urlOf: (id) => new URL(`deals/${id}`, c.baseUrl).href,
           warn: (message) => c.log('warn', message),
+          signal: options.signal,
         },
         (deal ?? {}) as DealWriteInput,
         options.key,
