@@ -4,6 +4,7 @@
  * @packageDocumentation
  */
 export type { Eid, Uid, Issue, Result, EidLimits, ValidateOptions } from './eid.js';
+export { ConfigurationError, issueOfProblem } from './config-error.js';
 export {
   validateEids,
   mergeEids,

@@ -15,6 +15,8 @@
  * `disabledModules` turns a module off for every network, whatever the network lists. A network that is not listed
  * gets the core alone.
  */
+import { ConfigurationError } from '../core/config-error.js';
+import type { Issue } from '../core/eid.js';
 import { formatPath } from '../core/path.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -50,26 +52,21 @@ const configSchema = z.strictObject({
 export type NetworksConfig = z.output<typeof configSchema>;
 
 /** One problem in a networks configuration, with the network it belongs to (when it belongs to one). */
-export interface ConfigIssue {
+export interface ConfigIssue extends Issue {
   /** The network id whose entry is wrong, when the problem is inside `networks.<id>`. */
   network?: string;
-  /** Dotted path of the field, e.g. `networks.4321.modules[2]`. */
-  path: string;
-  message: string;
 }
 
 /**
  * Thrown by {@link parseNetworksConfig} / {@link loadNetworksConfig}: every issue found, each naming network and field.
  */
-export class NetworksConfigError extends Error {
-  override readonly name = 'NetworksConfigError';
-  constructor(
-    readonly issues: ConfigIssue[],
-    source = 'networks config',
-    options?: { cause?: unknown },
-  ) {
+export class NetworksConfigError extends ConfigurationError {
+  override name = 'NetworksConfigError';
+  declare readonly issues: readonly ConfigIssue[];
+  constructor(issues: ConfigIssue[], source = 'networks config', options?: { cause?: unknown }) {
     super(
       `${source}: ${issues.map((i) => (i.network ? `network ${i.network}: ` : '') + `${i.path}: ${i.message}`).join('; ')}`,
+      issues,
       options,
     );
   }

@@ -13,7 +13,8 @@ import { serve } from '@hono/node-server';
 import { validateDeal } from '../deals/rules/index.js';
 import { createApp } from './app.js';
 import { makeDealId, toRead } from './deal-view.js';
-import { AuthService, DEFAULT_AUDIENCE, PASSWORD_REALM_GRANT, REALM } from './auth.js';
+import { AUTH_ATTEMPT_LIMIT, DEFAULT_QUOTAS, DEFAULT_REALM, PASSWORD_REALM_GRANT } from '../deals/rules/index.js';
+import { AuthService, DEFAULT_AUDIENCE } from './auth.js';
 import { openApiText } from './openapi-text.js';
 import { appendExchanges, exchangeRecorder, type SimulatorExchange } from './record.js';
 import { createReferenceData, type ReferenceData } from './reference.js';
@@ -25,7 +26,7 @@ import type { DealRead } from '../deals/rules/index.js';
 /** Demo deals a simulator started from the CLI begins with (`simulate` and `--simulator`), so lists show something. */
 export const DEMO_SEED_DEALS = 25;
 export { DEMO_USERS, loadUsersFile, parseUsers, SimulatorUserSchema, type SimulatorUser } from './users.js';
-export { PASSWORD_REALM_GRANT, REALM, DEFAULT_AUDIENCE } from './auth.js';
+export { DEFAULT_AUDIENCE } from './auth.js';
 export type { ReferenceData } from './reference.js';
 export type { SimulatorExchange } from './record.js';
 
@@ -148,8 +149,8 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
   const reference = createReferenceData();
   const store = new SimulatorStore(options.dataFile);
   const auth = new AuthService(users, now, {
-    attempts: options.authLimit?.attempts ?? 10,
-    windowMs: options.authLimit?.windowMs ?? 5 * 60_000,
+    attempts: options.authLimit?.attempts ?? AUTH_ATTEMPT_LIMIT.attempts,
+    windowMs: options.authLimit?.windowMs ?? AUTH_ATTEMPT_LIMIT.windowMs,
     maxTrackedAddresses: options.authLimit?.maxTrackedAddresses ?? 10_000,
     maxTokens: options.authLimit?.maxTokens ?? 10_000,
     tokenTtlSeconds: options.tokenTtlSeconds ?? 36_000,
@@ -162,8 +163,8 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
     now,
     audience,
     quotas: {
-      creationsPerDay: options.quotas?.creationsPerDay ?? 15,
-      updatesPerDay: options.quotas?.updatesPerDay ?? 500,
+      creationsPerDay: options.quotas?.creationsPerDay ?? DEFAULT_QUOTAS.creationsPerDay,
+      updatesPerDay: options.quotas?.updatesPerDay ?? DEFAULT_QUOTAS.updatesPerDay,
     },
     maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
     openapi: openApiText(audience),
@@ -351,7 +352,7 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
 export function passwordRealmForm(user: SimulatorUser, audience = DEFAULT_AUDIENCE): URLSearchParams {
   return new URLSearchParams({
     grant_type: PASSWORD_REALM_GRANT,
-    realm: REALM,
+    realm: DEFAULT_REALM,
     audience,
     username: user.username,
     password: user.password,

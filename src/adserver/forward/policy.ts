@@ -20,7 +20,7 @@
 import { providerForSource } from '../../core/index.js';
 import type { Eid } from '../../core/index.js';
 import { createConsentDecoder } from '../consent/index.js';
-import { compilePolicy, describeRule, ForwardingPolicyError } from './permissions.js';
+import { compilePolicy, describeRule } from './permissions.js';
 import type { Compiled, PermissionRule } from './permissions.js';
 import type { ConsentRefusal, DecodedConsent, TcfRules } from '../consent/index.js';
 import { preferredProviderOf } from './partners.js';
