@@ -4,6 +4,7 @@ import { describe, test } from 'vitest';
 import { expectExports } from '../support/exports.js';
 
 const VALUES = [
+  'createAdCallReceiver',
   'CorsPolicyError',
   'DEFAULT_CAP_TIMEOUT_MS',
   'DEFAULT_LIMITS',
@@ -70,6 +71,9 @@ const VALUES = [
 ];
 
 const TYPES = [
+  'AdCallOutcome',
+  'AdCallReceiver',
+  'AdCallReceiverOptions',
   'AdCall',
   'AdCallConsent',
   'AdCallEndpoint',
