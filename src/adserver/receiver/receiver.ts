@@ -79,7 +79,10 @@ export interface AdCallOutcome {
 
 /** An ad server's receiving path, configured once. */
 export interface AdCallReceiver {
-  /** Receives a call parsed by any framework (`parseAdCallRequest`, `parseAdCall`); never rejects. */
+  /**
+   * Receives a call parsed by any framework (`parseAdCallRequest`, `parseAdCall`), logged and counted at `at`
+   * (default now).
+   */
   receive(call: AdCall, at?: Date): Promise<AdCallOutcome>;
   /** The whole path for `node:http` (and Express): CORS, parse, receive, the `pid` cookie, the JSON answer. */
   handler(req: IncomingMessage, res: ServerResponse): Promise<void>;
@@ -103,7 +106,8 @@ export function createAdCallReceiver(options: AdCallReceiverOptions = {}): AdCal
   };
   const answerOf = options.answer ?? (() => ({ ads: [] }));
 
-  async function receive(call: AdCall, at: Date = new Date()): Promise<AdCallOutcome> {
+  async function receive(call: AdCall, at?: Date): Promise<AdCallOutcome> {
+    // Without `at`, each step reads its own clock (the log and the report keep a cached one: no Date per call).
     const newPidOf = () => {
       if (call.pid || options.pidCookie === false) return undefined;
       const pid = newPid();
