@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import {
-  buildBidRequest,
+  createAdCallReceiver,
   createFrequencyCapper,
   createRedisFrequencyCapStore,
   createRedisReport,
@@ -16,9 +16,6 @@ import {
   createReport,
   defineFrequencyCap,
   envelopeKeysFromText,
-  expandEnvelopes,
-  explainForwarding,
-  logProviders,
   memoryLogSink,
   newPid,
   parseAdCallRequest,
@@ -102,8 +99,19 @@ export function createAdServerDemo(options = {}) {
   const providerLog = memoryLogSink(1000);
   const capper = createFrequencyCapper({
     alternativeIds: options.alternativeIds ?? { 1234: 'id5-sync.com' },
-    // A demo on a busy laptop: a generous store timeout (production: a few ms, the default 5).
-    ...(options.redis ? { store: createRedisFrequencyCapStore(options.redis), timeoutMs: 100 } : {}),
+    // The store's answer is awaited at most the default 100 ms (DEFAULT_CAP_TIMEOUT_MS), then the capper decides.
+    ...(options.redis ? { store: createRedisFrequencyCapStore(options.redis) } : {}),
+  });
+  // The receiving path over the demo's parts; the pid cookie is set below, by the page's scheme.
+  const receiver = createAdCallReceiver({
+    report,
+    providerLog,
+    capping: { capper, caps: DEMO_CAP },
+    envelopes: { decryptor, inserter: 'eidkit.demo' },
+    partners: DEMO_PARTNERS,
+    policy: DEMO_POLICY,
+    bidRequest: { test: true },
+    pidCookie: false,
   });
   const keep = options.lastCalls ?? 20;
   const lastCalls = [];
@@ -121,14 +129,8 @@ export function createAdServerDemo(options = {}) {
       ? undefined
       : pidSetCookie(newPid(), { sameSite: request.url.startsWith('https:') ? 'None' : 'Lax' });
     const now = new Date();
-    const record = logProviders(call, providerLog, now);
-    report.add(call, now);
-    const { value: extraEids, issues: envelopeIssues } = await expandEnvelopes(call.eids, decryptor, {
-      inserter: 'eidkit.demo',
-    });
-    const user = capper.userOf(call);
-    const cap = await capper.take(call, DEMO_CAP); // decides and counts in one step
-    const explanation = explainForwarding(call, DEMO_PARTNERS, DEMO_POLICY, extraEids);
+    const { providers, envelopes, cap, bidRequests, decisions } = await receiver.receive(call, now);
+    const explanation = decisions();
     // Id coverage: per source × partner, the eids forwarded and those withheld, and why.
     report.addForwarding(call, explanation, now);
     // What the ad server made of the call, for the holdout experiments it is in (call.experiments).
@@ -149,21 +151,18 @@ export function createAdServerDemo(options = {}) {
         providerName: h.provider.name,
         uids: call.eids[i].uids,
       })),
-      envelopeEids: extraEids,
-      issues: [...call.issues, ...envelopeIssues],
-      providerIds: record.providerIds,
+      envelopeEids: envelopes.eids,
+      issues: [...call.issues, ...envelopes.issues],
+      providerIds: providers.providerIds,
       capping: {
-        user: user.kind,
+        user: cap.user.kind,
         item: DEMO_CAP.item,
         allowed: cap.allowed,
         count: cap.count,
         windows: cap.windows,
         storeError: cap.storeError ?? null,
       },
-      bidRequests: DEMO_PARTNERS.map((p) => ({
-        partner: p,
-        request: buildBidRequest(call, p, { extraEids, test: true, policy: DEMO_POLICY }),
-      })),
+      bidRequests,
       // Per partner, each eid kept or removed and why (the report page's "Forwarding" table).
       experiments: call.experiments ?? [],
       forwarding: explanation.partners.map((p) => ({

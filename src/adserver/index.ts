@@ -206,3 +206,5 @@ export type { IoredisLike, RedisClientInput, RedisClientLike } from './common/in
 export { OptionsError } from './common/index.js';
 /** The CSV field writer of every eidkit CSV (defuses spreadsheet formulas). */
 export { csvField } from '../core/csv.js';
+export type { AdCallOutcome, AdCallReceiver, AdCallReceiverOptions } from './receiver/index.js';
+export { createAdCallReceiver } from './receiver/index.js';

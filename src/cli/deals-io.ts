@@ -18,11 +18,11 @@ import {
   TimeoutError,
   ValidationError,
   ConfigError,
-  DealDateTimeSchema,
   DEFAULT_MAX_ITEMS,
   DEFAULT_MAX_PAGES,
   type PreparedRequest,
 } from '../deals/index.js';
+import { DealDateTimeSchema } from '../deals/rules/index.js';
 import { fileErrorText } from '../core/file-error.js';
 
 /** --json, --csv and --columns. */

@@ -2,10 +2,9 @@
  * `eidkit deals plan | apply | schema` (deals as code), registered under `eidkit deals` by ./deals.ts.
  * Data to stdout, progress and messages to stderr, through ./output.ts (drained before exit, quiet on EPIPE).
  */
-import { createInterface } from 'node:readline/promises';
 import { Option, type Command } from 'commander';
 import { EXIT } from './exit-codes.js';
-import { CliError, examples, ExitStatus, outJson, outText, say, toStderr } from './output.js';
+import { CliError, confirm, examples, ExitStatus, outJson, outText, say, toStderr } from './output.js';
 import { action, intArg } from './deals-io.js';
 import { connectionOptions, withSession, type ConnectionFlags } from './deals-session.js';
 import {
@@ -92,15 +91,6 @@ function applyExitCode(result: ApplyResult, plan: Plan): number {
   return plan.items.some((i) => i.key && i.action !== 'refused' && i.action !== 'orphan')
     ? EXIT.PARTIAL
     : EXIT.VALIDATION;
-}
-
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return (await rl.question(question)).trim() === 'yes';
-  } finally {
-    rl.close();
-  }
 }
 
 function progressLine(item: ApplyItem, index: number, total: number): string {
@@ -192,7 +182,7 @@ export function registerPlanCommands(deals: Command): void {
             );
           }
           toStderr(formatPlan(plan, { showUnchanged: false }));
-          if (!(await confirm('Apply these changes? Only "yes" is accepted: '))) {
+          if (!(await confirm('Apply these changes? Only "yes" is accepted: ', { onlyYes: true }))) {
             say('Apply cancelled; nothing was changed.');
             return EXIT.ERROR;
           }

@@ -2,6 +2,7 @@
  * `eidkit decode --partners partners.json`: what each partner would receive from a decoded ad call,
  * and why, under the forwarding policy in the file.
  */
+import { ConfigurationError } from '../core/config-error.js';
 import { readFileSync } from 'node:fs';
 import type { Eid } from '../core/index.js';
 import { fileErrorText } from '../core/file-error.js';
@@ -31,9 +32,9 @@ export interface DecodedForwarding {
 }
 
 /** A partners file that cannot be used; the CLI exits with the validation code. */
-class PartnersFileError extends Error {
+class PartnersFileError extends ConfigurationError {
   readonly exitCode = EXIT.VALIDATION;
-  override readonly name = 'PartnersFileError';
+  override name = 'PartnersFileError';
 }
 
 /**

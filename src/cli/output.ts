@@ -168,11 +168,15 @@ export function interactive(): boolean {
   return Boolean(process.stdin.isTTY && process.stderr.isTTY);
 }
 
-/** Asks a yes/no question on stderr; true only for `y` or `yes`. Ask only when {@link interactive}. */
-export async function confirm(question: string): Promise<boolean> {
+/**
+ * Asks a yes/no question on stderr; true only for `y` or `yes` (any case), or with `onlyYes` only for `yes` typed
+ * in full (the question is then shown as given, and should say so). Ask only when {@link interactive}.
+ */
+export async function confirm(question: string, { onlyYes = false }: { onlyYes?: boolean } = {}): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
-    return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+    const answer = (await rl.question(onlyYes ? question : `${question} [y/N] `)).trim();
+    return onlyYes ? answer === 'yes' : /^y(es)?$/i.test(answer);
   } finally {
     rl.close();
   }

@@ -4,6 +4,7 @@
  * @packageDocumentation
  */
 export type { Eid, Uid, Issue, Result, EidLimits, ValidateOptions } from './eid.js';
+export { ConfigurationError, issueOfProblem } from './config-error.js';
 export {
   validateEids,
   mergeEids,
@@ -38,14 +39,3 @@ export {
 } from './pii.js';
 export { MODULE_KEYS, HASH_KEY, CACHE_KEY, XID_KEY } from './module-keys.js';
 export type { Experiment, ExperimentDeclaration, ExperimentEntry } from './experiments.js';
-export {
-  armOf,
-  checkExperiments,
-  fnv1a32,
-  mix32,
-  EXPERIMENT_ID,
-  EXPERIMENT_SOURCE,
-  MAX_EXPERIMENTS,
-  MAX_EXPERIMENT_SOURCES,
-  MODULE_SOURCES,
-} from './experiments.js';

@@ -3,7 +3,7 @@
  * then the add-on script of every module enabled for that network: one response, no extra request.
  * See docs/wire-format.md#loading-the-tag-the-network-id-in-the-script-path.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { enabledModules, MODULES, networkExperiments, type ModuleName, type NetworksConfig } from './config.js';
@@ -26,12 +26,14 @@ export interface TagFiles {
 }
 
 /**
- * The package's `dist/` folder: this file is dist/node/operator/compose.js once built, and src/operator/compose.ts
- * when run from the sources (tests), where the built tag sits in dist/ at the repository root.
+ * The package's `dist/` folder, found from this module's URL: built, this file is dist/node/operator/compose.js and
+ * dist/ is two folders up; run from the sources (tests), it is src/operator/compose.ts and the built tag sits in
+ * dist/ at the repository root. Decided by where the module sits, not by whether the tag is built yet, so a missing
+ * tag is reported under the folder it belongs in.
  */
-export function defaultDistDir(): string {
-  const up2 = fileURLToPath(new URL('../../', import.meta.url));
-  return existsSync(join(up2, 'sas.js')) ? up2 : join(up2, 'dist');
+export function defaultDistDir(moduleUrl: string = import.meta.url): string {
+  const up2 = fileURLToPath(new URL('../../', moduleUrl));
+  return new URL(moduleUrl).pathname.endsWith('.ts') ? join(up2, 'dist') : up2;
 }
 
 /** Reads the built tag files from `distDir` (default: the package's own); throws naming a missing file. */

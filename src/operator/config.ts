@@ -16,6 +16,8 @@
  * gets the core alone. `networks.<id>.experiments` lists the network's holdout experiments (`[]`: none of the
  * operator's, but the experiments add-on is served so the network's pages may declare their own).
  */
+import { ConfigurationError } from '../core/config-error.js';
+import type { Issue } from '../core/eid.js';
 import { formatPath } from '../core/path.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -96,26 +98,21 @@ const configSchema = z.strictObject({
 export type NetworksConfig = z.output<typeof configSchema>;
 
 /** One problem in a networks configuration, with the network it belongs to (when it belongs to one). */
-export interface ConfigIssue {
+export interface ConfigIssue extends Issue {
   /** The network id whose entry is wrong, when the problem is inside `networks.<id>`. */
   network?: string;
-  /** Dotted path of the field, e.g. `networks.4321.modules[2]`. */
-  path: string;
-  message: string;
 }
 
 /**
  * Thrown by {@link parseNetworksConfig} / {@link loadNetworksConfig}: every issue found, each naming network and field.
  */
-export class NetworksConfigError extends Error {
-  override readonly name = 'NetworksConfigError';
-  constructor(
-    readonly issues: ConfigIssue[],
-    source = 'networks config',
-    options?: { cause?: unknown },
-  ) {
+export class NetworksConfigError extends ConfigurationError {
+  override name = 'NetworksConfigError';
+  declare readonly issues: readonly ConfigIssue[];
+  constructor(issues: ConfigIssue[], source = 'networks config', options?: { cause?: unknown }) {
     super(
       `${source}: ${issues.map((i) => (i.network ? `network ${i.network}: ` : '') + `${i.path}: ${i.message}`).join('; ')}`,
+      issues,
       options,
     );
   }

@@ -14,8 +14,6 @@ import { registerLookupRoutes } from './routes/lookups.js';
 import { GET_DOCUMENT } from './routes/auth-operations.js';
 import { route } from './routes/operation.js';
 
-export type { AppContext } from './routes/context.js';
-
 /** Builds the hono app of one simulator. */
 export function createApp(ctx: AppContext): Hono<ApiEnv> {
   const api = new Hono<ApiEnv>();

@@ -7,10 +7,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { SimulatorUser } from './users.js';
 
-/** The Auth0 password-realm grant type (domain notes: the real identity provider is Auth0). */
-export const PASSWORD_REALM_GRANT = 'http://auth0.com/oauth/grant-type/password-realm';
-/** The realm the password-realm grant names. */
-export const REALM = 'Username-Password-Authentication';
 /** The default audience the simulator expects. */
 export const DEFAULT_AUDIENCE = 'https://deal-api.eidkit.test';
 

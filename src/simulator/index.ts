@@ -13,7 +13,8 @@ import { serve } from '@hono/node-server';
 import { validateDeal } from '../deals/rules/index.js';
 import { createApp } from './app.js';
 import { makeDealId, toRead } from './deal-view.js';
-import { AuthService, DEFAULT_AUDIENCE, PASSWORD_REALM_GRANT, REALM } from './auth.js';
+import { AUTH_ATTEMPT_LIMIT, DEFAULT_QUOTAS, DEFAULT_REALM, PASSWORD_REALM_GRANT } from '../deals/rules/index.js';
+import { AuthService, DEFAULT_AUDIENCE } from './auth.js';
 import { openApiText } from './openapi-text.js';
 import { appendExchanges, exchangeRecorder, type SimulatorExchange } from './record.js';
 import { createReferenceData, type ReferenceData } from './reference.js';
@@ -25,7 +26,7 @@ import type { DealRead } from '../deals/rules/index.js';
 /** Demo deals a simulator started from the CLI begins with (`simulate` and `--simulator`), so lists show something. */
 export const DEMO_SEED_DEALS = 25;
 export { DEMO_USERS, loadUsersFile, parseUsers, SimulatorUserSchema, type SimulatorUser } from './users.js';
-export { PASSWORD_REALM_GRANT, REALM, DEFAULT_AUDIENCE } from './auth.js';
+export { DEFAULT_AUDIENCE } from './auth.js';
 export type { ReferenceData } from './reference.js';
 export type { SimulatorExchange } from './record.js';
 
@@ -148,8 +149,8 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
   const reference = createReferenceData();
   const store = new SimulatorStore(options.dataFile);
   const auth = new AuthService(users, now, {
-    attempts: options.authLimit?.attempts ?? 10,
-    windowMs: options.authLimit?.windowMs ?? 5 * 60_000,
+    attempts: options.authLimit?.attempts ?? AUTH_ATTEMPT_LIMIT.attempts,
+    windowMs: options.authLimit?.windowMs ?? AUTH_ATTEMPT_LIMIT.windowMs,
     maxTrackedAddresses: options.authLimit?.maxTrackedAddresses ?? 10_000,
     maxTokens: options.authLimit?.maxTokens ?? 10_000,
     tokenTtlSeconds: options.tokenTtlSeconds ?? 36_000,
@@ -162,16 +163,14 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
     now,
     audience,
     quotas: {
-      creationsPerDay: options.quotas?.creationsPerDay ?? 15,
-      updatesPerDay: options.quotas?.updatesPerDay ?? 500,
+      creationsPerDay: options.quotas?.creationsPerDay ?? DEFAULT_QUOTAS.creationsPerDay,
+      updatesPerDay: options.quotas?.updatesPerDay ?? DEFAULT_QUOTAS.updatesPerDay,
     },
     maxBodyBytes: options.maxBodyBytes ?? 1_048_576,
     openapi: openApiText(audience),
   });
 
-  const faultRate = options.faults?.rate ?? 0;
-  const faultKinds = options.faults?.kinds?.length ? options.faults.kinds : (['503', 'drop', '429'] as FaultKind[]);
-  const random = prng(options.faults?.seed ?? Math.floor(Math.random() * 2 ** 32));
+  const faults = faultInjector(options.faults);
   const requests: RequestLogEntry[] = [];
   const recordFile = process.env.EIDKIT_SIMULATOR_RECORD;
   const sinks = [options.onExchange, recordFile ? appendExchanges(recordFile) : undefined].filter(
@@ -204,30 +203,23 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
       at: now(),
     };
     if (options.latencyMs && options.latencyMs > 0) await new Promise((r) => setTimeout(r, options.latencyMs));
-    if (faultRate > 0 && random() < faultRate) {
-      const kind = faultKinds[Math.floor(random() * faultKinds.length)];
-      if (kind === '503' || kind === '429') {
-        entry.fault = kind;
-        entry.status = Number(kind);
-        record(entry);
-        const headers: Record<string, string> = { 'content-type': 'application/json' };
-        if (kind === '429') headers['retry-after'] = '1';
-        const body =
-          kind === '503'
-            ? { message: 'Service temporarily unavailable (injected fault)', code: 'SERVICE_UNAVAILABLE' }
-            : { message: 'Too many requests (injected fault)', code: 'RATE_LIMITED' };
-        return new Response(JSON.stringify(body), { status: Number(kind), headers });
-      }
+    const fault = faults();
+    if (fault === 'drop-after' || fault === 'drop-before') {
       // A dropped connection, half the time after the request was processed: the case that makes a retried create
       // dangerous.
-      const after = random() < 0.5;
-      entry.fault = after ? 'drop-after' : 'drop-before';
-      if (after) {
+      entry.fault = fault;
+      if (fault === 'drop-after') {
         const res = await app.fetch(request, env);
         await res.arrayBuffer().catch(() => undefined);
       }
       record(entry);
       throw new DroppedConnection();
+    }
+    if (fault) {
+      entry.fault = fault;
+      entry.status = Number(fault);
+      record(entry);
+      return faultResponse(fault);
     }
     const res = await app.fetch(request, env);
     entry.status = res.status;
@@ -235,42 +227,8 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
     return res;
   }
 
-  function seedDeals(count: number, opts: { companyId?: number; seed?: number } = {}): DealRead[] {
-    const companyId = opts.companyId ?? 1;
-    const bodies = generateDeals(count, reference, now(), opts.seed ?? store.nextId);
-    const added: number[] = [];
-    store.commit(
-      () => {
-        for (const body of bodies) {
-          // Seeded deals obey the same rules as created ones.
-          const r = validateDeal(body, { mode: 'create', now: now() });
-          if (!r.ok) throw new Error(`generated deal is invalid: ${r.issues[0].path}: ${r.issues[0].message}`);
-          const id = store.nextId++;
-          // An hour apart, all before today (UTC): seeded deals bypass the quotas, so they must not look like
-          // today's creations to a client estimating what is left of the daily quota.
-          const stamp = new Date(
-            Math.floor(now() / 86_400_000) * 86_400_000 - (count - added.length) * 3_600_000,
-          ).toISOString();
-          store.deals.set(id, {
-            companyId,
-            id,
-            dealId: makeDealId(companyId, id),
-            createdAt: stamp,
-            updatedAt: stamp,
-            historyId: store.nextHistoryId++,
-            write: r.value!,
-          });
-          added.push(id);
-        }
-      },
-      () => {
-        for (const id of added) store.deals.delete(id);
-        store.nextId -= added.length;
-        store.nextHistoryId -= added.length;
-      },
-    );
-    return added.map((id) => toRead(store.deals.get(id)!, reference, now()));
-  }
+  const seedDeals = (count: number, opts: { companyId?: number; seed?: number } = {}) =>
+    seedStore(store, reference, now, count, opts);
 
   if (options.seed && options.seed.deals > 0) {
     const companyId = options.seed.companyId ?? 1;
@@ -292,43 +250,7 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
       }
     },
 
-    listen({ port = 0, host = '127.0.0.1' } = {}) {
-      return new Promise<SimulatorListener>((resolve, reject) => {
-        const server = serve(
-          {
-            fetch: async (request, env) => {
-              try {
-                return await handle(request, (env as { incoming: IncomingMessage }).incoming.socket.remoteAddress);
-              } catch (err) {
-                if (!(err instanceof DroppedConnection)) throw err;
-                const { incoming, outgoing } = env as { incoming: IncomingMessage; outgoing: ServerResponse };
-                incoming.socket.destroy();
-                outgoing.destroy();
-                return new Response(null, { status: 500 });
-              }
-            },
-            port,
-            hostname: host,
-          },
-          (info: AddressInfo) => {
-            const hostPart = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-            const listener: SimulatorListener = {
-              url: `http://${hostPart}:${info.port}`,
-              close: () =>
-                new Promise<void>((done) => {
-                  listeners.delete(listener);
-                  const s = server as Server;
-                  s.close(() => done());
-                  s.closeAllConnections?.();
-                }),
-            };
-            listeners.add(listener);
-            resolve(listener);
-          },
-        );
-        server.once('error', reject);
-      });
-    },
+    listen: (opts = {}) => listenOn(handle, listeners, opts),
 
     async close() {
       await Promise.all([...listeners].map((l) => l.close()));
@@ -347,11 +269,124 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
   };
 }
 
+/** Adds `count` generated deals of a company to the store, past the quotas; returns them in read shape. */
+function seedStore(
+  store: SimulatorStore,
+  reference: ReferenceData,
+  now: () => number,
+  count: number,
+  opts: { companyId?: number; seed?: number },
+): DealRead[] {
+  const companyId = opts.companyId ?? 1;
+  const bodies = generateDeals(count, reference, now(), opts.seed ?? store.nextId);
+  const added: number[] = [];
+  store.commit(
+    () => {
+      for (const body of bodies) {
+        // Seeded deals obey the same rules as created ones.
+        const r = validateDeal(body, { mode: 'create', now: now() });
+        if (!r.ok) throw new Error(`generated deal is invalid: ${r.issues[0].path}: ${r.issues[0].message}`);
+        const id = store.nextId++;
+        // An hour apart, all before today (UTC): seeded deals bypass the quotas, so they must not look like
+        // today's creations to a client estimating what is left of the daily quota.
+        const stamp = new Date(
+          Math.floor(now() / 86_400_000) * 86_400_000 - (count - added.length) * 3_600_000,
+        ).toISOString();
+        store.deals.set(id, {
+          companyId,
+          id,
+          dealId: makeDealId(companyId, id),
+          createdAt: stamp,
+          updatedAt: stamp,
+          historyId: store.nextHistoryId++,
+          write: r.value!,
+        });
+        added.push(id);
+      }
+    },
+    () => {
+      for (const id of added) store.deals.delete(id);
+      store.nextId -= added.length;
+      store.nextHistoryId -= added.length;
+    },
+  );
+  return added.map((id) => toRead(store.deals.get(id)!, reference, now()));
+}
+
+/** Serves `handle` over HTTP (a dropped-connection fault destroys the socket); the listener joins `listeners`. */
+function listenOn(
+  handle: (request: Request, remoteAddress?: string) => Promise<Response>,
+  listeners: Set<SimulatorListener>,
+  { port = 0, host = '127.0.0.1' }: { port?: number; host?: string },
+): Promise<SimulatorListener> {
+  return new Promise<SimulatorListener>((resolve, reject) => {
+    const server = serve(
+      {
+        fetch: async (request, env) => {
+          try {
+            return await handle(request, (env as { incoming: IncomingMessage }).incoming.socket.remoteAddress);
+          } catch (err) {
+            if (!(err instanceof DroppedConnection)) throw err;
+            const { incoming, outgoing } = env as { incoming: IncomingMessage; outgoing: ServerResponse };
+            incoming.socket.destroy();
+            outgoing.destroy();
+            return new Response(null, { status: 500 });
+          }
+        },
+        port,
+        hostname: host,
+      },
+      (info: AddressInfo) => {
+        const hostPart = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+        const listener: SimulatorListener = {
+          url: `http://${hostPart}:${info.port}`,
+          close: () =>
+            new Promise<void>((done) => {
+              listeners.delete(listener);
+              const s = server as Server;
+              s.close(() => done());
+              s.closeAllConnections?.();
+            }),
+        };
+        listeners.add(listener);
+        resolve(listener);
+      },
+    );
+    server.once('error', reject);
+  });
+}
+
+/** Draws the fault of each request, by the options' rate and kinds: a status, a dropped connection, or none. */
+function faultInjector(
+  options: FaultOptions | undefined,
+): () => '503' | '429' | 'drop-before' | 'drop-after' | undefined {
+  const rate = options?.rate ?? 0;
+  const kinds = options?.kinds?.length ? options.kinds : (['503', 'drop', '429'] as FaultKind[]);
+  const random = prng(options?.seed ?? Math.floor(Math.random() * 2 ** 32));
+  return () => {
+    if (!(rate > 0 && random() < rate)) return undefined;
+    const kind = kinds[Math.floor(random() * kinds.length)];
+    if (kind === '503' || kind === '429') return kind;
+    return random() < 0.5 ? 'drop-after' : 'drop-before';
+  };
+}
+
+/** The answer of an injected 503 or 429. */
+function faultResponse(kind: '503' | '429'): Response {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (kind === '429') headers['retry-after'] = '1';
+  const body =
+    kind === '503'
+      ? { message: 'Service temporarily unavailable (injected fault)', code: 'SERVICE_UNAVAILABLE' }
+      : { message: 'Too many requests (injected fault)', code: 'RATE_LIMITED' };
+  return new Response(JSON.stringify(body), { status: Number(kind), headers });
+}
+
 /** The form fields of a password-realm token request for a user (a convenience for tests and examples). */
 export function passwordRealmForm(user: SimulatorUser, audience = DEFAULT_AUDIENCE): URLSearchParams {
   return new URLSearchParams({
     grant_type: PASSWORD_REALM_GRANT,
-    realm: REALM,
+    realm: DEFAULT_REALM,
     audience,
     username: user.username,
     password: user.password,

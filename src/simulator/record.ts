@@ -5,7 +5,8 @@
  * check such recordings against the OpenAPI document (docs/simulator.md "The OpenAPI document").
  */
 import { appendFileSync } from 'node:fs';
-import { REDACTED } from '../deals/client/redact.js';
+import { REDACTED } from '../deals/rules/index.js';
+import { Redactor } from '../deals/client/redact.js';
 import type { SimulatorUser } from './users.js';
 
 /** One request and the response the simulator gave it, credentials replaced by `[REDACTED]`. */
@@ -19,16 +20,14 @@ const TOKEN = /sim_(?:at|ut)_[A-Za-z0-9_-]+/g;
 
 /** Builds the scrubber of one simulator: its users' secrets and its tokens. */
 export function exchangeRecorder(users: readonly SimulatorUser[]) {
-  // Every spelling a secret may take in a request: as is, form-encoded, percent-encoded, JSON-escaped; longest first.
-  const spellings = (s: string) => [
-    s,
-    new URLSearchParams({ s }).toString().slice(2),
-    encodeURIComponent(s),
-    JSON.stringify(s).slice(1, -1),
-  ];
-  const given = users.flatMap((u) => [u.password, u.clientSecret]).filter((s) => s.length >= 4);
-  const secrets = [...new Set(given.flatMap(spellings))].sort((a, b) => b.length - a.length);
-  const scrub = (text: string) => secrets.reduce((t, s) => t.split(s).join(REDACTED), text).replace(TOKEN, REDACTED);
+  // The client's redactor: every spelling a secret may take in a request (as is, form-encoded, percent-encoded,
+  // JSON-escaped) and any bearer credential; then the tokens this simulator issued, wherever they appear.
+  const redactor = new Redactor();
+  for (const u of users) {
+    redactor.add(u.password);
+    redactor.add(u.clientSecret);
+  }
+  const scrub = (text: string) => redactor.redact(text).replace(TOKEN, REDACTED);
   const headers = (h: Headers) => Object.fromEntries([...h].map(([k, v]) => [k, scrub(v)]));
   /** The scrubbed exchange of a request and its response (copies of both are read; the originals are untouched). */
   return async (request: Request, response: Response): Promise<SimulatorExchange> => {

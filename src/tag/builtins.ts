@@ -5,8 +5,6 @@
 import type { TagExtension } from './extension.js';
 import { createConsentExtension } from './consent.js';
 
-export { readConsent } from './consent.js';
-
 /**
  * The consent reader: `gdpr`, `gdpr_consent`, `gpp`, `gpp_sid`, `us_privacy` on every call; no eids without a legal
  * basis.

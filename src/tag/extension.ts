@@ -75,7 +75,7 @@ export interface TagHost {
   guard: <T>(fn: () => T, label?: string) => T | undefined;
   /**
    * The page's consent signals as read by the built-in consent reader. Resolves within the
-   * consent bound and never rejects. Hosts wire it to `readConsent(host)` from builtins.ts; a host without
+   * consent bound and never rejects. Hosts wire it to `readConsent(host)` from consent.ts; a host without
    * it leaves every provider module off (modules fail closed rather than run without knowing consent).
    */
   consent?: () => Promise<ConsentState>;

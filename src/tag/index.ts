@@ -1,6 +1,7 @@
 /**
- * The browser tag's entry: the only file with top-level side effects. It installs `window.sas` with the
- * built-in extensions (the consent reader); everything else lives in importable, tested modules.
+ * The browser tag's entry: it installs `window.sas` with the built-in extensions (the consent reader). The other
+ * files with a top-level side effect are the add-on scripts concatenated after it: each provider module in
+ * modules/ registers itself on import (`registerExtension`), and addons/render.ts installs the renderer.
  */
 import { builtinExtensions } from './builtins.js';
 import { findScriptSrc, installTag } from './tag.js';

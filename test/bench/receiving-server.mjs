@@ -4,10 +4,12 @@
 //   /bare    answers 200 and nothing else;
 //   /decode  Base64-decodes and JSON.parses the eids parameter, nothing else, and answers 200 (node server only);
 //   /parse   parses the call (parseIncomingMessage) and answers 200: /decode and /parse are floors, not budgeted;
-// /memory  the full receiving path of docs/ad-server.md on the in-memory stores: parse, provider log to a sink, report,
-//            `take` on one cap, OpenRTB bid requests for two partners (serialised, as sending them would);
-//   /redis   the same path on the Redis stores (argv[2] is the redis URL) through a node-redis client;
-//   /ioredis the same path on the Redis stores through an ioredis client (the client is the user's choice).
+// /memory  the full receiving path of docs/ad-server.md, createAdCallReceiver on the in-memory stores: parse, provider
+//            log to a sink, report, `take` on one cap, OpenRTB bid requests for two partners (serialised, as sending
+//            them would);
+//   /hand    the same path written out by hand, step by step, on stores of its own: the receiver's baseline;
+//   /redis   the receiver on the Redis stores (argv[2] is the redis URL) through a node-redis client;
+//   /ioredis the receiver on the Redis stores through an ioredis client (the client is the user's choice).
 // /gc runs a full garbage collection (the bench starts this process with --expose-gc) before each measured run, so
 // that no case pays for the garbage the case before it left.
 // argv[3] = 'node' serves the same handlers on plain node:http instead; 'hono-request' parses c.req.raw.
@@ -21,6 +23,7 @@ import { Redis } from 'ioredis';
 import {
   bidRequestsJson,
   buildBidRequest,
+  createAdCallReceiver,
   createFrequencyCapper,
   createRedisFrequencyCapStore,
   createRedisReport,
@@ -61,6 +64,7 @@ const cap = defineFrequencyCap({
 const sink = jsonLinesLogSink(createWriteStream('/dev/null'));
 const withStore = (store, report) => ({ store, report, capper: createFrequencyCapper({ store }) });
 const stores = {
+  '/hand': { report: createReport(), capper: createFrequencyCapper() },
   '/memory': { report: createReport(), capper: createFrequencyCapper() },
   // The default options, as docs/ad-server.md's example; timeouts and errors are counted and printed by the bench.
   '/redis': withStore(createRedisFrequencyCapStore(redis), createRedisReport(redis)),
@@ -70,13 +74,43 @@ const stores = {
   ),
 };
 
-/** The receiving path after parsing; returns the JSON answer. */
-async function receive(s, call) {
+/** The answer of both paths: whether the deal is served, and the bytes of the serialised bid requests. */
+const answerOf = (served, requests) => {
+  const bodies = bidRequestsJson(requests);
+  return `{"ok":true,"served":${served},"bytes":${bodies[0].length + bodies[1].length}}`;
+};
+/** The receiver of each case but the hand-written one, over its stores; `receive` gives the JSON answer. */
+const receivers = Object.fromEntries(
+  Object.entries(stores)
+    .filter(([path]) => path !== '/hand')
+    .map(([path, s]) => {
+      const receiver = createAdCallReceiver({
+        report: s.report,
+        providerLog: sink,
+        capping: { capper: s.capper, caps: cap },
+        partners,
+        bidRequest: { tmax: 200 },
+        pidCookie: false,
+        answer: ({ cap: decision, bidRequests }) =>
+          answerOf(
+            decision.allowed,
+            bidRequests.map((b) => b.request),
+          ),
+      });
+      return [path, async (call) => (await receiver.receive(call)).answer];
+    }),
+);
+receivers['/hand'] = (call) => receiveByHand(stores['/hand'], call);
+
+/** The receiving path after parsing, written out step by step; returns the JSON answer. */
+async function receiveByHand(s, call) {
   logProviders(call, sink);
   s.report.add(call);
   const decision = await s.capper.take(call, cap);
-  const bodies = bidRequestsJson(partners.map((p) => buildBidRequest(call, p, { tmax: 200 })));
-  return `{"ok":true,"served":${decision.allowed},"bytes":${bodies[0].length + bodies[1].length}}`;
+  return answerOf(
+    decision.allowed,
+    partners.map((p) => buildBidRequest(call, p, { tmax: 200 })),
+  );
 }
 const metrics = () =>
   JSON.stringify(
@@ -112,9 +146,9 @@ if (process.argv[3] === 'node') {
       await parse(req);
       return answer(res);
     }
-    const s = stores[path];
-    if (!s) return res.writeHead(404).end();
-    answer(res, await receive(s, await parse(req)));
+    const receive = receivers[path];
+    if (!receive) return res.writeHead(404).end();
+    answer(res, await receive(await parse(req)));
   };
 } else {
   const app = new Hono();
@@ -134,9 +168,9 @@ if (process.argv[3] === 'node') {
     await parse(c);
     return c.json({ ok: true });
   });
-  for (const path of ['/memory', '/redis', '/ioredis'])
+  for (const path of ['/hand', '/memory', '/redis', '/ioredis'])
     app.get(path, async (c) =>
-      c.body(await receive(stores[path], await parse(c)), 200, { 'content-type': 'application/json' }),
+      c.body(await receivers[path](await parse(c)), 200, { 'content-type': 'application/json' }),
     );
   listener = getRequestListener(app.fetch);
 }

@@ -5,7 +5,7 @@
 // storage, nothing is stored and the arms are per page view.
 import { expect, test, type EnginePage } from './support/engines/fixture';
 import { composeTag, parseNetworksConfig } from '../../dist/node/operator/index.js';
-import { armOf } from '../../dist/node/core/index.js';
+import { armOf } from '../../dist/node/core/experiments.js';
 import { randomBytes } from 'node:crypto';
 // @ts-expect-error: plain JS demo helpers
 import { prebidNpmBundle } from '../../demo/prebid/npm-bundle.mjs';

@@ -1,8 +1,11 @@
 import { describe, expect, test } from 'vitest';
 import { Window } from 'happy-dom';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { composeTag, MODULES, parseNetworksConfig } from '../../src/operator/index.js';
-import { COMPILE_HINT, forgetStatement, keysLeftOut } from '../../src/operator/compose.js';
+import { COMPILE_HINT, defaultDistDir, forgetStatement, keysLeftOut, loadTagFiles } from '../../src/operator/compose.js';
 
 const dist = new URL('../../dist/', import.meta.url);
 const read = (f: string) => readFileSync(new URL(f, dist), 'utf8');
@@ -155,5 +158,22 @@ describe('what a script deletes for the modules it leaves out', () => {
     });
     expect(() => win.eval(forgetStatement(['_sas_hem']))).not.toThrow();
     win.close();
+  });
+});
+
+describe('defaultDistDir', () => {
+  test('is the dist/ this module was built into, tag built or not, so a missing tag file is named where it belongs', () => {
+    const root = mkdtempSync(join(tmpdir(), 'eidkit-dist-'));
+    try {
+      const built = join(root, 'dist', 'node', 'operator', 'compose.js');
+      const dist = join(root, 'dist') + sep;
+      expect(defaultDistDir(pathToFileURL(built).href)).toBe(dist);
+      expect(() => loadTagFiles(defaultDistDir(pathToFileURL(built).href))).toThrow(
+        `tag file ${join(dist, 'sas.js')} is missing: build the tag first (npm run build)`,
+      );
+      expect(defaultDistDir(pathToFileURL(join(root, 'src', 'operator', 'compose.ts')).href)).toBe(join(root, 'dist'));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { request as httpRequest } from 'node:http';
 import { addressKey, AttemptLimiter, AuthService } from '../../src/simulator/auth.js';
 import type { AuthLimits } from '../../src/simulator/auth.js';
-import { PASSWORD_REALM_GRANT, REALM, passwordRealmForm } from '../../src/simulator/index.js';
+import { passwordRealmForm } from '../../src/simulator/index.js';
+import { DEFAULT_REALM as REALM, PASSWORD_REALM_GRANT } from '../../src/deals/index.js';
 import { COMPANY, DSP, api, clock, inProcess, login, overHttp, sim, type Fetcher } from './helpers.js';
 
 const listeners: (() => Promise<void>)[] = [];

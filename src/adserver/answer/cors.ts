@@ -4,6 +4,7 @@
  * `pid`: only the page origins on an allow-list may read it. Reflecting any `Origin` with credentials would let
  * every site on the web read the visitor's ad-server id and answers.
  */
+import { ConfigurationError } from '../../core/config-error.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** Options of {@link createCorsPolicy}. */
@@ -28,14 +29,14 @@ export interface CorsPolicyOptions {
 }
 
 /** A {@link CorsPolicyOptions} that cannot be used; `field` names the option (`origins[2]`, `maxAgeSeconds`). */
-export class CorsPolicyError extends Error {
-  override readonly name = 'CorsPolicyError';
+export class CorsPolicyError extends ConfigurationError {
+  override name = 'CorsPolicyError';
   constructor(
     /** The option at fault, e.g. `origins[2]`. */
     readonly field: string,
     message: string,
   ) {
-    super(`${field}: ${message}`);
+    super(`${field}: ${message}`, [{ path: field, message }]);
   }
 }
 

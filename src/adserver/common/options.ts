@@ -3,15 +3,16 @@
  * (`maxDays: -1`, `openrtb: '2.4'`, a number given as a string) fails at once with the field named, rather than
  * doing something else quietly on every ad call.
  */
+import { ConfigurationError } from '../../core/config-error.js';
 
 /** An option that is not what the function takes; `field` names it (`maxDays`, `partner.openrtb`). */
-export class OptionsError extends TypeError {
-  override readonly name = 'OptionsError';
+export class OptionsError extends ConfigurationError {
+  override name = 'OptionsError';
   constructor(
     readonly field: string,
     message: string,
   ) {
-    super(`${field} ${message}`);
+    super(`${field} ${message}`, [{ path: field, message }]);
   }
 }
 

@@ -6,18 +6,19 @@
  * A list is a {@link VendorListSource} by itself (a fixed list: it holds its own version only); the loader
  * (gvl-loader.ts) is the other source, fetching and refreshing lists over HTTP.
  */
+import { ConfigurationError } from '../../core/config-error.js';
 import { z } from 'zod';
 import { TC_CAPS } from './tc-string.js';
 
 /** A list that is not a Global Vendor List v3, naming the field (`vendors.755.purposes[2]`). */
-export class GvlError extends Error {
-  override readonly name = 'GvlError';
+export class GvlError extends ConfigurationError {
+  override name = 'GvlError';
   constructor(
     /** The first field at fault (empty for the whole document). */
     readonly field: string,
     message: string,
   ) {
-    super(message);
+    super(message, [{ path: field, message }]);
   }
 }
 

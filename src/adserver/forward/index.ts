@@ -15,7 +15,6 @@ export { buildBidRequest } from './openrtb.js';
 export type { OrtbImp, OrtbVideo } from './openrtb-imp.js';
 export { bidRequestsJson } from './openrtb-json.js';
 export type {
-  PermissionRule,
   ForwardingPolicyConfig,
   ForwardingPolicy,
   ForwardingReason,
@@ -23,7 +22,9 @@ export type {
   PartnerForwarding,
   ForwardingExplanation,
 } from './policy.js';
-export { createForwardingPolicy, explainForwarding, ForwardingPolicyError } from './policy.js';
+export { createForwardingPolicy, explainForwarding } from './policy.js';
+export type { PermissionRule } from './permissions.js';
+export { ForwardingPolicyError } from './permissions.js';
 export type {
   EnvelopeDecryptor,
   ExpandOptions,

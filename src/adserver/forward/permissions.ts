@@ -2,6 +2,7 @@
  * The permission rules of a forwarding policy (policy.ts): the policy's schema (zod), each rule compiled for
  * matching, and the check that no two rules tie for the most specific match of one eid.
  */
+import { ConfigurationError, issueOfProblem } from '../../core/config-error.js';
 import { z } from 'zod';
 import type { VendorListSource } from '../consent/index.js';
 import { formatPath } from '../../core/path.js';
@@ -24,12 +25,12 @@ export interface PermissionRule {
 }
 
 /** A policy configuration that cannot be used: the message names the rule or field (`permissions[2].partners: …`). */
-export class ForwardingPolicyError extends TypeError {
-  override readonly name = 'ForwardingPolicyError';
-  /** Every problem found, each as `path: message`. */
+export class ForwardingPolicyError extends ConfigurationError {
+  override name = 'ForwardingPolicyError';
+  /** Every problem found, each as `path: message` (`issues` holds each with its path). */
   readonly problems: string[];
   constructor(problems: string[]) {
-    super(`invalid forwarding policy: ${problems.join('; ')}`);
+    super(`invalid forwarding policy: ${problems.join('; ')}`, problems.map(issueOfProblem));
     this.problems = problems;
   }
 }

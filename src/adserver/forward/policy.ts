@@ -20,15 +20,12 @@
 import { providerForSource } from '../../core/index.js';
 import type { Eid } from '../../core/index.js';
 import { createConsentDecoder } from '../consent/index.js';
-import { compilePolicy, describeRule, ForwardingPolicyError } from './permissions.js';
+import { compilePolicy, describeRule } from './permissions.js';
 import type { Compiled, PermissionRule } from './permissions.js';
 import type { ConsentRefusal, DecodedConsent, TcfRules } from '../consent/index.js';
 import { preferredProviderOf } from './partners.js';
 import type { DemandPartner } from './partners.js';
 import type { AdCall, AdCallConsent } from '../parse/index.js';
-
-export type { PermissionRule };
-export { ForwardingPolicyError };
 
 /** The declarative forwarding policy given to {@link createForwardingPolicy}. */
 export interface ForwardingPolicyConfig {

@@ -3,6 +3,7 @@
  * the operator declares each DMP's one provider (`dmps: [{ dmp, source }]`), and `dmpIds` picks that provider's
  * id out of an ad call: the key a DMP's segment lookup uses.
  */
+import { ConfigurationError, issueOfProblem } from '../../core/config-error.js';
 import { formatPath } from '../../core/path.js';
 import { z } from 'zod';
 import { isKnownSource, providerForSource } from '../../core/index.js';
@@ -18,13 +19,11 @@ export interface DmpConfig {
 }
 
 /** A `dmps` configuration that cannot be used; the message names the entry. */
-export class DmpConfigError extends TypeError {
-  override readonly name = 'DmpConfigError';
-  /** Every problem, `dmps[1].source: …`. */
-  readonly issues: string[];
-  constructor(issues: string[]) {
-    super(`invalid dmps configuration: ${issues.join('; ')}`);
-    this.issues = issues;
+export class DmpConfigError extends ConfigurationError {
+  override name = 'DmpConfigError';
+  /** `problems`: every problem, `dmps[1].source: …`; `issues` holds each with its path. */
+  constructor(problems: string[]) {
+    super(`invalid dmps configuration: ${problems.join('; ')}`, problems.map(issueOfProblem));
   }
 }
 

@@ -10,6 +10,7 @@ import {
   InvalidGrantError,
   type ErrorDetails,
 } from './errors.js';
+import { PASSWORD_REALM_GRANT } from '../rules/index.js';
 import type { Redactor } from './redact.js';
 import {
   mapApiError,
@@ -55,11 +56,6 @@ export interface AuthBudget {
   /** Window length in ms (default 300,000). */
   windowMs?: number;
 }
-
-/** The grant type Auth0 uses for its password-realm extension grant. */
-export const PASSWORD_REALM_GRANT = 'http://auth0.com/oauth/grant-type/password-realm';
-/** The realm of the password-realm grant (docs/deal-rules.md#authentication). */
-export const DEFAULT_REALM = 'Username-Password-Authentication';
 
 export interface TokenManagerSettings {
   transport: Transport;

@@ -4,9 +4,10 @@
  */
 import { inspect } from 'node:util';
 import type { DealReference } from '../rules/index.js';
-import { TokenManager, DEFAULT_REALM, type AuthBudget, type Credentials, type Grant, type TokenCache } from './auth.js';
+import { DEFAULT_REALM, AUTH_ATTEMPT_LIMIT, REDACTED } from '../rules/index.js';
+import { TokenManager, type AuthBudget, type Credentials, type Grant, type TokenCache } from './auth.js';
 import { ForbiddenError } from './errors.js';
-import { REDACTED, Redactor } from './redact.js';
+import { Redactor } from './redact.js';
 import { Hooks, type ClientEvents, type ClientListener } from './hooks.js';
 import { Transport, type HttpRequest, type HttpResponse, type Logger, type RetryOptions } from './transport.js';
 import type { ClientCore, Prepared } from './core.js';
@@ -152,7 +153,11 @@ export class DealApiClient implements ClientCore {
       credentials: options.credentials ? { ...options.credentials } : undefined,
       token: options.token,
       cache: options.tokenCache,
-      budget: { maxAttempts: options.authBudget?.maxAttempts ?? 9, windowMs: options.authBudget?.windowMs ?? 300_000 },
+      budget: {
+        // One under the service's limit, so the client is refused by its own budget, never by the service.
+        maxAttempts: options.authBudget?.maxAttempts ?? AUTH_ATTEMPT_LIMIT.attempts - 1,
+        windowMs: options.authBudget?.windowMs ?? AUTH_ATTEMPT_LIMIT.windowMs,
+      },
       now: this.#now,
       logger: options.logger,
       refreshSkewMs: options.refreshSkewMs ?? 60_000,

@@ -2,6 +2,7 @@
  * Where the CLI (and any Node program) finds credentials — environment variables, then a config file — and a
  * token cache kept in a file only the user can read.
  */
+import { ConfigurationError } from '../../core/config-error.js';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -40,7 +41,7 @@ export function defaultTokenPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** A problem with the configuration (missing setting, unreadable file); the message never holds a secret value. */
-export class ConfigError extends Error {
+export class ConfigError extends ConfigurationError {
   override name = 'ConfigError';
 }
 

@@ -9,6 +9,7 @@ import {
   type DealValidationContext,
   type DealValidationResult,
   type DealWriteInput,
+  REDACTED,
 } from '../rules/index.js';
 import {
   ConnectionError,
@@ -20,7 +21,6 @@ import {
 } from './errors.js';
 import { PagedList, type Page } from './paginate.js';
 import { assertSameOrigin, parseLinkHeader } from './link-header.js';
-import { REDACTED } from './redact.js';
 import { createWithKey, withDealKeyMarker } from './keyed.js';
 import type { HttpResponse } from './transport.js';
 import type { ClientCore, Prepared } from './core.js';
@@ -173,6 +173,7 @@ export class DealsResource {
           list: (since) => this.list({ createdOrModifiedSince: since, signal: options.signal }),
           urlOf: (id) => new URL(`deals/${id}`, c.baseUrl).href,
           warn: (message) => c.log('warn', message),
+          signal: options.signal,
         },
         (deal ?? {}) as DealWriteInput,
         options.key,

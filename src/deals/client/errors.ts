@@ -5,17 +5,14 @@
  * instance carries its class lineage under a `Symbol.for` key and every class answers `instanceof` from it.
  * No message, `util.inspect` or `JSON.stringify` output of an error holds a password, secret or token.
  */
+import type { Issue } from '../../core/eid.js';
 import { inspect, type InspectOptions } from 'node:util';
 
 const LINEAGE = Symbol.for('eidkit.deals.errorLineage');
 const REDACT = Symbol('eidkit.deals.redact');
 
 /** A field-level problem, as returned by `validateDeal` and by the service's 400 bodies. */
-export interface FieldIssue {
-  /** Dotted path of the field, e.g. `hyperLocalTargeting.precision`; empty for the deal as a whole. */
-  path: string;
-  message: string;
-}
+export type FieldIssue = Issue;
 
 /** What the transport knows about the request and response behind an error. */
 export interface ErrorDetails {

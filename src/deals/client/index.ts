@@ -14,15 +14,7 @@ export type {
   LookupListOptions,
   PreparedRequest,
 } from './options.js';
-export {
-  PASSWORD_REALM_GRANT,
-  DEFAULT_REALM,
-  type AuthBudget,
-  type CachedToken,
-  type Credentials,
-  type Grant,
-  type TokenCache,
-} from './auth.js';
+export { type AuthBudget, type CachedToken, type Credentials, type Grant, type TokenCache } from './auth.js';
 export {
   DEFAULT_MAX_ITEMS,
   DEFAULT_MAX_PAGES,
@@ -34,7 +26,6 @@ export {
 } from './paginate.js';
 export { parseLinkHeader } from './link-header.js';
 export { parseRetryAfter, type Logger, type RetryOptions, type RetryPolicy } from './transport.js';
-export { REDACTED } from './redact.js';
 export type { ClientEvents, ClientListener, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js';
 export {
   DEAL_KEY_PREFIX,

@@ -6,6 +6,7 @@
  */
 import type { DealRead, DealWriteInput } from '../rules/index.js';
 import { DealApiError, ValidationError } from './errors.js';
+import { sleep } from './sleep.js';
 
 /** The prefix of a key marker in `callerDealIds`. */
 export const DEAL_KEY_PREFIX = 'eidkit:';
@@ -89,6 +90,8 @@ export interface KeyedCreateContext {
   urlOf(id: number): string;
   /** A scrubbed warning line. */
   warn(message: string): void;
+  /** The caller's signal: aborting it ends the wait between recoveries at once. */
+  signal?: AbortSignal;
 }
 
 /** Finds the live deal of a key among the deals created or modified since `since` (the oldest when doubled). */
@@ -98,10 +101,6 @@ export async function findDealByKey(deals: AsyncIterable<DealRead>, key: string)
     if (dealKeyOf(deal)?.key === key && (!found || deal.id < found.id)) found = deal;
   }
   return found;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /**
@@ -144,7 +143,7 @@ export async function createWithKey(
       if (found) return { id: found.id, location: ctx.urlOf(found.id), deal: found, recovered: true };
       if (recovery >= ctx.maxRecoveries) throw err;
       // Not there: the service did not create it, so sending it again cannot double it.
-      await sleep(Math.min(2_000, 50 * 2 ** recovery));
+      await sleep(Math.min(2_000, 50 * 2 ** recovery), ctx.signal);
     }
   }
 }

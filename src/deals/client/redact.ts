@@ -1,7 +1,6 @@
 /** Keeps secrets (password, client secret, tokens) out of every message and log line the client writes. */
 
-/** Placeholder written where a secret was. */
-export const REDACTED = '[REDACTED]';
+import { REDACTED } from '../rules/index.js';
 
 /** A set of secret strings, and a function that scrubs them (and anything shaped like a bearer token) from text. */
 export class Redactor {

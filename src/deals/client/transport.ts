@@ -21,6 +21,7 @@ import {
 import { STATUS_CODES } from 'node:http';
 import { clip, type Redactor } from './redact.js';
 import type { Hooks } from './hooks.js';
+import { sleep } from './sleep.js';
 
 /** A console-compatible logger; every line it receives is already scrubbed of secrets. */
 export interface Logger {
@@ -159,21 +160,6 @@ function networkWhy(code: string, url: URL): string {
 
 function pathOf(url: URL): string {
   return url.pathname + url.search;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 function issuesFrom(body: LooseBody): FieldIssue[] {

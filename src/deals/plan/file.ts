@@ -2,6 +2,7 @@
  * Reading a deals file (YAML via npm `yaml`, or JSON): its structure is checked here, every problem collected with
  * its path (`deals[3].key`, `defaults.price`); the deal fields themselves are checked by validateDeal when planned.
  */
+import { ConfigurationError } from '../../core/config-error.js';
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { DEAL_WRITE_FIELDS, type DealIssue } from '../rules/index.js';
@@ -39,13 +40,11 @@ export interface DealsFile {
 }
 
 /** A deals file that cannot be read or parsed at all. */
-export class DealsFileError extends Error {
+export class DealsFileError extends ConfigurationError {
   override name = 'DealsFileError';
-  constructor(
-    message: string,
-    readonly issues: DealIssue[] = [],
-  ) {
-    super(message);
+  declare readonly issues: readonly DealIssue[];
+  constructor(message: string, issues: readonly DealIssue[] = []) {
+    super(message, issues);
   }
 }
 

@@ -13,7 +13,7 @@ export {
 } from './schema.js';
 export { loadDealsFile, parseDealsFile, DealsFileError, type DealsFile, type DealsFileEntry } from './file.js';
 export { diffDeal, dealContentHash, normalizeField, type FieldChange } from './diff.js';
-export { DEFAULT_QUOTAS, quotaStatus, scheduledDay, utcDay, type QuotaLimits, type QuotaStatus } from './quota.js';
+export { quotaStatus, scheduledDay, type QuotaStatus } from './quota.js';
 export {
   buildPlan,
   planDeals,

@@ -8,7 +8,8 @@ import { dealKeyNamespace, dealKeyOf, userCallerDealIds, withDealKeyMarker } fro
 import type { DealIssue, DealRead, DealValidationResult } from '../rules/index.js';
 import { dealContentHash, diffDeal, type FieldChange } from './diff.js';
 import type { DealsFile, DealsFileEntry } from './file.js';
-import { DEFAULT_QUOTAS, quotaStatus, scheduledDay, type QuotaLimits, type QuotaStatus } from './quota.js';
+import { DEFAULT_QUOTAS, type QuotaLimits } from '../rules/index.js';
+import { quotaStatus, scheduledDay, type QuotaStatus } from './quota.js';
 
 /** What apply does for one key (or one live deal no longer in the file). */
 export type PlanAction = 'create' | 'update' | 'pause' | 'resume' | 'delete' | 'no-change' | 'refused' | 'orphan';
@@ -74,7 +75,7 @@ export interface Plan {
   items: PlanItem[];
 }
 
-/** Options of {@link buildPlan} and {@link planDeals}. */
+/** Options of {@link planDeals}. */
 export interface PlanOptions {
   /** What to do with live deals whose key left the file; default: leave them (shown as `orphan`). */
   prune?: PruneMode;

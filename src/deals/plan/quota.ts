@@ -3,18 +3,9 @@
  * sees them: what is left today, estimated from the live deals' createdAt / updatedAt (the API has no quota
  * endpoint), and on which UTC day each piece of work beyond it can go.
  */
-import type { DealRead } from '../rules/index.js';
+import { DEFAULT_QUOTAS, utcDay, type DealRead, type QuotaLimits } from '../rules/index.js';
 
 const DAY_MS = 86_400_000;
-
-/** Quota limits (the defaults: 15 creations and 500 updates a day). */
-export interface QuotaLimits {
-  creationsPerDay: number;
-  updatesPerDay: number;
-}
-
-/** The default limits (docs/deal-rules.md#limits-and-quotas). */
-export const DEFAULT_QUOTAS: QuotaLimits = { creationsPerDay: 15, updatesPerDay: 500 };
 
 /** The quota situation today. */
 export interface QuotaStatus extends QuotaLimits {
@@ -26,11 +17,6 @@ export interface QuotaStatus extends QuotaLimits {
   creationsLeft: number;
   /** Updates left today, estimated: one per deal updated today (a deal updated twice counts once). */
   updatesLeft: number;
-}
-
-/** The UTC day (`YYYY-MM-DD`) of an instant. */
-export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }
 
 /** Estimates today's quota situation from the live deals. */

@@ -7,4 +7,5 @@ export * from './schemas.js';
 export * from './defaults.js';
 export * from './validation-types.js';
 export * from './validate.js';
+export * from './contract.js';
 export { ISO_3166_COUNTRIES, isIso3166Alpha2 } from './countries.js';

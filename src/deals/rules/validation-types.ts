@@ -1,4 +1,5 @@
 /** What validateDeal takes and answers: its context, its result, and the ids of the cross-field rules. */
+import type { Issue } from '../../core/eid.js';
 import type { CompleteDealWrite } from './defaults.js';
 
 /**
@@ -45,9 +46,7 @@ export type DealRuleId = keyof typeof DEAL_RULES;
  * One problem found in a deal: `path` names the field (`hyperLocalTargeting.coordinates[0].latitude`; `''` is the whole
  * deal).
  */
-export interface DealIssue {
-  path: string;
-  message: string;
+export interface DealIssue extends Issue {
   /** The rule broken that JSON Schema cannot state (DEAL_RULES): a cross-field rule, or two decimal places. */
   rule?: DealRuleId;
 }

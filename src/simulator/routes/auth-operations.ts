@@ -3,7 +3,7 @@
  * what the OpenAPI document says about them. The token endpoint's refusals are described generically: which of
  * 401 and 403 a refused credential gets is the identity provider's business, not a contract to build on.
  */
-import { PASSWORD_REALM_GRANT, REALM } from '../auth.js';
+import { DEFAULT_REALM, PASSWORD_REALM_GRANT } from '../../deals/rules/index.js';
 import type { JsonSchema, OperationDef } from './operation.js';
 
 /** POST /oauth/token. */
@@ -86,7 +86,7 @@ export function tokenRequestSchema(audience: string): JsonSchema {
         required: ['grant_type', 'realm', 'username', 'password', 'client_id', 'client_secret', 'audience'],
         properties: {
           grant_type: { type: 'string', const: PASSWORD_REALM_GRANT },
-          realm: { type: 'string', const: REALM },
+          realm: { type: 'string', const: DEFAULT_REALM },
           username: field('the user’s login, in any letter case'),
           password: field('the user’s password', { format: 'password' }),
           ...common,

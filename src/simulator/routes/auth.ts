@@ -6,7 +6,8 @@
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { addressKey, PASSWORD_REALM_GRANT, REALM, sameSecret } from '../auth.js';
+import { DEFAULT_REALM, PASSWORD_REALM_GRANT } from '../../deals/rules/index.js';
+import { addressKey, sameSecret } from '../auth.js';
 import type { SimulatorUser } from '../users.js';
 import type { ApiEnv, AppContext } from './context.js';
 
@@ -115,7 +116,7 @@ export function registerTokenRoutes(api: Hono<ApiEnv>, ctx: AppContext): void {
         const error_description = `Service not found: ${form.audience.slice(0, 200)}`;
         return refuse(c, address, 403, { error: 'access_denied', error_description });
       }
-      if (grant === PASSWORD_REALM_GRANT && form.realm !== REALM) {
+      if (grant === PASSWORD_REALM_GRANT && form.realm !== DEFAULT_REALM) {
         const error_description = `Unknown realm: ${form.realm.slice(0, 200)}`;
         return refuse(c, address, 400, { error: 'invalid_request', error_description });
       }

@@ -3,13 +3,10 @@
  * and the 429 with Retry-After (seconds to the next UTC midnight) when one is spent.
  */
 import type { Context } from 'hono';
+import { utcDay } from '../../deals/rules/index.js';
 import type { SimulatorStore } from '../store.js';
 
 const DAY_MS = 86_400_000;
-
-function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
 
 function secondsToNextUtcDay(ms: number): number {
   return Math.max(1, Math.ceil((DAY_MS - (ms % DAY_MS)) / 1000));

@@ -2,6 +2,8 @@ import { describe, expect, test } from 'vitest';
 import { ConnectionError, dealKeyOf, ValidationError } from '../../../src/deals/index.js';
 import { createDealApiSimulator, IN_PROCESS_ORIGIN } from '../../../src/simulator/index.js';
 import { DealApiClient } from '../../../src/deals/index.js';
+import { createWithKey } from '../../../src/deals/client/keyed.js';
+import { markCreateOutcome } from '../../../src/deals/client/errors.js';
 import { caught } from './fake.js';
 import { VALID_DEAL } from './sim.js';
 
@@ -103,5 +105,45 @@ describe('client.deals.create(deal, { key })', () => {
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as ValidationError).issues[0].path).toBe('key');
     expect(sim.requests).toHaveLength(0);
+  });
+});
+
+describe('createWithKey', () => {
+  test('an abort during the wait between recoveries ends the create at once (the wait grows to 2 s)', async () => {
+    const controller = new AbortController();
+    let lookups = 0;
+    const lost = () => markCreateOutcome(new ConnectionError('connection closed', true, { attempts: 1 }));
+    const create = createWithKey(
+      {
+        now: () => Date.now(),
+        maxRecoveries: 10,
+        send: () => {
+          if (controller.signal.aborted) return Promise.reject(controller.signal.reason as Error);
+          return Promise.reject(lost());
+        },
+        list: () => {
+          // After the fourth look-up the client waits 400 ms before sending again; abort 20 ms into that wait.
+          if (++lookups === 4) setTimeout(() => controller.abort(new Error('stopped by the caller')), 20);
+          return (async function* () {
+            // No deal carries the key.
+          })();
+        },
+        urlOf: (id) => `https://deals.test/deals/${id}`,
+        warn: () => undefined,
+        signal: controller.signal,
+      },
+      VALID_DEAL,
+      'spring-fr',
+    );
+    const settled = create.then(
+      () => 'resolved',
+      (err: unknown) => (err as Error).message,
+    );
+    await new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }));
+    // A timer started at the abort expires well before the 400 ms wait started 20 ms earlier: the create must settle
+    // first (the old wait ignored the signal, so the create then ran until its next send).
+    const outcome = await Promise.race([settled, new Promise((r) => setTimeout(() => r('still waiting'), 100))]);
+    expect(outcome).toBe('stopped by the caller');
+    expect(lookups).toBe(4);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { DealApiClient, PagedList, PaginationError, parseLinkHeader } from '../../../src/deals/index.js';
+import { DealApiClient, PagedList, PaginationError } from '../../../src/deals/index.js';
+import { parseLinkHeader } from '../../../src/deals/client/link-header.js';
 import { PASS, clientOptions, fakeApi, json } from './fake.js';
 
 /** A fake GET /deals over `n` deals, clamping limit to 100 and sending total + Link like the API does. */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { DealsFileError, dealsFileJsonSchema, DealsFileSchema, parseDealsFile } from '../../../src/deals/index.js';
+import { DealsFileError, dealsFileJsonSchema, parseDealsFile } from '../../../src/deals/index.js';
+import { DealsFileSchema } from '../../../src/deals/plan/schema.js';
 
 describe('deals file', () => {
   test('reads YAML with defaults laid under each deal, and the same file as JSON', () => {

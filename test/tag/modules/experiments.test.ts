@@ -2,7 +2,8 @@
 // Experiments (holdouts): declarations, assignment (share, stickiness, no storage without consent), withholding on
 // every call whoever set the eids, and the `xp` wire encoding (GET Base64 parameter, POST array field).
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { armOf, checkExperiments, fnv1a32, XID_KEY, type ExperimentEntry } from '../../../src/core/index.js';
+import { armOf, checkExperiments, fnv1a32, type ExperimentEntry } from '../../../src/core/experiments.js';
+import { XID_KEY } from '../../../src/core/index.js';
 import { createExperiments, randomXid, XID_TTL } from '../../../src/tag/modules/experiments.js';
 import { saveItem } from '../../../src/tag/modules/_storage.js';
 import type { TagExtension } from '../../../src/tag/extension.js';
