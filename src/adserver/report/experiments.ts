@@ -8,54 +8,8 @@
 import { providerById, providerForSource } from '../../core/index.js';
 import { OptionsError, given } from '../common/index.js';
 import type { AdCall } from '../parse/index.js';
-import type { Counters } from './report.js';
-
-/** One arm's counts. Per-call revenue is the revenue of the call's outcome (0 for calls without one). */
-export interface ExperimentArmCount {
-  /** Ad calls in this arm. */
-  calls: number;
-  /** Of them, calls whose arm was kept per browser; the others were drawn per page view (no storage consent). */
-  stickyCalls: number;
-  /** Eids the calls carried (after the tag withheld the held-out sources in the held-out arm). */
-  eids: number;
-  /**
-   * Calls that carried at least one of the experiment's sources: coverage in the control arm, leakage in the
-   * held-out arm (should be 0).
-   */
-  callsWithSources: number;
-  /** Outcomes fed back (`addOutcome`): at most one per call. */
-  outcomes: number;
-  /** Outcomes with an impression served. */
-  impressions: number;
-  /** Outcomes the call's auction won. */
-  wins: number;
-  /** Sum of the revenue of the outcomes (your currency, to the millionth). */
-  revenue: number;
-  /** Sum of the squares of each outcome's revenue: with `revenue` and `calls`, the variance of revenue per call. */
-  revenueSquares: number;
-}
-
-/** One experiment's line of a report row. */
-export interface ExperimentCount {
-  /** The experiment's name. */
-  id: string;
-  /** The held-out share the calls declared, 0–1 (their mean, should they disagree). */
-  declaredShare: number;
-  /** The providers of the held-out sources, and the calls that named each. */
-  providers: { providerId: number; providerName: string; calls: number }[];
-  holdout: ExperimentArmCount;
-  control: ExperimentArmCount;
-}
-
-/** What the ad server feeds back about one ad call: what it served and earned, all of it, once per call. */
-export interface CallOutcome {
-  /** An impression was served for the call. */
-  impression?: boolean;
-  /** The call's total revenue (≥ 0, in your currency; counted to the millionth). Default 0. */
-  revenue?: number;
-  /** The call's auction was won (a bid above the floor). Default: `impression`. */
-  won?: boolean;
-}
+import type { CallOutcome, Counters, ExperimentArmCount, ExperimentCount } from './report-types.js';
+export type { CallOutcome, ExperimentArmCount, ExperimentCount } from './report-types.js';
 
 /** The largest revenue one call's outcome can claim: anything larger is a unit mistake, refused. */
 export const MAX_CALL_REVENUE = 1_000_000;

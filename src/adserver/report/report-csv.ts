@@ -3,7 +3,7 @@
  * through the project's one CSV writer.
  */
 import { csvRow } from '../../core/csv.js';
-import type { ReportGranularity, ReportRow } from './report.js';
+import type { ReportGranularity, ReportRow } from './report-types.js';
 
 /** The report's CSV (RFC 4180, formulas defused), the one writer for every report: one line per count. */
 export function reportCSV(rows: readonly ReportRow[], granularity: ReportGranularity = 'day'): string {

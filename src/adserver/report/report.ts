@@ -19,77 +19,23 @@ import {
   experimentsOf,
   outcomeCountersOf,
 } from './experiments.js';
-import type { CallOutcome, ExperimentCount } from './experiments.js';
-
-/** Calls with and without a value. */
-export interface WithWithout {
-  with: number;
-  without: number;
-}
-
-/** One provider's line of the Extended Ids dimension. */
-export interface ExtendedIdsCount {
-  providerId: number;
-  providerName: string;
-  /** Ad calls that carried at least one eid of this provider. */
-  calls: number;
-}
-
-/** The three dimensions for one day (or one hour of it) and one network. */
-export interface ReportRow {
-  /** UTC day, `YYYY-MM-DD`. */
-  date: string;
-  /** UTC hour 0–23, in hourly rows only (`granularity: 'hour'`). */
-  hour?: number;
-  /** Network id; null for calls without a valid network id. */
-  networkId: number | null;
-  /** All ad calls counted in this row. */
-  calls: number;
-  /** Extended Ids: per provider (ascending id, `Unknown` = 0 included), the calls carrying its eids. */
-  extendedIds: ExtendedIdsCount[];
-  /** Calls that carried no eid at all. */
-  callsWithoutEids: number;
-  /** Has User Uid. */
-  hasUserUid: WithWithout;
-  /** Has User Pid. */
-  hasUserPid: WithWithout;
-  /** Which id served as the user id: `uid` when present (it overrides `pid`), else `pid`, else none. */
-  userId: { uid: number; pid: number; none: number };
-  /** Has DMP Id: per configured DMP (ReportOptions `dmps`), calls with and without its preferred provider's id. */
-  hasDmpId?: Record<string, WithWithout>;
-  /**
-   * Eids forwarded and withheld, per partner and provider (from `addForwarding`): the eids sent, and those withheld
-   * by reason (`gpp usnat Gpc=1`, `permissions[0]`, …: docs/wire-format.md#explaining-decisions). Absent when no
-   * decision was counted.
-   */
-  forwarding?: ForwardingCount[];
-  /**
-   * Holdout experiments: per experiment and arm, the calls, eids and outcomes (from `add` and `addOutcome`;
-   * docs/ad-server.md#holdout-experiments). Absent when no call of the row was in one.
-   */
-  experiments?: ExperimentCount[];
-}
-
-/** One partner × provider line of the forwarding counts. */
-export interface ForwardingCount {
-  partner: string;
-  providerId: number;
-  providerName: string;
-  /** Eids of this provider sent to the partner. */
-  sent: number;
-  /** Eids of this provider withheld from the partner, by reason. */
-  withheld: Record<string, number>;
-}
-
-/** A whole report: every day (or hour) and network kept, oldest first, then by network id. */
-export interface ReportJson {
-  rows: ReportRow[];
-  /** Calls not counted: a day already had `maxNetworksPerDay` networks, or a shared report's buffer was full. */
-  droppedCalls: number;
-}
-
-/** Rows per UTC day (default) or per UTC hour. */
-export type ReportGranularity = 'day' | 'hour';
+import type {
+  CallOutcome,
+  Counters,
+  ForwardingCount,
+  ReportGranularity,
+  ReportJson,
+  ReportRow,
+} from './report-types.js';
+export type {
+  Counters,
+  ExtendedIdsCount,
+  ForwardingCount,
+  ReportGranularity,
+  ReportJson,
+  ReportRow,
+  WithWithout,
+} from './report-types.js';
 
 /** What a report read returns. */
 export interface ReportReadOptions {
@@ -139,9 +85,6 @@ export interface Report {
    */
   toCSV(options?: ReportReadOptions): string;
 }
-
-/** Counters of one period and network: field (see {@link countersOf}) → calls. */
-export type Counters = Map<string, number>;
 
 /**
  * The counter fields one ad call increments, shared by the in-memory and the Redis report: `calls`, `p:<provider id>`
