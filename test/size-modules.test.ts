@@ -1,7 +1,7 @@
-// Size budgets of the tag: the core with its built-in consent reader (and V8's compile hint) is at most 5,010 B gzip; a network with no
-// modules downloads it followed by the statement that deletes what switched-off modules and experiments stored (81 B
-// more); the full tag with every module and the experiments add-on stays within 11,548 B. Measured with gzip -9 on the
-// built files, so `npm test` (which builds first) fails when a change breaks a budget.
+// Size budgets of the tag: the core with its built-in consent reader (and V8's compile hint) is at most 5,010 B
+// gzip; a network with no modules downloads it followed by the statement that deletes what switched-off modules and
+// experiments stored (81 B more); the full tag with every module and the experiments add-on stays within 11,548 B.
+// Measured with gzip -9 on the built files, so `npm test` (which builds first) fails when a change breaks a budget.
 import { describe, expect, test } from 'vitest';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';

@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { composeTag, MODULES, parseNetworksConfig } from '../../src/operator/index.js';
-import { COMPILE_HINT, defaultDistDir, forgetStatement, keysLeftOut, loadTagFiles } from '../../src/operator/compose.js';
+import {
+  COMPILE_HINT,
+  defaultDistDir,
+  forgetStatement,
+  keysLeftOut,
+  loadTagFiles,
+} from '../../src/operator/compose.js';
 
 const dist = new URL('../../dist/', import.meta.url);
 const read = (f: string) => readFileSync(new URL(f, dist), 'utf8');
