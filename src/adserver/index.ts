@@ -165,6 +165,7 @@ export type {
   FrequencyCap,
   ResolvedCap,
   ResolvedWindow,
+  RedisFrequencyCapStoreMetrics,
   RedisFrequencyCapStoreOptions,
 } from './capping/index.js';
 export {

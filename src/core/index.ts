@@ -36,4 +36,16 @@ export {
   unescapeAll,
   unescapeAny,
 } from './pii.js';
-export { MODULE_KEYS, HASH_KEY, CACHE_KEY } from './module-keys.js';
+export { MODULE_KEYS, HASH_KEY, CACHE_KEY, XID_KEY } from './module-keys.js';
+export type { Experiment, ExperimentDeclaration, ExperimentEntry } from './experiments.js';
+export {
+  armOf,
+  checkExperiments,
+  fnv1a32,
+  mix32,
+  EXPERIMENT_ID,
+  EXPERIMENT_SOURCE,
+  MAX_EXPERIMENTS,
+  MAX_EXPERIMENT_SOURCES,
+  MODULE_SOURCES,
+} from './experiments.js';

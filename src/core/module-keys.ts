@@ -10,6 +10,9 @@ export const HASH_KEY = '_sas_hem';
 /** The identifier-linking module's cached answer (localStorage). */
 export const CACHE_KEY = '_sas_idl';
 
+/** The experiments' first-party random id (localStorage), which decides this browser's arms. */
+export const XID_KEY = '_sas_xid';
+
 /** The keys each module stores, by module name; a module not listed stores nothing. */
 export const MODULE_KEYS: Readonly<Record<string, readonly string[]>> = {
   identityLink: [HASH_KEY],

@@ -16,7 +16,7 @@
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { enabledModules, type ModuleName, type NetworksConfig } from './config.js';
+import { enabledModules, networkExperiments, type ModuleName, type NetworksConfig } from './config.js';
 import { composeModules, loadTagFiles, type TagFiles } from './compose.js';
 import { createEncoder, versionedFileName } from './encode.js';
 
@@ -36,6 +36,8 @@ export interface ManifestEntry {
   /** Path under the output folder, e.g. `tag/4321/sas.js`: the URL publishers paste, whose content may change. */
   file: string;
   modules: ModuleName[];
+  /** The ids of the network's holdout experiments, when the script serves the experiments add-on. */
+  experiments?: string[];
   bytes: { raw: number; gzip: number; brotli: number };
   /** The immutable copy of today's `file` and its hash: the only pair to pin with `<script integrity=…>`. */
   versioned: {
@@ -102,10 +104,11 @@ export async function buildTags({
   for (let n = 0; n < ids.length; n++) {
     const network = ids[n];
     const modules = network === DEFAULT_NETWORK ? [] : enabledModules(config, network);
+    const experiments = network === DEFAULT_NETWORK ? undefined : networkExperiments(config, network);
     const writes: Promise<boolean>[] = [];
     for (const name of TAG_FILES) {
       const debug = name === 'sas.debug.js';
-      const e = encode(composeModules(modules, { files, debug }), debug);
+      const e = encode(composeModules(modules, { files, debug, experiments }), debug);
       const file = `tag/${network}/${name}`;
       const versionedFile = `tag/${network}/${versionedFileName(name, e.version)}`;
       for (const path of [join(outDir, file), join(outDir, versionedFile)]) {
@@ -116,7 +119,14 @@ export async function buildTags({
         );
       }
       const bytes = { raw: e.raw.length, gzip: e.gzip.length, brotli: e.br.length };
-      entries.push({ network, file, modules, bytes, versioned: { file: versionedFile, integrity: e.integrity } });
+      entries.push({
+        network,
+        file,
+        modules,
+        experiments: experiments?.map((x) => x.id),
+        bytes,
+        versioned: { file: versionedFile, integrity: e.integrity },
+      });
     }
     for (const w of await Promise.all(writes)) {
       if (w) written++;

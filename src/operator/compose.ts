@@ -6,8 +6,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { enabledModules, MODULES, type ModuleName, type NetworksConfig } from './config.js';
-import { MODULE_KEYS } from '../core/index.js';
+import { enabledModules, MODULES, networkExperiments, type ModuleName, type NetworksConfig } from './config.js';
+import { MODULE_KEYS, XID_KEY } from '../core/index.js';
+import type { Experiment } from '../core/experiments.js';
 
 /** The built files a tag is composed from, read once (minified and debug builds). */
 export interface TagFiles {
@@ -19,6 +20,9 @@ export interface TagFiles {
   fullDebug: string;
   modules: Record<ModuleName, string>;
   modulesDebug: Record<ModuleName, string>;
+  /** The experiments add-on (`modules/experiments.js`) and its readable build. */
+  experiments: string;
+  experimentsDebug: string;
 }
 
 /**
@@ -50,6 +54,8 @@ export function loadTagFiles(distDir = defaultDistDir()): TagFiles {
     fullDebug: read('sas.full.debug.js'),
     modules: byModule('.js'),
     modulesDebug: byModule('.debug.js'),
+    experiments: read('modules/experiments.js'),
+    experimentsDebug: read('modules/experiments.debug.js'),
   };
 }
 
@@ -61,6 +67,11 @@ export interface ComposeOptions {
   debug?: boolean;
   /** Built files to compose from; default: the package's dist/, read once. */
   files?: TagFiles;
+  /**
+   * The network's holdout experiments (config.ts `networkExperiments`): served on the switch line with the
+   * experiments add-on; `[]` serves the add-on alone (the pages' own experiments); undefined serves neither.
+   */
+  experiments?: readonly Experiment[];
 }
 
 /**
@@ -73,9 +84,13 @@ export function forgetStatement(keys: readonly string[]): string {
   return `for(const n of${JSON.stringify(keys)})try{localStorage.removeItem(n);${cookie}}catch(e){}`;
 }
 
-/** The keys stored by the modules `modules` leaves out (core/module-keys.ts), in tag order. */
-export function keysLeftOut(modules: readonly ModuleName[]): string[] {
-  return MODULES.filter((m) => !modules.includes(m)).flatMap((m) => MODULE_KEYS[m] ?? []);
+/**
+ * The keys stored by the modules `modules` leaves out (core/module-keys.ts), in tag order, and the experiments' id
+ * when the script leaves the experiments add-on out (`experiments` false).
+ */
+export function keysLeftOut(modules: readonly ModuleName[], experiments = false): string[] {
+  const keys = MODULES.filter((m) => !modules.includes(m)).flatMap((m) => MODULE_KEYS[m] ?? []);
+  return experiments ? keys : [...keys, XID_KEY];
 }
 
 /**
@@ -92,21 +107,32 @@ function withHintFirst(lead: string, script: string): string {
   return COMPILE_HINT + '\n' + lead + '\n' + script.slice(0, at) + script.slice(at + COMPILE_HINT.length + 1);
 }
 
-/** The script for a module list (in tag order): what {@link composeTag} serves once the network's modules are known. */
-export function composeModules(modules: readonly ModuleName[], { debug = false, files }: ComposeOptions = {}): string {
+/**
+ * The script for a module list (in tag order) and the network's experiments: what {@link composeTag} serves once
+ * the network's modules are known.
+ */
+export function composeModules(
+  modules: readonly ModuleName[],
+  { debug = false, files, experiments }: ComposeOptions = {},
+): string {
   const f = files ?? (packageFiles ??= loadTagFiles());
   const core = debug ? f.coreDebug : f.core;
+  const all = modules.length === MODULES.length;
   // A module the operator switched off is not served, so the script itself deletes what the module stored while it
-  // was on (docs/operator.md#a-module-switched-off-leaves-nothing-behind); last, where it costs the fewest bytes.
-  const left = keysLeftOut(modules);
+  // was on (docs/operator.md#a-module-switched-off-leaves-nothing-behind); last, where it costs the fewest bytes. The
+  // full build carries the experiments add-on, so it keeps the experiments' id.
+  const left = keysLeftOut(modules, all || !!experiments);
   const forget = left.length ? ['\n' + forgetStatement(left)] : [];
-  // No module: no switch line either (a module that finds no `window.__sasop` counts as not enabled).
-  if (!modules.length) return [core, ...forget].join('');
-  const prelude = `window.__sasop=${JSON.stringify({ modules })};`;
+  // No module and no experiment: no switch line either (a module that finds no `window.__sasop` counts as not
+  // enabled).
+  const switches = experiments?.length ? { modules, experiments } : { modules };
+  if (!modules.length && !experiments) return [core, ...forget].join('');
+  const prelude = `window.__sasop=${JSON.stringify(switches)};`;
   // Every module on: the full build shares its helpers between modules, so it is smaller than core + add-ons.
   // The switch line is the first statement: the compile hint goes before it.
-  if (modules.length === MODULES.length) return withHintFirst(prelude, debug ? f.fullDebug : f.full);
+  if (all) return withHintFirst(prelude, debug ? f.fullDebug : f.full);
   const addOns = modules.map((m) => (debug ? f.modulesDebug : f.modules)[m]);
+  if (experiments) addOns.push(debug ? f.experimentsDebug : f.experiments);
   return withHintFirst(prelude, [core, ...addOns].join('\n')) + forget.join('');
 }
 
@@ -116,5 +142,8 @@ export function composeModules(modules: readonly ModuleName[], { debug = false, 
  * @example composeTag('4321', loadNetworksConfig('networks.json'))
  */
 export function composeTag(networkId: string | number, config: NetworksConfig, options: ComposeOptions = {}): string {
-  return composeModules(enabledModules(config, networkId), options);
+  return composeModules(enabledModules(config, networkId), {
+    ...options,
+    experiments: networkExperiments(config, networkId),
+  });
 }

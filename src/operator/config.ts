@@ -13,12 +13,22 @@
  * ```
  *
  * `disabledModules` turns a module off for every network, whatever the network lists. A network that is not listed
- * gets the core alone.
+ * gets the core alone. `networks.<id>.experiments` lists the network's holdout experiments (`[]`: none of the
+ * operator's, but the experiments add-on is served so the network's pages may declare their own).
  */
 import { formatPath } from '../core/path.js';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { fileErrorText } from '../core/file-error.js';
+import {
+  checkExperiments,
+  EXPERIMENT_ID,
+  EXPERIMENT_SOURCE,
+  MAX_EXPERIMENT_SOURCES,
+  MAX_EXPERIMENTS,
+  MODULE_SOURCES,
+  type Experiment,
+} from '../core/experiments.js';
 
 /** Every provider module the tag ships (src/tag/modules/<name>.ts, built to dist/modules/<name>.js), in tag order. */
 export const MODULES = ['identityLink', 'idLinking', 'criteo', 'uid2', 'prebid'] as const;
@@ -33,8 +43,44 @@ const moduleList = z.array(
   z.enum(MODULES, { error: (i) => `unknown module ${JSON.stringify(i.input)}; expected one of ${MODULES.join(', ')}` }),
 );
 
+const experimentSchema = z
+  .strictObject({
+    id: z.string().regex(EXPERIMENT_ID, 'must be 1-32 of A-Z a-z 0-9 _ . -'),
+    sources: z
+      .array(z.string().regex(EXPERIMENT_SOURCE, 'must be an eid source in lowercase, 1-100 of a-z 0-9 _ . -'))
+      .optional(),
+    modules: z
+      .array(
+        z.enum(Object.keys(MODULE_SOURCES) as [string, ...string[]], {
+          error: (i) =>
+            `module ${JSON.stringify(i.input)} has no fixed sources; expected one of ${Object.keys(MODULE_SOURCES).join(', ')} (or list the sources)`,
+        }),
+      )
+      .optional(),
+    share: z
+      .number()
+      .gt(0, 'must be above 0 (percent held out)')
+      .lt(100, 'must be below 100 (percent held out)')
+      .refine((n) => Math.round(n * 100) === n * 100, 'must have at most 2 decimals'),
+    /** Free text for the operator; not served. */
+    note: z.string().optional(),
+  })
+  .refine((x) => x.sources?.length || x.modules?.length, 'names no sources or modules')
+  .refine(
+    (x) =>
+      new Set([...(x.sources ?? []), ...(x.modules ?? []).flatMap((m) => MODULE_SOURCES[m])]).size <=
+      MAX_EXPERIMENT_SOURCES,
+    `holds out more than ${MAX_EXPERIMENT_SOURCES} sources`,
+  );
+
 const networkSchema = z.strictObject({
   modules: moduleList.refine((m) => new Set(m).size === m.length, 'lists a module twice'),
+  /** Holdout experiments; `[]` serves the experiments add-on for the pages' own. */
+  experiments: z
+    .array(experimentSchema)
+    .max(MAX_EXPERIMENTS, `at most ${MAX_EXPERIMENTS} experiments`)
+    .refine((l) => new Set(l.map((x) => x.id)).size === l.length, 'declares an experiment id twice')
+    .optional(),
   /** Free text for the operator (customer name, ticket); not served. */
   note: z.string().optional(),
 });
@@ -126,4 +172,14 @@ export function loadNetworksConfig(file: string): NetworksConfig {
 export function enabledModules(config: NetworksConfig, networkId: string | number): ModuleName[] {
   const own = Object.hasOwn(config.networks, String(networkId)) ? config.networks[String(networkId)].modules : [];
   return MODULES.filter((m) => own.includes(m) && !config.disabledModules.includes(m));
+}
+
+/**
+ * The experiments served to `networkId`, modules translated to their sources (what the tag's `__sasop` line
+ * carries), or undefined when the network does not get the experiments add-on.
+ */
+export function networkExperiments(config: NetworksConfig, networkId: string | number): Experiment[] | undefined {
+  if (!Object.hasOwn(config.networks, String(networkId))) return undefined;
+  const own = config.networks[String(networkId)].experiments;
+  return own && checkExperiments(own.map(({ note: _, ...x }) => x)).value;
 }

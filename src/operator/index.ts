@@ -10,6 +10,7 @@ export {
   NetworksConfigError,
   enabledModules,
   loadNetworksConfig,
+  networkExperiments,
   parseNetworksConfig,
 } from './config.js';
 export type { ConfigIssue, ModuleName, NetworksConfig } from './config.js';

@@ -17,7 +17,8 @@
  *   Integrity; it keeps answering the same bytes after the configuration changes. An unknown version → 404.
  */
 import { Hono, type Context } from 'hono';
-import { enabledModules, MODULES, type ModuleName, type NetworksConfig } from './config.js';
+import { enabledModules, MODULES, networkExperiments, type ModuleName, type NetworksConfig } from './config.js';
+import type { Experiment } from '../core/experiments.js';
 import { composeModules, loadTagFiles, type TagFiles } from './compose.js';
 import { createEncoder, scriptVersion, type EncodedScript } from './encode.js';
 
@@ -92,17 +93,28 @@ export function createTagApp({
 }: TagAppOptions): Hono {
   const encode = createEncoder();
   const byModules = new Map<string, EncodedScript>();
+  const current = () => (typeof config === 'function' ? config() : config);
   const scriptFor = (network: string, debug: boolean) => {
-    const modules = enabledModules(typeof config === 'function' ? config() : config, network);
-    const key = `${debug}:${modules.join()}`;
+    const cfg = current();
+    const modules = enabledModules(cfg, network);
+    const experiments = networkExperiments(cfg, network);
+    // Keyed by what the script holds: the configured networks bound the experiments' part.
+    const key = `${debug}:${modules.join()}:${JSON.stringify(experiments)}`;
     let e = byModules.get(key);
-    if (!e) byModules.set(key, (e = encode(composeModules(modules, { files, debug }), debug)));
+    if (!e) byModules.set(key, (e = encode(composeModules(modules, { files, debug, experiments }), debug)));
     return e;
   };
 
   // version → module list, over every list the built files allow (computed on the first versioned request:
-  // 64 compositions, so the map is bounded whatever the requests ask for).
-  let versions: Map<string, { modules: ModuleName[]; debug: boolean }> | undefined;
+  // 64 compositions, so the map is bounded whatever the requests ask for), then the scripts of the networks with
+  // experiments in the configuration of now (indexed once per configuration: bounded by its networks).
+  interface Found {
+    modules: ModuleName[];
+    debug: boolean;
+    experiments?: Experiment[];
+  }
+  let versions: Map<string, Found> | undefined;
+  const withExperiments = new WeakMap<NetworksConfig, Map<string, Found>>();
   const byVersion = (version: string, debug: boolean) => {
     if (!versions) {
       versions = new Map();
@@ -113,9 +125,25 @@ export function createTagApp({
         }
       }
     }
-    const found = versions.get(version);
+    const cfg = current();
+    let more = withExperiments.get(cfg);
+    if (!more) {
+      withExperiments.set(cfg, (more = new Map<string, Found>()));
+      for (const network of Object.keys(cfg.networks)) {
+        const experiments = networkExperiments(cfg, network);
+        if (!experiments) continue;
+        const modules = enabledModules(cfg, network);
+        for (const d of [false, true])
+          more.set(scriptVersion(composeModules(modules, { files, debug: d, experiments })), {
+            modules,
+            debug: d,
+            experiments,
+          });
+      }
+    }
+    const found = versions.get(version) ?? more.get(version);
     if (found?.debug !== debug) return undefined;
-    return encode(composeModules(found.modules, { files, debug }), debug);
+    return encode(composeModules(found.modules, { files, debug, experiments: found.experiments }), debug);
   };
 
   const send = (c: Context, debug: boolean, version?: string) => {

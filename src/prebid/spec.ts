@@ -2,7 +2,7 @@
  * The eidkit Prebid.js bid adapter: one `spec` in the shape
  * `pbjs.registerBidAdapter(null, code, spec)` takes (Prebid 9 to 11). It sends the eids exactly as Prebid hands
  * them to a bidder, so Prebid's own consent enforcement (tcfControl, `transmitEids`) keeps deciding what goes.
- * Written for size (the standalone build has a 1,598 B gzip budget): no dependencies, nothing from Prebid but the
+ * Written for size (the standalone build has a 1,635 B gzip budget): no dependencies, nothing from Prebid but the
  * core's email detector.
  */
 import type { PrebidWireBid, PrebidWireRequest, PrebidWireResponse, PrebidWireUnit } from './wire.js';
@@ -191,8 +191,12 @@ export function createSpec(options: SpecOptions = {}): EidkitSpec {
       const byDomain: Record<string, PrebidBid[]> = {};
       for (const b of bids) (byDomain[base(b.params.domain)] ||= []).push(b);
       const o = br.ortb2 ?? {};
-      // The eids exactly as Prebid gives this bidder (after its consent checks), never re-read from the page.
-      const eids = o.user?.ext?.eids ?? bids[0].userIdAsEids;
+      // The eids exactly as Prebid gives this bidder (after its consent checks), never re-read from the page, less the
+      // sources the eidkit tag's experiments hold out of this browser (`window.__sasxp`), whose arms go along as `xp`.
+      const x = (window as { __sasxp?: { out?: unknown[]; xp?: unknown[] } }).__sasxp;
+      const eids = (o.user?.ext?.eids ?? bids[0].userIdAsEids)?.filter(
+        (e) => !x?.out?.includes(String((e as { source?: unknown } | null)?.source).toLowerCase()),
+      );
       let user = o.user;
       if (user?.ext?.eids) {
         // Sent once, as `eids`: the first-party user data goes without them.
@@ -208,6 +212,7 @@ export function createSpec(options: SpecOptions = {}): EidkitSpec {
           target: p.target,
           units: byDomain[domain].map(unitOf),
           eids,
+          xp: x?.xp,
           ...consentFields(br.gdprConsent, br.uspConsent, br.gppConsent),
           schain: o.source?.ext?.schain,
           site: o.site,

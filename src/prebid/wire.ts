@@ -31,8 +31,16 @@ export interface PrebidWireRequest {
   pageId: number | string;
   target?: string;
   units: PrebidWireUnit[];
-  /** The eids exactly as Prebid handed them to the adapter (`ortb2.user.ext.eids`, else `userIdAsEids`). */
+  /**
+   * The eids exactly as Prebid handed them to the adapter (`ortb2.user.ext.eids`, else `userIdAsEids`), less the
+   * sources the eidkit tag's experiments hold out of this browser.
+   */
   eids?: unknown[];
+  /**
+   * The experiments' arms of this page, as the eidkit tag decided them (`window.__sasxp.xp`): entries
+   * `{ id, arm: 'h' | 'c', pct, src, st }` (docs/wire-format.md#experiments-the-xp-field). Absent without experiments.
+   */
+  xp?: unknown[];
   gdpr?: 0 | 1;
   gdpr_consent?: string;
   addtl_consent?: string;

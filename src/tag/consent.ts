@@ -8,7 +8,7 @@
  * platform that loads late is heard from then on.
  */
 import {
-  MAX_TIMEOUT,
+  callBound,
   type CmpApi,
   type CmpCall,
   type ConsentState,
@@ -257,11 +257,8 @@ let reader: ConsentReader | undefined;
  */
 export function readConsent(host?: TagHost): Promise<ConsentState> {
   reader ||= createConsentReader(window);
-  // A number or not (then NaN): `!` on the optional chain would claim it is there.
-  // eslint-disable-next-line @typescript-eslint/non-nullable-type-assertion-style
-  const t = +(host?.options().eidsTimeout as number);
   // 40 ms before the host's bound (a negative wait is no wait: setTimeout treats it as 0).
-  return reader.read((t >= 0 ? Math.min(t, MAX_TIMEOUT) : 300) - 40);
+  return reader.read(callBound(host?.options()) - 40);
 }
 
 /** Forgets the reader (tests only: each test page gets fresh platforms). */

@@ -4,7 +4,7 @@
  * the core in the per-network script; add-ons register themselves by pushing a function onto
  * `window.__sasx` (an array the host drains on load, and whose later pushes it runs at once).
  */
-import type { Eid } from '../core/index.js';
+import type { Eid, ExperimentDeclaration } from '../core/index.js';
 
 /** The ad-call types of `sas.call(type, options)`. */
 export type CallType = 'std' | 'video' | 'generic' | 'onecall';
@@ -13,8 +13,12 @@ export type CallType = 'std' | 'video' | 'generic' | 'onecall';
 export interface CallContribution {
   /** Module eids; merged under the page's own eids (page eids win by source). */
   eids?: Eid[];
-  /** Signals carried on the call: GET query parameters and POST body fields (e.g. gdpr, gdpr_consent). */
-  params?: Record<string, string>;
+  /**
+   * Fields carried on the call: GET query parameters and POST body fields (e.g. gdpr, gdpr_consent). A string or
+   * number goes on every call; an array (the experiments' `xp` entries) only in a POST body, as JSON (a GET call
+   * carries strings: give an array only to `generic` and `onecall` calls).
+   */
+  params?: Record<string, string | number | unknown[]>;
   /** True when no eids at all may go on this call (no legal basis to send them). */
   blockEids?: boolean;
 }
@@ -52,6 +56,8 @@ export interface SetupOptions {
    * domain.
    */
   inserter?: string;
+  /** Holdout experiments of this page (modules/experiments.ts, in the full build and the scripts that serve it). */
+  experiments?: ExperimentDeclaration[];
   [key: string]: unknown;
 }
 
@@ -75,6 +81,12 @@ export interface TagHost {
   consent?: () => Promise<ConsentState>;
   /** Calls a consent platform on this page or, through its locator frame, in an ancestor frame (consent.ts). */
   cmp?: CmpCall;
+  /**
+   * Eid sources (lowercase) no ad call carries, whoever set them (the page's `setEids`, modules): the sources an
+   * experiment holds out for this browser (modules/experiments.ts keeps it). Read when a call leaves and by
+   * `sas.getEids()`.
+   */
+  withhold?: string[];
 }
 
 /** The consent platforms' API names: TCF v2.2, GPP, US Privacy. */
@@ -131,6 +143,8 @@ export interface ConsentState {
  */
 export interface OperatorSwitches {
   modules?: string[];
+  /** The network's holdout experiments, modules already translated to sources (modules/experiments.ts). */
+  experiments?: ExperimentDeclaration[];
 }
 
 /** What add-on scripts push onto `window.__sasx`. */
@@ -138,3 +152,12 @@ export type ExtensionRegistration = (register: (ext: TagExtension) => void) => v
 
 /** Ceiling of `eidsTimeout`, in ms: no page setting can hold an ad call longer than this. */
 export const MAX_TIMEOUT = 3000;
+
+/**
+ * How long an ad call waits for the extensions, in ms: `eidsTimeout` when it is a number ≥ 0, at most
+ * {@link MAX_TIMEOUT}; otherwise 300. The host and the extensions that bound their own waits below it read it here.
+ */
+export const callBound = (o?: SetupOptions): number => {
+  const t = o?.eidsTimeout;
+  return typeof t == 'number' && t >= 0 ? Math.min(t, MAX_TIMEOUT) : 300;
+};

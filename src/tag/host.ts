@@ -11,8 +11,8 @@ import type { CallContribution, CallType, ExtensionRegistration, TagExtension, T
 export interface Contributions {
   /** Module eids, validated (the tag merges them by source under the page's eids: overlayEids). */
   eids: Eid[];
-  /** Query parameters / body fields (consent signals). */
-  params: Record<string, string>;
+  /** Query parameters / body fields (consent signals, the experiments' arms). */
+  params: Record<string, unknown>;
   /** True when some extension forbids eids on this call. */
   blockEids: boolean;
 }
@@ -38,15 +38,17 @@ export function collect(
   const add = (name: string, r?: CallContribution) =>
     guard(() => {
       if (!r) return;
-      if (r.blockEids === true) c.blockEids = true;
+      c.blockEids ||= r.blockEids === true;
       if (r.eids) {
         // Module output is input like any other: validated, bad entries dropped with a message.
         const { value, issues } = validateEids(r.eids);
         issues.forEach((i) => warn(name, i.path, i.message));
         c.eids.push(...value);
       }
+      // Strings and numbers, or arrays (JSON in a POST body); never another object ("[object Object]").
       const p = r.params || {};
-      for (const k of Object.keys(p)) if (p[k] != null && typeof p[k] !== 'object') c.params[k] = String(p[k]);
+      for (const k of Object.keys(p))
+        if (p[k] != null && (typeof p[k] !== 'object' || Array.isArray(p[k]))) c.params[k] = p[k];
     }, name);
   const finish = () => {
     if (!open) return;
@@ -58,7 +60,7 @@ export function collect(
   };
   for (const ext of list) {
     const name = ext.name;
-    const r = ext.beforeCall && guard(() => ext.beforeCall!({ type }), name);
+    const r = guard(() => ext.beforeCall?.({ type }), name);
     if (r && typeof (r as PromiseLike<unknown>).then === 'function') {
       waiting.push(name);
       // Rejections are reported by the guard; here they only end the wait for this extension.

@@ -27,8 +27,8 @@ export interface CallContext {
   uid?: string;
   /** The eids to send (validated and merged). */
   eids: Eid[];
-  /** Signals from extensions (consent): extra query parameters / body fields. */
-  params: Record<string, string>;
+  /** Fields from extensions (consent signals, experiment arms): extra query parameters / body fields. */
+  params: Record<string, unknown>;
   /** Time stamp for `tmstp` / `timestamp` (cache busting). */
   now: number;
 }

@@ -3,7 +3,7 @@
  * `installTag` builds it on a given window so unit tests run it in happy-dom; `index.ts` is the only file that
  * runs it for real.
  */
-import { MAX_TIMEOUT, type CallType, type SetupOptions, type TagExtension, type TagHost } from './extension.js';
+import { callBound, type CallType, type SetupOptions, type TagExtension, type TagHost } from './extension.js';
 import { createLogger, debugRequested, DEBUG_BUILD } from './log.js';
 import { drainQueue } from './queue.js';
 import { collect, drainRegistrations } from './host.js';
@@ -66,8 +66,6 @@ export interface TagWindow {
   fetch?: typeof fetch;
 }
 
-/** Default wait for extensions before an ad call (ms). */
-const DEFAULT_TIMEOUT = 300;
 /** Problems printed per input: 10,000 bad entries must not flood the console. */
 const MAX_ISSUES_SHOWN = 20;
 
@@ -87,7 +85,7 @@ export const findScriptSrc = (doc: Document): string | undefined =>
  * @example installTag(window, findScriptSrc(document), builtinExtensions)
  */
 export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExtension[] = []): SasApi | undefined {
-  const urlDebug = debugRequested(win.location && win.location.search);
+  const urlDebug = debugRequested(win.location?.search);
   const logger = createLogger(win.console, urlDebug);
   const { log, warn, guard } = logger;
 
@@ -131,7 +129,12 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
         extensions.push(e);
         if (setupDone) runSetup(e);
       };
-      const nextEids = () => (blocked ? [] : overlayEids(pageEids, moduleEids));
+      /**
+       * The page's eids laid over the modules', without the sources an extension withholds (`host.withhold`); none
+       * when consent blocks eids.
+       */
+      const merged = (page: Eid[]) =>
+        blocked ? [] : overlayEids(page, moduleEids).filter((e) => !host.withhold?.includes(e.source.toLowerCase()));
       const describe = (eids: Eid[]) =>
         eids
           .map((e) => {
@@ -191,9 +194,8 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
        * reader does without a waiting platform), or at the bound.
        */
       async function call(type: CallType, opts?: unknown): Promise<CallResult> {
-        const r: Partial<CallResult> = {};
+        const r: CallResult = { ok: false, status: 0, url: '', eids: [] };
         try {
-          const t = options.eidsTimeout;
           // Everything the call carries is taken now, not when it leaves after the extensions answered: a page that
           // changes its options, its eids or its user in the same tick (a logout and login) changes the next call.
           const snapshot = copyKeys(opts, {});
@@ -209,45 +211,40 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
           if (!ctx.domain)
             throw Error(DEBUG_BUILD ? 'no ad server domain: call sas.setup({ domain }) first' : 'no domain set');
           const res = await new Promise<Response>((resolve) =>
-            collect(
-              extensions,
-              host,
-              type,
-              typeof t === 'number' && t >= 0 ? Math.min(t, MAX_TIMEOUT) : DEFAULT_TIMEOUT,
-              (c) =>
-                // The executor runs at once (so does the fetch) and turns a throw into a rejection of this call.
-                resolve(
-                  new Promise((sent) => {
-                    moduleEids = c.eids;
-                    blocked = c.blockEids;
-                    const req = buildRequest(type, snapshot, {
-                      ...ctx,
-                      eids: blocked ? [] : overlayEids(ctx.eids, moduleEids),
-                      params: c.params,
-                      now: Date.now(),
-                    });
-                    if (req.dropped.length)
-                      warn(
-                        'left out eids of',
-                        req.dropped,
-                        DEBUG_BUILD ? 'to keep the URL under 8000 characters' : '(URL over 8000)',
-                      );
-                    log(type, (r.url = req.url), DEBUG_BUILD ? describe((r.eids = req.eids)) : (r.eids = req.eids));
-                    // Cookies go with the call: the ad server keeps its own `pid` user id there.
-                    // A string body goes as text/plain, a CORS "simple" request: no preflight round trip before the ad
-                    // call. No keepalive: its 64 KiB body cap would fail large POST bodies, and the page wants the
-                    // response. Where the page URL holds an email, the Referer is the page's origin alone; elsewhere
-                    // the page's own referrer policy applies (docs/wire-format.md#no-raw-email-in-urls).
-                    sent(
-                      win.fetch!(req.url, {
-                        method: req.method,
-                        body: req.body,
-                        credentials: 'include',
-                        referrerPolicy: hasEmail(String(win.location)) ? 'origin' : '',
-                      }),
+            collect(extensions, host, type, callBound(options), (c) =>
+              // The executor runs at once (so does the fetch) and turns a throw into a rejection of this call.
+              resolve(
+                new Promise((sent) => {
+                  moduleEids = c.eids;
+                  blocked = c.blockEids;
+                  const req = buildRequest(type, snapshot, {
+                    ...ctx,
+                    eids: merged(ctx.eids),
+                    params: c.params,
+                    now: Date.now(),
+                  });
+                  if (req.dropped.length)
+                    warn(
+                      'left out eids of',
+                      req.dropped,
+                      DEBUG_BUILD ? 'to keep the URL under 8000 characters' : '(URL over 8000)',
                     );
-                  }),
-                ),
+                  log(type, (r.url = req.url), DEBUG_BUILD ? describe((r.eids = req.eids)) : (r.eids = req.eids));
+                  // Cookies go with the call: the ad server keeps its own `pid` user id there.
+                  // A string body goes as text/plain, a CORS "simple" request: no preflight round trip before the ad
+                  // call. No keepalive: its 64 KiB body cap would fail large POST bodies, and the page wants the
+                  // response. Where the page URL holds an email, the Referer is the page's origin alone; elsewhere
+                  // the page's own referrer policy applies (docs/wire-format.md#no-raw-email-in-urls).
+                  sent(
+                    win.fetch!(req.url, {
+                      method: req.method,
+                      body: req.body,
+                      credentials: 'include',
+                      referrerPolicy: hasEmail(String(win.location)) ? 'origin' : '',
+                    }),
+                  );
+                }),
+              ),
             ),
           );
           r.response = await res.text();
@@ -256,11 +253,10 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
         } catch (e) {
           r.error = String(e && (e as Error).message);
         }
-        const result: CallResult = { ok: false, status: 0, url: '', eids: [], ...r };
-        if (!result.ok) {
-          warn('call failed:', result.error || result.status);
+        if (!r.ok) {
+          warn('call failed:', r.error || r.status);
           // A fetch that fails without a status is most often refused by the browser, not by the network.
-          if (DEBUG_BUILD && !result.status && result.url) {
+          if (DEBUG_BUILD && !r.status && r.url) {
             warn(
               'no answer could be read: likely causes are CORS (the ad server must answer this page origin, not *, with ' +
                 'Access-Control-Allow-Credentials: true), mixed content (an http: ad server on an https: page), or the ' +
@@ -268,7 +264,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
             );
           }
         }
-        return result;
+        return r;
       }
 
       Object.assign(sas, {
@@ -276,7 +272,8 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
         setup: (o: unknown) => guard(() => setup(o), 'setup'),
         setEids: (e: unknown) => guard(() => setEids(e), 'setEids'),
         // A JSON copy: the page can never change the tag's state through what it is given.
-        getEids: () => guard(() => JSON.parse(JSON.stringify(nextEids())) as Eid[], DEBUG_BUILD ? 'getEids' : '') ?? [],
+        getEids: () =>
+          guard(() => JSON.parse(JSON.stringify(merged(pageEids))) as Eid[], DEBUG_BUILD ? 'getEids' : '') ?? [],
         call,
       });
       if (!Array.isArray(sas.cmd)) sas.cmd = [];

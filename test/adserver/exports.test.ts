@@ -158,6 +158,7 @@ const TYPES = [
   'ProviderLogSink',
   'RedisClientInput',
   'RedisClientLike',
+  'RedisFrequencyCapStoreMetrics',
   'RedisFrequencyCapStoreOptions',
   'RedisReport',
   'RedisReportMetrics',

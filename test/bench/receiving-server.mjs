@@ -16,7 +16,7 @@ import { createWriteStream } from 'node:fs';
 import { createServer } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
-import { createClient } from 'redis';
+import { createClient, createCluster } from 'redis';
 import { Redis } from 'ioredis';
 import {
   bidRequestsJson,
@@ -31,13 +31,24 @@ import {
   parseAdCallRequest,
   parseIncomingMessage,
 } from '../../dist/node/adserver/index.js';
+import { clusterClient } from '../support/cluster-client.mjs';
 
-const redis = createClient({ url: process.argv[2], disableOfflineQueue: true });
-redis.on('error', (e) => console.error(`redis: ${e.message}`));
-await redis.connect();
-const io = new Redis(process.argv[2], { enableOfflineQueue: false, lazyConnect: true });
-io.on('error', (e) => console.error(`ioredis: ${e.message}`));
-await io.connect();
+// argv[2]: a Redis URL, or a Redis Cluster as JSON (`{ rootNodes, startupNodes }`, cluster.bench.mjs): then /redis and
+// /ioredis run on node-redis's and ioredis's cluster clients.
+let redis;
+let io;
+if (process.argv[2].startsWith('{')) {
+  const config = JSON.parse(process.argv[2]);
+  redis = await clusterClient({ ...config, client: 'node-redis' }, { createCluster, Redis });
+  io = await clusterClient({ ...config, client: 'ioredis' }, { createCluster, Redis });
+} else {
+  redis = createClient({ url: process.argv[2], disableOfflineQueue: true });
+  redis.on('error', (e) => console.error(`redis: ${e.message}`));
+  await redis.connect();
+  io = new Redis(process.argv[2], { enableOfflineQueue: false, lazyConnect: true });
+  io.on('error', (e) => console.error(`ioredis: ${e.message}`));
+  await io.connect();
+}
 
 const partners = [{ id: 'dsp-a' }, { id: 'dsp-b', openrtb: '2.5' }];
 const cap = defineFrequencyCap({
@@ -48,17 +59,15 @@ const cap = defineFrequencyCap({
   ],
 });
 const sink = jsonLinesLogSink(createWriteStream('/dev/null'));
+const withStore = (store, report) => ({ store, report, capper: createFrequencyCapper({ store }) });
 const stores = {
   '/memory': { report: createReport(), capper: createFrequencyCapper() },
   // The default options, as docs/ad-server.md's example; timeouts and errors are counted and printed by the bench.
-  '/redis': {
-    report: createRedisReport(redis),
-    capper: createFrequencyCapper({ store: createRedisFrequencyCapStore(redis) }),
-  },
-  '/ioredis': {
-    report: createRedisReport(io, { prefix: 'eidkit:report-io:' }),
-    capper: createFrequencyCapper({ store: createRedisFrequencyCapStore(io, { prefix: 'eidkit:fc-io:' }) }),
-  },
+  '/redis': withStore(createRedisFrequencyCapStore(redis), createRedisReport(redis)),
+  '/ioredis': withStore(
+    createRedisFrequencyCapStore(io, { prefix: 'eidkit:fc-io:' }),
+    createRedisReport(io, { prefix: 'eidkit:report-io:' }),
+  ),
 };
 
 /** The receiving path after parsing; returns the JSON answer. */
@@ -74,7 +83,7 @@ const metrics = () =>
     Object.fromEntries(
       ['/redis', '/ioredis'].map((p) => [
         p,
-        { capper: stores[p].capper.metrics(), report: stores[p].report.metrics() },
+        { capper: stores[p].capper.metrics(), report: stores[p].report.metrics(), store: stores[p].store.metrics() },
       ]),
     ),
   );

@@ -42,6 +42,17 @@ describe('buildTags', () => {
     expect(manifest.files.find((f) => f.file === 'tag/4321/sas.js')!.modules).toEqual([...MODULES]);
   });
 
+  test("a network's experiments: in its scripts and, by id, in the manifest", async () => {
+    const dir = out();
+    const xp = parseNetworksConfig({
+      networks: { '77': { modules: ['uid2'], experiments: [{ id: 'u2', modules: ['uid2'], share: 5 }] } },
+    });
+    const { manifest } = await buildTags({ config: xp, outDir: dir });
+    expect(readFileSync(join(dir, 'tag/77/sas.js'), 'utf8')).toBe(composeTag(77, xp));
+    expect(manifest.files.filter((f) => f.network === '77').map((f) => f.experiments)).toEqual([['u2'], ['u2']]);
+    expect(manifest.files.find((f) => f.network === 'default')!.experiments).toBeUndefined();
+  });
+
   test('rewrites only the files that changed, and removes networks no longer configured', async () => {
     const dir = out();
     await buildTags({ config, outDir: dir });

@@ -14,7 +14,7 @@ const config = parseNetworksConfig({
 
 describe('composeTag', () => {
   test('serves the built core to a network with no module and to an unknown network, then deletes the modules’ keys', () => {
-    const forget = '\n' + forgetStatement(['_sas_hem', '_sas_idl']);
+    const forget = '\n' + forgetStatement(['_sas_hem', '_sas_idl', '_sas_xid']);
     expect(composeTag(1, config)).toBe(read('sas.js') + forget);
     expect(composeTag('999', config)).toBe(read('sas.js') + forget);
     expect(composeTag(1, config, { debug: true })).toBe(read('sas.debug.js') + forget);
@@ -34,11 +34,56 @@ describe('composeTag', () => {
         unhinted('sas.js'),
         read('modules/uid2.js'),
         read('modules/prebid.js'),
+        forgetStatement(['_sas_hem', '_sas_idl', '_sas_xid']),
+      ].join('\n'),
+    );
+    expect(keysLeftOut(['identityLink', 'criteo'])).toEqual(['_sas_idl', '_sas_xid']);
+    expect(keysLeftOut(['idLinking'], true)).toEqual(['_sas_hem']);
+  });
+
+  test('serves the experiments: on the switch line, with the add-on; [] serves the add-on alone', () => {
+    const xp = parseNetworksConfig({
+      networks: {
+        '5': {
+          modules: ['criteo'],
+          experiments: [
+            { id: 'id5-lift', modules: ['idLinking'], share: 10, note: 'ticket 12' },
+            { id: 'crit', sources: ['criteo.com', 'uidapi.com'], share: 2.5 },
+          ],
+        },
+        '6': { modules: [], experiments: [] },
+        '7': { modules: [...MODULES], experiments: [{ id: 'x', sources: ['a.example'], share: 50 }] },
+      },
+    });
+    const declared = [
+      { id: 'id5-lift', sources: ['id5-sync.com'], share: 10 },
+      { id: 'crit', sources: ['criteo.com', 'uidapi.com'], share: 2.5 },
+    ];
+    expect(composeTag(5, xp)).toBe(
+      [
+        COMPILE_HINT,
+        `window.__sasop=${JSON.stringify({ modules: ['criteo'], experiments: declared })};`,
+        unhinted('sas.js'),
+        read('modules/criteo.js'),
+        read('modules/experiments.js'),
         forgetStatement(['_sas_hem', '_sas_idl']),
       ].join('\n'),
     );
-    expect(keysLeftOut(['identityLink', 'criteo'])).toEqual(['_sas_idl']);
-    expect(keysLeftOut(['idLinking'])).toEqual(['_sas_hem']);
+    expect(composeTag(6, xp)).toBe(
+      [
+        COMPILE_HINT,
+        'window.__sasop={"modules":[]};',
+        unhinted('sas.js'),
+        read('modules/experiments.js'),
+        forgetStatement(['_sas_hem', '_sas_idl']),
+      ].join('\n'),
+    );
+    expect(composeTag(7, xp)).toBe(
+      `${COMPILE_HINT}\nwindow.__sasop=${JSON.stringify({ modules: MODULES, experiments: [{ id: 'x', sources: ['a.example'], share: 50 }] })};\n` +
+        unhinted('sas.full.js'),
+    );
+    // The debug script serves the readable add-on.
+    expect(composeTag(5, xp, { debug: true })).toContain(read('modules/experiments.debug.js'));
   });
 
   test('leaves a globally disabled module out of every network', () => {
@@ -91,7 +136,7 @@ describe('what a script deletes for the modules it leaves out', () => {
   test('run in a page, it deletes their keys from localStorage and cookies, and nothing else', () => {
     const win = new Window({ url: 'https://news.example/' });
     const { document, localStorage } = win;
-    for (const k of ['_sas_hem', '_sas_idl', '_lr_env', 'other']) {
+    for (const k of ['_sas_hem', '_sas_idl', '_sas_xid', '_lr_env', 'other']) {
       localStorage.setItem(k, '1');
       document.cookie = `${k}=1;path=/`;
     }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import {
   enabledModules,
   loadNetworksConfig,
+  networkExperiments,
   NetworksConfigError,
   parseNetworksConfig,
 } from '../../src/operator/index.js';
@@ -55,6 +56,57 @@ describe('parseNetworksConfig', () => {
     expect(err!.message).toMatch(
       /^networks\.json: network 12: networks\.12\.modules: .*; network 13: networks\.13\.modules: lists a module twice; network 14: networks\.14: unknown field extra$/,
     );
+  });
+
+  test('checks experiments, naming the network and the field of each problem', () => {
+    const issues = issuesOf({
+      networks: {
+        '21': {
+          modules: [],
+          experiments: [
+            { id: 'bad id', sources: ['a.example'], share: 10 },
+            { id: 'b', sources: ['A.example'], share: 10 },
+            { id: 'c', modules: ['prebid'], share: 10 },
+            { id: 'd', sources: ['a.example'], share: 100 },
+            { id: 'e', sources: ['a.example'], share: 1.234 },
+            { id: 'f', share: 5 },
+            { id: 'g', sources: ['a.example'], share: 5, extra: 1 },
+          ],
+        },
+        '22': {
+          modules: [],
+          experiments: [
+            { id: 'x', sources: ['a.example'], share: 5 },
+            { id: 'x', sources: ['b.example'], share: 5 },
+          ],
+        },
+      },
+    });
+    expect(issues.map((i) => [i.network, i.path])).toEqual([
+      ['21', 'networks.21.experiments[0].id'],
+      ['21', 'networks.21.experiments[1].sources[0]'],
+      ['21', 'networks.21.experiments[2].modules[0]'],
+      ['21', 'networks.21.experiments[3].share'],
+      ['21', 'networks.21.experiments[4].share'],
+      ['21', 'networks.21.experiments[5]'],
+      ['21', 'networks.21.experiments[6]'],
+      ['22', 'networks.22.experiments'],
+    ]);
+    expect(issues[2].message).toMatch(/module "prebid" has no fixed sources/);
+    expect(issues[4].message).toBe('must have at most 2 decimals');
+    expect(issues[7].message).toBe('declares an experiment id twice');
+  });
+
+  test('serves experiments with modules translated to their sources; none for a network without the key', () => {
+    const c = parseNetworksConfig({
+      networks: {
+        '1': { modules: [], experiments: [{ id: 'u', modules: ['uid2'], sources: ['uidapi.com'], share: 12.5 }] },
+        '2': { modules: [] },
+      },
+    });
+    expect(networkExperiments(c, 1)).toEqual([{ id: 'u', sources: ['uidapi.com', 'euid.eu'], share: 12.5 }]);
+    expect(networkExperiments(c, 2)).toBeUndefined();
+    expect(networkExperiments(c, 'toString')).toBeUndefined();
   });
 
   test('refuses a network id that is not a number the tag can read from its path', () => {

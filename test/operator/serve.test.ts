@@ -53,6 +53,24 @@ describe('createTagApp: versioned scripts for Subresource Integrity', () => {
   });
 });
 
+describe('createTagApp: experiments', () => {
+  test("serves a network's experiments, and the versioned copy of that script while the configuration serves it", async () => {
+    const xpConfig = parseNetworksConfig({
+      networks: { '77': { modules: ['uid2'], experiments: [{ id: 'u', modules: ['uid2'], share: 5 }] } },
+    });
+    const live = createTagApp({ config: xpConfig });
+    const script = await (await live.request('/tag/77/sas.js')).text();
+    expect(script).toBe(composeTag(77, xpConfig));
+    expect(
+      script.startsWith('//# allFunctionsCalledOnLoad\nwindow.__sasop={"modules":["uid2"],"experiments":[{"id":"u"'),
+    ).toBe(true);
+    const pinned = encodeScript(script);
+    const r = await live.request(`/tag/77/sas.${pinned.version}.js`);
+    expect(r.status).toBe(200);
+    expect(encodeScript(await r.text()).integrity).toBe(pinned.integrity);
+  });
+});
+
 describe('createTagApp', () => {
   test('an unexpected error answers a plain 500 and goes to onError, not to the client', async () => {
     const errors: unknown[] = [];

@@ -113,6 +113,36 @@ describe('buildRequests', () => {
     expect(JSON.parse(r2.data).eids).toBeUndefined();
   });
 
+  test("follows the eidkit tag's experiments: held-out sources leave the eids (ortb2 or userIdAsEids), the arms go as xp", () => {
+    const xp = [
+      { id: 'pubcid', arm: 'h', pct: 10, src: ['pubcid.org'], st: 1 },
+      { id: 'other', arm: 'c', pct: 5, src: ['video.example'], st: 1 },
+    ];
+    const g = window as { __sasxp?: unknown };
+    try {
+      g.__sasxp = { out: ['pubcid.org'], xp };
+      for (const br of [bidderRequest(), bidderRequest({ ortb2: {} })]) {
+        const body = JSON.parse(
+          spec.buildRequests([bid({ userIdAsEids: [{ ...eids[0], source: 'PubCID.org' }, eids[1]] })], br)[0].data,
+        );
+        expect(body.eids.map((e: { source: string }) => e.source)).toEqual(['video.example']);
+        expect(body.xp).toEqual(xp);
+        expect(body.user?.ext?.eids).toBeUndefined();
+      }
+      // Arms not known yet (consent still being read): every declared source stays out, no xp.
+      g.__sasxp = { out: ['pubcid.org', 'video.example'] };
+      const body = JSON.parse(spec.buildRequests([bid()], bidderRequest())[0].data);
+      expect(body.eids).toEqual([]);
+      expect(body).not.toHaveProperty('xp');
+    } finally {
+      delete g.__sasxp;
+    }
+    // No tag on the page: the eids as Prebid gave them, no xp.
+    const body = JSON.parse(spec.buildRequests([bid()], bidderRequest())[0].data);
+    expect(body.eids).toEqual(eids);
+    expect(body).not.toHaveProperty('xp');
+  });
+
   test('leaves out every value holding a raw email: the page URL, the referrer, a keyword, an id', () => {
     const email = 'Jane.Doe%40Example.com';
     const [r] = spec.buildRequests(

@@ -24,7 +24,8 @@ export function freePort() {
 /**
  * Starts `redis-server --port <free> --bind 127.0.0.1 --save '' --appendonly no --dir <tmp>`. `persist: true`
  * uses `--appendonly yes --appendfsync always` instead, so what it acknowledged survives a kill; `cluster: true`
- * makes it a one-node Redis Cluster owning every slot. Resolves with `{ port, url, start(), kill(), stop() }`:
+ * makes it a one-node Redis Cluster owning every slot; `args` are more arguments (test/support/redis-cluster.mjs
+ * starts cluster nodes owning no slot with them). Resolves with `{ port, url, dir, start(), kill(), stop() }`:
  * `kill()` is SIGKILL (a crash), `start()` starts it again on the same port and dir, `stop()` kills it and
  * removes its dir.
  */
@@ -48,6 +49,7 @@ export async function startRedis(options = {}) {
   args.push(...(options.persist ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']));
   // A one-node Redis Cluster owning every slot: enough to prove the keys of one decision share a slot.
   if (options.cluster) args.push('--cluster-enabled', 'yes', '--cluster-config-file', join(dir, 'nodes.conf'));
+  args.push(...(options.args ?? []));
   let proc;
   const url = `redis://127.0.0.1:${port}`;
 
@@ -100,6 +102,7 @@ export async function startRedis(options = {}) {
   return {
     port,
     url,
+    dir,
     start,
     kill,
     async stop() {

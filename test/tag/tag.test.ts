@@ -377,6 +377,33 @@ describe('extensions', () => {
     expect(sas.getEids()).toEqual([]);
   });
 
+  test('host.withhold leaves its sources out of every call and of getEids, whoever set them; array params go only into POST bodies', async () => {
+    let host: { withhold?: string[] } = {};
+    const ext: TagExtension = {
+      name: 'holdout',
+      setup: (h) => void (host = h),
+      beforeCall: ({ type }) => ({
+        params: { xp: type === 'std' || type === 'video' ? 'b64' : [{ id: 'a' }], bad: { nested: 1 } as never },
+      }),
+    };
+    const { sas, sent } = await loadedTag({
+      extensions: [ext, moduleEids([{ source: 'criteo.com', uids: [{ id: 'c' }] }])],
+    });
+    sas.setEids([{ ...SAMPLE[0], source: 'ID5-Sync.com' }, SAMPLE[1]]);
+    host.withhold = ['id5-sync.com', 'criteo.com'];
+    await sas.call('std', {});
+    await sas.call('onecall', {});
+    expect(eidsParam(sent[0].url)).toEqual([SAMPLE[1]]);
+    expect(new URL(sent[0].url).searchParams.get('xp')).toBe('b64');
+    const body = JSON.parse(sent[1].body!) as Record<string, unknown>;
+    expect(body.eids).toEqual([SAMPLE[1]]);
+    expect(body.xp).toEqual([{ id: 'a' }]);
+    expect(body).not.toHaveProperty('bad');
+    expect(sas.getEids()).toEqual([SAMPLE[1]]);
+    host.withhold = [];
+    expect(sas.getEids().map((e) => e.source)).toEqual(['ID5-Sync.com', 'liveramp.com', 'criteo.com']);
+  });
+
   test('sync extensions add no delay: fetch is called in the same tick', async () => {
     const { sas, sent } = await loadedTag({ extensions: [moduleEids([])] });
     void sas.call('std', {});

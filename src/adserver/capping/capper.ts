@@ -8,7 +8,9 @@ import type { AdCall } from '../parse/index.js';
 import { resolveCap } from './windows.js';
 import type { FrequencyCap, ResolvedCap } from './windows.js';
 import { MemoryFrequencyCapStore } from './memory-store.js';
-import { enqueue, isQueueing } from './store.js';
+import { enqueue, isQueueing, shardOf } from './store.js';
+import { ShadowCount } from './shadow.js';
+import { ReplayQueues } from './replay.js';
 import type { CapCheck, CapOutcome } from './store.js';
 import { given } from '../common/index.js';
 import { cappingUserOf, resolveAlternativeIds } from './user.js';
@@ -79,11 +81,12 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     replayDropped: 0,
   };
   const userOf = (call: AdCall) => cappingUserOf(call, alternatives);
-  // What this process served while the store did not answer, per user × item: it stops serving at the cap.
-  const shadow = new MemoryFrequencyCapStore({ maxKeys: shadowMaxKeys });
+  // Per user × item, what the store last answered and what this process served since without its answer: it stops
+  // serving at the cap.
+  const shadow = new ShadowCount(shadowMaxKeys);
   // Impressions served without the store's answer that the store has not counted: written when it answers again.
-  let replay: { checks: CapCheck[]; at: number }[] = [];
-  let replaying: Promise<void> | undefined;
+  const shards = queueing?.[shardOf]?.bind(queueing) ?? (() => '');
+  const replay = new ReplayQueues((checks, at) => recordIn(checks, at), shards, maxReplay, m);
   let lateWaiting = 0;
   const idle: (() => void)[] = [];
 
@@ -184,10 +187,7 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
     checks: CapCheck[],
     at: number,
   ) {
-    const queue = () => {
-      if (replay.length < maxReplay) replay.push({ checks, at });
-      else m.replayDropped++;
-    };
+    const queue = () => replay.push({ checks, at });
     if (!late) {
       queue();
       return;
@@ -197,24 +197,6 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
       if (!r || !counted(r.value)) queue();
       if (--lateWaiting === 0) for (const wake of idle.splice(0)) wake();
     });
-  }
-
-  /** Writes the queued impressions, a few hundred at a time; stops at the first failure (they stay queued). */
-  function writeReplay(): Promise<void> {
-    replaying ??= (async () => {
-      while (replay.length > 0) {
-        const batch = replay.slice(0, 256);
-        replay = replay.slice(256);
-        const results = await Promise.allSettled(batch.map((r) => new Promise((ok) => ok(recordIn(r.checks, r.at)))));
-        const failed = batch.filter((_, i) => results[i].status === 'rejected');
-        m.replayed += batch.length - failed.length;
-        if (failed.length > 0) {
-          replay = [...failed, ...replay];
-          break;
-        }
-      }
-    })().finally(() => (replaying = undefined));
-    return replaying;
   }
 
   const recordIn = (checks: readonly CapCheck[], at: number): unknown =>
@@ -292,8 +274,8 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
   ): CapDecision {
     if ('error' in result) {
       let allowed = onStoreError === 'serve';
-      // The counts are this process's own without the store (the shadow count): a floor of the real ones, never 0 for
-      // a user this process served meanwhile. With 'block' it is only read.
+      // The counts are the shadow count's (what the store last answered and what this process served since): a floor
+      // of the real ones, never 0 for a user this process saw. With 'block' it is only read.
       const seen = shadow.apply(allowed ? mode : 'check', checks, at);
       if (allowed && !seen.allowed) {
         allowed = false;
@@ -304,8 +286,9 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
       const count = seen.counts[0]?.[0] ?? 0;
       return { allowed, count, windows: windowsWith(resolved, seen.counts), user, storeError: result.error };
     }
-    if (replay.length > 0) void writeReplay();
     const { allowed, counts } = result.value;
+    shadow.seed(checks, counts, at, allowed && mode === 'take');
+    if (replay.pending > 0) replay.answered(checks[0].user);
     return { allowed, count: counts[0]?.[0] ?? 0, windows: windowsWith(resolved, counts), user };
   }
 
@@ -340,13 +323,13 @@ export function createFrequencyCapper(options: FrequencyCapperOptions = {}): Fre
       if ('error' in result) {
         for (const c of checks) shadow.record(c.key, at, c.keepMs);
         reconcile(result.late, () => true, checks, at);
-      } else if (replay.length > 0) void writeReplay();
+      } else if (replay.pending > 0) replay.answered(checks[0].user);
       return user;
     },
-    metrics: () => ({ ...m, replayPending: replay.length }),
+    metrics: () => ({ ...m, replayPending: replay.pending }),
     async flush() {
       if (lateWaiting > 0) await new Promise<void>((wake) => idle.push(wake));
-      await writeReplay();
+      await replay.flush();
     },
   };
 }

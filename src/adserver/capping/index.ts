@@ -23,4 +23,5 @@ export {
 export type { CapPeriod, CapWindow, FrequencyCap, ResolvedCap, ResolvedWindow } from './windows.js';
 export { defineFrequencyCap, resolveCap, periodStart, LIFETIME_MS } from './windows.js';
 export type { RedisFrequencyCapStoreOptions } from './redis-store.js';
+export type { RedisFrequencyCapStoreMetrics } from './redis-script.js';
 export { createRedisFrequencyCapStore } from './redis-store.js';

@@ -5,20 +5,28 @@
  * together as one script call (docs/ad-server.md, "Caps in Redis").
  *
  * Keys: `<prefix>{<user>}<item>`, for example `eidkit:fc:{pid:3f2a…}deal:42`. The user sits in the hash tag, so
- * all the keys of one decision (one user, one or several items) share a Redis Cluster hash slot.
+ * all the keys of one decision (one user, one or several items) share a Redis Cluster hash slot. On a cluster, the
+ * decisions of one batch go out as one call per primary, each carrying the decisions of every slot it serves.
  */
 import { randomBytes } from 'node:crypto';
-import { enqueue } from './store.js';
+import { enqueue, shardOf } from './store.js';
+import { TAKE, TAKE_ANY_SLOT } from './redis-script.js';
+import { MAX_GROUP, alike, encode, entryOf, settleEntries } from './redis-entries.js';
+import type { Entry } from './redis-entries.js';
+import type { RedisFrequencyCapStoreMetrics } from './redis-script.js';
+
+export type { RedisFrequencyCapStoreMetrics } from './redis-script.js';
 import type { CapCheck, CapOutcome, FrequencyCapStore, QueuedDecision, QueueingStore } from './store.js';
 import {
   checkPrefix,
   clusterKeySlot,
+  hashSlotOf,
   given,
   isRedisCluster,
-  luaScript,
+  clusterRouter,
   requireUntimedRedisClient,
 } from '../common/index.js';
-import type { RedisClientInput } from '../common/index.js';
+import type { ClusterPrimary, RedisClientInput } from '../common/index.js';
 
 /** Options of {@link createRedisFrequencyCapStore}. */
 export interface RedisFrequencyCapStoreOptions {
@@ -26,7 +34,10 @@ export interface RedisFrequencyCapStoreOptions {
   prefix?: string;
   /** Most impressions kept per user × item (oldest trimmed first); caps above it cannot be enforced. Default 1,000. */
   maxEventsPerKey?: number;
-  /** Most decisions carried by one script call (default 64): bounds how long one call holds Redis. */
+  /**
+   * Most entries carried by one script call (default 64): bounds how long one call holds Redis. An entry is one
+   * decision, or up to 64 identical ones made together (same user, caps, windows and millisecond), counted once.
+   */
   maxBatch?: number;
   /**
    * Most decisions waiting to be sent (default 10,000); beyond it a decision fails at once and the capper's
@@ -39,72 +50,39 @@ export interface RedisFrequencyCapStoreOptions {
    * next. The store bounds its calls itself, so node-redis's per-command timer, ~20 µs of CPU per command, is off.
    */
   commandTimeoutMs?: number;
-  /** Whether the client is a Redis Cluster: batches are then grouped by hash slot. Default: detected. */
+  /**
+   * Whether the client is a Redis Cluster (default: detected): a batch then goes out as one call per primary, or,
+   * where the client's map of primaries cannot be read, one call per hash slot.
+   */
   cluster?: boolean;
 }
 
-// Several decisions in one call, each decided and counted in turn, exactly as if it had run alone.
-// ARGV: maxEvents, member base, then every decision in one JSON array of numbers (one argument: each argument costs
-// the client a write; Redis's cjson decodes it in C, several times cheaper than splitting words in Lua): per decision
-// mode (0 check, 1 take, 2 record), now, key count, then per key: keepMs, window count, (since, max) per window
-// (since "-inf" for lifetime).
-// KEYS: the decisions' keys in order. Returns per decision: allowed (1/0), then the count of each window of each key.
-// A check only counts (ZCOUNT from each window's start ignores older impressions); recording trims what is older than
-// the longest window, adds, bounds the set to maxEvents and extends the key's expiry.
-const TAKE = luaScript(`
-local maxEvents, base = tonumber(ARGV[1]), ARGV[2]
-local f = cjson.decode(ARGV[3])
-local out, k, d, a = {}, 0, 0, 1
-while a <= #f do
-  d = d + 1
-  local mode, now, n = f[a], f[a + 1], f[a + 2]
-  a = a + 3
-  local at, keep = #out + 1, {}
-  out[at] = 1
-  for c = 1, n do
-    local key = KEYS[k + c]
-    keep[c] = f[a]
-    local windows = f[a + 1]
-    a = a + 2
-    for w = 1, windows do
-      local count = redis.call('ZCOUNT', key, f[a], '+inf')
-      if count >= f[a + 1] then out[at] = 0 end
-      out[#out + 1] = count
-      a = a + 2
-    end
-  end
-  if mode == 2 or (mode == 1 and out[at] == 1) then
-    local member = base .. ':' .. d
-    for c = 1, n do
-      local key = KEYS[k + c]
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (now - keep[c]))
-      redis.call('ZADD', key, now, member)
-      local extra = redis.call('ZCARD', key) - maxEvents
-      if extra > 0 then redis.call('ZREMRANGEBYRANK', key, 0, extra - 1) end
-      if redis.call('PTTL', key) < keep[c] then redis.call('PEXPIRE', key, keep[c]) end
-    end
-  end
-  k = k + n
-end
-return out
-`);
-
 // `{` and `}` inside a user or item would move the hash tag or make two keys collide: escape them (and `%`).
 const escapeKeyPart = (s: string) =>
-  /[{}%]/.test(s) ? s.replace(/[{}%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`) : s;
+  s.includes('{') || s.includes('}') || s.includes('%')
+    ? s.replace(/[{}%]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    : s;
 
-/** A script call in flight: its decisions and when it was sent. */
+/** A script call in flight: its entries, the primary's queue it counts against, when it was sent. */
 interface InFlightCall {
-  batch: QueuedDecision[];
+  entries: readonly Entry[];
+  shard?: Shard;
   sentAt: number;
   done: boolean;
 }
 
-const MODES = { check: 0, take: 1, record: 2 } as const;
-// Redis wants whole milliseconds for an expiry, and Lua writes numbers with 14 significant digits: a key is kept for
-// a whole number of ms, at most ten years (a custom `windowMs` may be fractional or huge).
-const MAX_KEEP_MS = 10 * 366 * 86_400_000;
-const keepOf = (ms: number) => Math.min(Math.ceil(ms), MAX_KEEP_MS);
+/**
+ * Where decisions wait to be sent: one queue for a lone Redis, one per primary of a cluster (so a stalled primary
+ * holds back its own decisions only), and one for decisions sent slot by slot through the cluster client (no map
+ * yet, or a server without allow-cross-slot-keys).
+ */
+interface Shard {
+  queue: Entry[];
+  /** The last entry queued per user while it is not sent: an identical decision joins it. */
+  open: Map<string, Entry>;
+  inFlight: number;
+  primary?: ClusterPrimary;
+}
 
 const positiveInt = (value: unknown, setting: string, fallback: number): number => {
   const n = value ?? fallback;
@@ -117,9 +95,9 @@ const positiveInt = (value: unknown, setting: string, fallback: number): number 
 /**
  * Creates a frequency-cap store over Redis, for `createFrequencyCapper({ store })`. Decisions (`check`, `take`,
  * `record`) made while a script call is in flight wait for it and then go out together, at most `maxBatch` per
- * EVALSHA (on a cluster, one per hash slot); each is decided atomically, as if alone. Keys expire with the cap's
- * longest window; per user × item Redis holds at most the impressions of that window (≤ the window's max when
- * served through `take`), never more than `maxEventsPerKey`.
+ * EVALSHA (on a cluster, one call per primary carries the decisions of all its slots); each is decided atomically, as
+ * if alone. Keys expire with the cap's longest window; per user × item Redis holds at most the impressions of that
+ * window (≤ the window's max when served through `take`), never more than `maxEventsPerKey`.
  * @example
  * const redis = createClient({ url: process.env.REDIS_URL, disableOfflineQueue: true });
  * await redis.on('error', log).connect();
@@ -132,6 +110,8 @@ export function createRedisFrequencyCapStore(
   QueueingStore & {
     /** The Redis key of one user × item. */
     keyOf(user: string, item: string): string;
+    /** Calls, failures and redirections so far. */
+    metrics(): RedisFrequencyCapStoreMetrics;
   } {
   const client = requireUntimedRedisClient(redis, 'createRedisFrequencyCapStore');
   const prefix = checkPrefix(options.prefix ?? 'eidkit:fc:');
@@ -140,6 +120,9 @@ export function createRedisFrequencyCapStore(
   const maxPending = positiveInt(options.maxPending, 'maxPending', 10_000);
   const commandTimeoutMs = positiveInt(options.commandTimeoutMs, 'commandTimeoutMs', 5_000);
   const cluster = options.cluster ?? isRedisCluster(redis);
+  // On a cluster: the client's map of primaries, for one call per primary; without one, calls go slot by slot.
+  const router = cluster ? clusterRouter(redis) : undefined;
+  let anySlot = router !== undefined;
   // Impressions at the same millisecond must stay distinct members: a per-process random part, the call's
   // sequence number and the decision's place in the call.
   const origin = randomBytes(6).toString('base64url');
@@ -150,12 +133,20 @@ export function createRedisFrequencyCapStore(
     const bar = key.lastIndexOf('|');
     return bar < 0 ? { user: key, item: '' } : { user: key.slice(0, bar), item: key.slice(bar + 1) };
   };
+  const m: RedisFrequencyCapStoreMetrics = { decisions: 0, calls: 0, failedCalls: 0, rerouted: 0, retries: 0 };
 
-  let queue: QueuedDecision[] = [];
-  // The script calls in flight (at most maxInFlight).
+  // A lone Redis: one queue. A cluster: decisions wait in `unrouted` until the next flush puts each in its primary's.
+  const single: Shard = { queue: [], open: new Map(), inFlight: 0 };
+  const shards = new Map<string, Shard>();
+  const SLOT_BY_SLOT = '';
+  let unrouted: QueuedDecision[] = [];
+  // Decisions accepted and not yet sent (queued, or waiting to be sent again): at most maxPending.
+  let waiting = 0;
+  // The script calls in flight.
   const calls = new Set<InFlightCall>();
   let scheduled = false;
-  // At most this many calls in flight, so that a stalled Redis holds at most maxInFlight × maxBatch decisions there.
+  // At most this many calls in flight per queue, so that a stalled Redis holds at most maxInFlight × maxBatch
+  // decisions per primary there.
   const maxInFlight = 8;
 
   function schedule() {
@@ -164,75 +155,197 @@ export function createRedisFrequencyCapStore(
     setImmediate(flush);
   }
 
-  // One call per event-loop turn while none is in flight; while one is, the decisions made meanwhile wait for its
-  // reply (at most one round trip) unless a full batch is ready. Fewer, larger calls: less CPU per decision.
+  // Per queue, one call per event-loop turn while none is in flight; while one is, the decisions made meanwhile wait
+  // for its reply (at most one round trip) unless a full batch is ready. Fewer, larger calls: less CPU per decision.
   function flush() {
     scheduled = false;
-    if (calls.size > 0 && queue.length < maxBatch) return;
-    while (queue.length > 0 && calls.size < maxInFlight) {
-      const taken = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
-      queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
-      if (!cluster) send(taken);
-      else for (const group of bySlot(taken)) send(group);
+    if (!cluster) return drain(single);
+    if (unrouted.length > 0) {
+      const taken = unrouted;
+      unrouted = [];
+      for (const d of taken) route(d);
     }
+    for (const shard of shards.values()) drain(shard);
   }
 
-  function bySlot(batch: QueuedDecision[]): QueuedDecision[][] {
-    const groups = new Map<number, QueuedDecision[]>();
-    for (const p of batch) {
-      const slot = clusterKeySlot(keyOf(p.checks[0].user, p.checks[0].item));
+  const slotOfEntry = (e: Entry) => (e.slot < 0 ? (e.slot = clusterKeySlot(e.keys[0])) : e.slot);
+
+  /**
+   * Queues a decision: with an identical one waiting to be sent (a check or a take of the same user), in its entry.
+   * Compared before anything is encoded: a decision that joins an entry costs no string.
+   */
+  function enter(shard: Shard, d: QueuedDecision, slot = -1) {
+    const user = d.checks[0].user;
+    const same = shard.open.get(user);
+    if (same && !same.sent && same.decisions.length < MAX_GROUP && d.mode !== 'record' && alike(same.decisions[0], d)) {
+      same.decisions.push(d);
+      return;
+    }
+    const e = entryOf(d, keyOf, slot);
+    if (d.mode !== 'record') shard.open.set(user, e);
+    shard.queue.push(e);
+  }
+
+  // The hash slot of a decision's keys: they all hold the user as their hash tag.
+  const slotOf = (d: QueuedDecision) => {
+    const { user, item } = d.checks[0];
+    return user ? hashSlotOf(escapeKeyPart(user)) : clusterKeySlot(keyOf(user, item));
+  };
+
+  function route(d: QueuedDecision) {
+    const slot = anySlot ? slotOf(d) : -1;
+    const primary = anySlot ? router!.primaryOf(slot) : undefined;
+    const key = primary?.address ?? SLOT_BY_SLOT;
+    let shard = shards.get(key);
+    if (!shard) shards.set(key, (shard = { queue: [], open: new Map(), inFlight: 0 }));
+    if (primary) shard.primary = primary;
+    enter(shard, d, slot);
+  }
+
+  function drain(shard: Shard) {
+    const q = shard.queue;
+    if (q.length === 0 || (shard.inFlight > 0 && q.length < maxBatch)) return;
+    let from = 0;
+    while (from < q.length && shard.inFlight < maxInFlight) {
+      const batch = from === 0 && q.length <= maxBatch ? q : q.slice(from, from + maxBatch);
+      from += batch.length;
+      for (const e of batch) {
+        e.sent = true;
+        waiting -= e.decisions.length;
+        const user = e.decisions[0].checks[0].user;
+        if (shard.open.get(user) === e) shard.open.delete(user);
+      }
+      if (!cluster) sendDeclared(batch, shard);
+      else if (shard.primary) sendToPrimary(batch, shard);
+      else for (const group of bySlot(batch, false)) sendDeclared(group, shard);
+    }
+    shard.queue = from >= q.length ? [] : q.slice(from);
+  }
+
+  /** Entries grouped by hash slot; `alone`: one call per entry (a slot moving: keeps one user's wait short). */
+  function bySlot(entries: readonly Entry[], alone: boolean): Entry[][] {
+    if (alone) return entries.map((e) => [e]);
+    const groups = new Map<number, Entry[]>();
+    for (const e of entries) {
+      const slot = slotOfEntry(e);
       const group = groups.get(slot);
-      if (group) group.push(p);
-      else groups.set(slot, [p]);
+      if (group) group.push(e);
+      else groups.set(slot, [e]);
     }
     return [...groups.values()];
   }
 
-  function send(batch: QueuedDecision[]) {
-    const keys: string[] = [];
-    let decisions = '';
-    for (const p of batch) {
-      let arg = `${decisions ? ',' : '['}${MODES[p.mode]},${p.at},${p.checks.length}`;
-      for (const c of p.checks) {
-        keys.push(keyOf(c.user, c.item));
-        arg += `,${keepOf(c.keepMs)},${c.windows.length}`;
-        for (const w of c.windows) arg += `,${w.since === -Infinity ? '"-inf"' : w.since},${w.max}`;
-      }
-      decisions += arg;
-    }
-    const args = [String(maxEvents), `${origin}:${(seq = (seq + 1) % 1e9)}`, `${decisions}]`];
-    const call = { batch, sentAt: performance.now(), done: false };
+  const head = () => [String(maxEvents), `${origin}:${(seq = (seq + 1) % 1e9)}`];
+
+  /** Tracks one call: its place in its queue's flight, the watchdog, its reply or error (once). */
+  function start(
+    entries: readonly Entry[],
+    shard: Shard | undefined,
+    run: () => Promise<unknown>,
+    onReply: (reply: unknown) => void,
+    onError: (e: unknown) => void,
+  ) {
+    const call: InFlightCall = { entries, shard, sentAt: performance.now(), done: false };
+    if (shard) shard.inFlight++;
     calls.add(call);
+    m.calls++;
     watch();
-    TAKE(client, keys, args).then(
+    let pending: Promise<unknown>;
+    try {
+      pending = run();
+    } catch (e) {
+      pending = Promise.reject(e); // a client that throws instead of rejecting (closed, misconfigured)
+    }
+    pending.then(
       (reply) => {
-        if (!finished(call)) return;
-        // Per decision: allowed, then a count per window of each key. Anything else (a client or proxy answering
-        // otherwise) fails the batch rather than deciding from it.
-        let expected = 0;
-        for (const p of batch) for (const c of p.checks) expected += c.windows.length;
-        if (!Array.isArray(reply) || reply.length !== expected + batch.length) {
-          const error = new Error('createRedisFrequencyCapStore: unexpected reply from the cap script');
-          for (const p of batch) p.settle(error, undefined);
-          return;
-        }
-        const r = reply as unknown[];
-        let i = 0;
-        for (const p of batch) {
-          const allowed = Number(r[i++]) === 1;
-          const counts: number[][] = [];
-          for (const c of p.checks) {
-            const row: number[] = [];
-            for (let w = 0; w < c.windows.length; w++) row.push(Number(r[i++]));
-            counts.push(row);
-          }
-          p.settle(undefined, { allowed, counts });
-        }
+        if (finished(call)) onReply(reply);
       },
       (e: unknown) => {
-        if (finished(call)) for (const p of batch) p.settle(e, undefined);
+        if (!finished(call)) return;
+        m.failedCalls++;
+        onError(e);
       },
     );
+  }
+
+  /**
+   * One call with its keys declared, through the client as given: a lone Redis, or one slot of a cluster, which the
+   * client routes and redirects itself. On a cluster, TRYAGAIN / ASK / MOVED reaching the store are tried again,
+   * one decision per call, until `commandTimeoutMs` after the decisions were first sent.
+   */
+  function sendDeclared(entries: readonly Entry[], shard?: Shard, since = performance.now(), tries = 0) {
+    const { keys, json } = encode(entries);
+    start(
+      entries,
+      shard,
+      () => TAKE(client, keys, [...head(), json]),
+      (reply) => answer(entries, reply, since),
+      (e) => {
+        if (cluster && isRedirection(e) && performance.now() - since < commandTimeoutMs)
+          retryLater(entries, since, tries);
+        else fail(entries, e);
+      },
+    );
+  }
+
+  /** One call to one primary carrying the decisions of all its slots (no key declared: see the cluster script). */
+  function sendToPrimary(entries: readonly Entry[], shard: Shard) {
+    const primary = shard.primary!;
+    const { keys, json } = encode(entries);
+    const since = performance.now();
+    const args = [...head(), json, ...keys];
+    start(
+      entries,
+      shard,
+      async () => TAKE_ANY_SLOT(await primary.client(), [], args),
+      (reply) => answer(entries, reply, since),
+      (e) => {
+        const message = messageOf(e);
+        if (/Error compiling script|shebang|Unknown lua/i.test(message)) {
+          // A server without script flags (before Redis 7): slot by slot from now on.
+          anySlot = false;
+          reroute(entries, since);
+        } else if (/^(READONLY|MOVED|ASK|TRYAGAIN)\b/.test(message)) {
+          // The node no longer serves these slots (a failover): their owners, through the client, which learns the map.
+          reroute(entries, since);
+        } else {
+          // The node does not answer, or the cluster is down: the first decision goes through the client, whose own
+          // recovery (reconnection, new map) this triggers; the rest fail now rather than each costing a failed call.
+          reroute(entries.slice(0, 1), since);
+          fail(entries.slice(1), e);
+        }
+      },
+    );
+  }
+
+  /** Sends entries again to their slots' owners, keys declared. */
+  function reroute(entries: readonly Entry[], since: number) {
+    for (const e of entries) m.rerouted += e.decisions.length;
+    for (const group of bySlot(entries, false)) sendDeclared(group, undefined, since);
+  }
+
+  function retryLater(entries: readonly Entry[], since: number, tries: number) {
+    m.retries++;
+    let n = 0;
+    for (const e of entries) n += e.decisions.length;
+    waiting += n;
+    // 1, 2, 4 … 32 ms: a slot's keys move in a few ms; the decision's time is bounded by `since`.
+    const delay = Math.min(2 ** tries, 32);
+    setTimeout(() => {
+      waiting -= n;
+      for (const group of bySlot(entries, entries.length > 1)) sendDeclared(group, undefined, since, tries + 1);
+    }, delay).unref();
+  }
+
+  function fail(entries: readonly Entry[], e: unknown) {
+    for (const entry of entries) for (const p of entry.decisions) p.settle(e, undefined);
+  }
+
+  /** Settles each decision from the script's reply; entries answered -1 (another node's keys) go to their owner. */
+  function answer(entries: readonly Entry[], reply: unknown, since: number) {
+    const elsewhere = settleEntries(entries, reply);
+    if (elsewhere instanceof Error) fail(entries, elsewhere);
+    else if (elsewhere.length > 0) reroute(elsewhere, since);
   }
 
   /** Frees a call's place in flight, once: false when the watchdog already failed it. */
@@ -240,7 +353,10 @@ export function createRedisFrequencyCapStore(
     if (call.done) return false;
     call.done = true;
     calls.delete(call);
-    if (queue.length > 0) schedule();
+    if (call.shard) {
+      call.shard.inFlight--;
+      if (call.shard.queue.length > 0 || unrouted.length > 0) schedule();
+    }
     return true;
   }
 
@@ -253,8 +369,8 @@ export function createRedisFrequencyCapStore(
         const t = performance.now();
         for (const call of calls) {
           if (t - call.sentAt < commandTimeoutMs || !finished(call)) continue;
-          const error = new Error(`createRedisFrequencyCapStore: no answer from Redis in ${commandTimeoutMs} ms`);
-          for (const p of call.batch) p.settle(error, undefined);
+          m.failedCalls++;
+          fail(call.entries, new Error(`createRedisFrequencyCapStore: no answer from Redis in ${commandTimeoutMs} ms`));
         }
         if (calls.size === 0) {
           clearInterval(watchdog);
@@ -268,11 +384,14 @@ export function createRedisFrequencyCapStore(
 
   function accept(decision: QueuedDecision) {
     if (decision.checks.length === 0) return decision.settle(undefined, { allowed: true, counts: [] });
-    if (queue.length >= maxPending) {
+    if (waiting >= maxPending) {
       const message = `createRedisFrequencyCapStore: ${maxPending} decisions already waiting (maxPending)`;
       return decision.settle(new Error(message), undefined);
     }
-    queue.push(decision);
+    m.decisions++;
+    waiting++;
+    if (cluster) unrouted.push(decision);
+    else enter(single, decision);
     schedule();
   }
 
@@ -285,7 +404,10 @@ export function createRedisFrequencyCapStore(
   return {
     keyOf,
     apply,
+    metrics: () => ({ ...m }),
     [enqueue]: accept,
+    // The primary serving a user's keys now (empty on a lone Redis): the capper writes back per primary.
+    [shardOf]: (user: string) => router?.primaryOf(clusterKeySlot(keyOf(user, '')))?.address ?? '',
     async count(key, since) {
       const { user, item } = splitKey(key);
       const { counts } = await apply(
@@ -300,4 +422,15 @@ export function createRedisFrequencyCapStore(
       await apply('record', [{ key, user, item, keepMs: ttlMs, windows: [] }], at);
     },
   };
+}
+
+const messageOf = (e: unknown): string => String((e as Error | undefined)?.message ?? e);
+
+/**
+ * Whether a cluster client passed on a redirection (directly, or wrapped after its own tries: node-redis's
+ * "Too many Cluster redirections" with the last error as its cause, ioredis's with it in the message).
+ */
+function isRedirection(e: unknown): boolean {
+  const text = `${messageOf(e)} ${messageOf((e as { cause?: unknown } | undefined)?.cause)}`;
+  return /(^|\s|ReplyError: )(TRYAGAIN|ASK \d+|MOVED \d+)/.test(text);
 }

@@ -52,9 +52,17 @@ export interface QueuedDecision {
  */
 export const enqueue: unique symbol = Symbol('eidkit.enqueue');
 
+/**
+ * Internal to the package: the key of a store's optional `(user) => string` naming the shard that holds a user's
+ * keys now (a Redis Cluster primary), so that the capper writes back what it served per shard, when that shard
+ * answers. A store without it is one shard.
+ */
+export const shardOf: unique symbol = Symbol('eidkit.shardOf');
+
 /** A store that takes decisions through {@link enqueue}. */
 export interface QueueingStore {
   [enqueue](decision: QueuedDecision): void;
+  [shardOf]?(user: string): string;
 }
 
 /** Whether `store` takes decisions through {@link enqueue}. */

@@ -8,8 +8,11 @@ export type { IoredisLike, RedisClientInput, RedisClientLike } from './redis-cli
 export {
   checkPrefix,
   clusterKeySlot,
+  hashSlotOf,
   isRedisCluster,
   luaScript,
   requireRedisClient,
   requireUntimedRedisClient,
 } from './redis-client.js';
+export type { ClusterPrimary, ClusterRouter } from './redis-cluster.js';
+export { clusterRouter } from './redis-cluster.js';

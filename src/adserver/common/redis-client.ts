@@ -72,7 +72,11 @@ export function requireUntimedRedisClient(client: unknown, who: string): RedisCl
   return requireRedisClient(untimed, who);
 }
 
-/** A Lua script run by EVALSHA, loaded with EVAL on the first NOSCRIPT (a new or restarted server). */
+/**
+ * A Lua script run by EVALSHA, loaded with EVAL on the first NOSCRIPT (a new or restarted server, a replica just
+ * promoted). NOSCRIPT may come wrapped: ioredis's cluster reports "Too many Cluster redirections. Last error:
+ * ReplyError: NOSCRIPT …" when it followed redirections before.
+ */
 export function luaScript(
   source: string,
 ): (client: RedisClientLike, keys: string[], args: string[]) => Promise<unknown> {
@@ -81,7 +85,7 @@ export function luaScript(
     try {
       return await client.evalSha(sha1, { keys, arguments: args });
     } catch (e) {
-      if (!String((e as Error)?.message).startsWith('NOSCRIPT')) throw e;
+      if (!/(^|\s|ReplyError: )NOSCRIPT\b/.test(String((e as Error)?.message))) throw e;
       return client.eval(source, { keys, arguments: args });
     }
   };
@@ -107,6 +111,11 @@ const CRC16 = new Uint16Array(256).map((_, byte) => {
   return crc & 0xffff;
 });
 
+const crcOf = (bytes: Uint8Array, crc: number) => {
+  for (const byte of bytes) crc = ((crc << 8) & 0xffff) ^ CRC16[(crc >> 8) ^ byte];
+  return crc;
+};
+
 /**
  * The Redis Cluster hash slot of `key` (0–16383), as `CLUSTER KEYSLOT` computes it: CRC16 of the key's UTF-8 bytes,
  * or of the part inside its first non-empty `{…}` hash tag, modulo 16384.
@@ -114,8 +123,17 @@ const CRC16 = new Uint16Array(256).map((_, byte) => {
 export function clusterKeySlot(key: string): number {
   const open = key.indexOf('{');
   const close = open < 0 ? -1 : key.indexOf('}', open + 1);
-  const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
+  return hashSlotOf(close > open + 1 ? key.slice(open + 1, close) : key);
+}
+
+/** The hash slot of a key whose hash tag holds `hashed` (non-empty): CRC16 of its UTF-8 bytes, modulo 16384. */
+export function hashSlotOf(hashed: string): number {
   let crc = 0;
-  for (const byte of Buffer.from(hashed, 'utf8')) crc = ((crc << 8) & 0xffff) ^ CRC16[(crc >> 8) ^ byte];
+  for (let i = 0; i < hashed.length; i++) {
+    const code = hashed.charCodeAt(i);
+    // Past ASCII, the UTF-8 bytes (the common key is ASCII: read in place, without encoding it).
+    if (code > 0x7f) return crcOf(Buffer.from(hashed.slice(i), 'utf8'), crc) & 0x3fff;
+    crc = ((crc << 8) & 0xffff) ^ CRC16[(crc >> 8) ^ code];
+  }
   return crc & 0x3fff;
 }

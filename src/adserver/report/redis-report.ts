@@ -341,6 +341,13 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
       ops.push(attempt(() => client.zRemRangeByScore(index[g], '-inf', t - retention[g])));
     }
     m.commands += scripts.length + ops.length + (droppedOp ? 1 : 0);
+    // Handled now: on a cluster one node can fail at once while the others answer later, and a rejection left
+    // unhandled until then would end the process.
+    const opsSettled = Promise.allSettled(ops);
+    const droppedSettled = droppedOp?.then(
+      () => true,
+      () => false,
+    );
     const settled = await Promise.allSettled(scripts.map((c) => c[2]));
     let failed = 0;
     fold(); // calls staged meanwhile are in the buckets first, so that a restored count merges with them exactly
@@ -354,14 +361,12 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
         if (periodsOfKey.get(key)?.g === 'day') m.cappedCalls += Number(s.value) || 0;
       }
     });
-    if (droppedOp) {
-      await droppedOp.catch(() => {
-        failed++;
-        droppedUnflushed += dropped;
-      });
+    if (droppedSettled && !(await droppedSettled)) {
+      failed++;
+      droppedUnflushed += dropped;
     }
     // Expiry and index updates are repeated by every flush touching the bucket: a failure here loses no count.
-    await Promise.allSettled(ops);
+    await opsSettled;
     for (const key of batch.keys()) if (!buffer.has(key)) periodsOfKey.delete(key);
     if (failed) {
       m.flushErrors++;

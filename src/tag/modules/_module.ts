@@ -119,7 +119,7 @@ export function gppDenial(c: ConsentState, call?: CmpCall): Promise<string> {
  * The host's consent with `usDenial` filled in: the GPP US sections' verdict, else the browser's Global Privacy
  * Control where no applicable GPP US section speaks for the user.
  */
-const consentOf = (h: TagHost): Promise<ConsentState> =>
+export const consentOf = (h: TagHost): Promise<ConsentState> =>
   h.consent!().then((c) =>
     gppDenial(c, h.cmp).then((why) => ({
       ...c,
