@@ -84,6 +84,13 @@ export const PAGES = {
   prebid: { html: prebidPage('/prebid.js'), script: '/prebid.js', floor: 'floor-pb' },
 };
 
+// BASELINE=<file>: a full tag saved from an earlier build (the `/sas.full.js` this server served then), measured as
+// the page `full-base` beside the current one, for a before/after in one interleaved run.
+if (process.env.BASELINE) {
+  SCRIPTS['/sas.full.base.js'] = readFileSync(process.env.BASELINE, 'utf8');
+  PAGES['full-base'] = { html: tagPage('/sas.full.base.js', FULL_SETUP), script: '/sas.full.base.js', floor: 'floor' };
+}
+
 /** Pages served beside {@link PAGES}, not part of the slow-phone comparison. */
 const OTHER_PAGES = { 'floor-call': page('<script async src="/direct.js"></script>') };
 

@@ -86,7 +86,8 @@ export function parseResponse(
 /** The eid for a cached id. */
 export const toEid = (c: Pick<CachedId, 'id' | 'ext'>): Eid => ({
   source: 'id5-sync.com',
-  uids: [c.ext ? { id: c.id, atype: 1, ext: c.ext } : { id: c.id, atype: 1 }],
+  // Without an ext, `ext: undefined` (dropped by the eid check and by JSON).
+  uids: [{ id: c.id, atype: 1, ext: c.ext }],
 });
 
 /** Starts the module under `ctx` (consent already allows it). Exported for tests. */
@@ -94,7 +95,7 @@ export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
   const { host, settings } = ctx;
   const pd = settings.pd === undefined ? '' : settings.pd;
   if (typeof pd !== 'string') {
-    host.warn('idLinking: off: pd must be a string');
+    host.warn('idLinking: off: pd not a string');
     return undefined;
   }
   // The provider takes hashes in `pd`: one holding a raw email (as it is or inside its Base64) is never sent.
@@ -145,16 +146,24 @@ export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
       pd: pd || undefined,
       s: prev?.sig,
     };
-    host.log('idLinking: requesting the id from', base);
-    // text/plain keeps it a simple CORS request (no preflight round trip before the id).
-    return fetch(`${base}/${PARTNER}.json`, {
-      method: 'POST',
-      body: JSON.stringify(body),
-      credentials: 'include',
-      headers: { 'Content-Type': 'text/plain' },
-      // As the ad calls: where the page URL holds an email, the Referer is the page origin alone.
-      referrerPolicy: hasEmail(String(location)) ? 'origin' : '',
+    host.log('idLinking: asking', base);
+    // A string body goes as text/plain;charset=UTF-8, a simple CORS request (no preflight round trip before the id).
+    // It goes in a task of its own (a message: background tabs throttle timers to 1 s): building the request is
+    // the most costly step of the tag's first task, and the ad call that waits for the id waits on the network anyway.
+    return new Promise((r) => {
+      const m = new MessageChannel();
+      m.port1.onmessage = r;
+      m.port2.postMessage(0);
     })
+      .then(() =>
+        fetch(`${base}/${PARTNER}.json`, {
+          method: 'POST',
+          body: JSON.stringify(body),
+          credentials: 'include',
+          // As the ad calls: where the page URL holds an email, the Referer is the page origin alone.
+          referrerPolicy: hasEmail(String(location)) ? 'origin' : '',
+        }),
+      )
       .then((r) => (r.ok ? r.json() : Promise.reject(new Error('HTTP ' + r.status))))
       .then(async (json: IdLinkingAnswer | null) => {
         const got = parseResponse(json);

@@ -52,16 +52,16 @@ export function readSettings(s: Record<string, unknown>): IdentityLinkSettings |
   if (typeof urlParameter !== 'string' || !urlParameter) return 'bad urlParameter';
   const selectors = cssSelectors ?? ['input[type=text]', 'input[type=email]'];
   try {
-    // Only a non-empty array of non-empty strings; querySelector then throws on an invalid selector.
-    if (!Array.isArray(selectors) || !selectors.length || !selectors.every((x) => x && typeof x === 'string'))
-      throw Error();
+    // Only an array of strings; querySelector then throws on an invalid selector, and so on an empty list or an
+    // empty string in it (`''`, `'a,'`).
+    if (!Array.isArray(selectors) || !selectors.every((x) => typeof x === 'string')) throw Error();
     document.querySelector(selectors.join());
   } catch {
     return 'bad cssSelectors';
   }
   return {
     placementId,
-    cssSelectors: selectors as string[],
+    cssSelectors: selectors,
     detectionType: detectionType as IdentityLinkSettings['detectionType'],
     storageType,
     urlParameter,
@@ -132,7 +132,7 @@ export function startIdentityLink(ctx: ModuleContext): ModuleRun | undefined {
   if (hash && !/^[\da-f]{64}$/.test(hash)) hash = undefined;
   let pending: Promise<void> | undefined;
   let live = true;
-  const selector = cfg.cssSelectors.join(',');
+  const selector = cfg.cssSelectors.join();
 
   const consider = (raw: unknown) => {
     const email = normaliseEmail(raw);
@@ -142,7 +142,7 @@ export function startIdentityLink(ctx: ModuleContext): ModuleRun | undefined {
       if (!live || h === hash || !(await ctx.allowed())) return;
       hash = h;
       saveItem(cfg.storageType, HASH_KEY, h, HASH_TTL_MS);
-      host.log('identityLink: found an email; its SHA-256 is kept and sent');
+      host.log('identityLink: email found, hash kept');
     });
   };
   const scan = (root: ParentNode | Element) => {

@@ -48,6 +48,29 @@ beforeEach(() => {
 afterEach(() => resetPage());
 
 describe('idLinking', () => {
+  test('the request leaves in a task of its own, after the task that asked for the id', async () => {
+    // A spy that passes every call on: how many requests were started, and when.
+    const real = globalThis.fetch;
+    let started = 0;
+    globalThis.fetch = (...a: Parameters<typeof fetch>) => {
+      started++;
+      return real(...a);
+    };
+    try {
+      const ext = make();
+      ext.setup!(hostWith({}));
+      await tick(0);
+      const out = ext.beforeCall!({ type: 'std' }) as Promise<{ eids?: unknown[] }>;
+      // Every promise callback of this task runs, and still no request: it waits for the next task.
+      for (let i = 0; i < 100; i++) await Promise.resolve();
+      expect(started).toBe(0);
+      expect((await out).eids).toHaveLength(1);
+      expect(started).toBe(1);
+    } finally {
+      globalThis.fetch = real;
+    }
+  });
+
   test('requests the id as partner 102 and emits an id5-sync.com eid with linkType and abTestingControlGroup', async () => {
     const out = await callOnce(make(), hostWith({}));
     // linkType 2 (linked through a deterministic signal) is an authenticated match; the page inserted it.
