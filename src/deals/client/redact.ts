@@ -29,7 +29,9 @@ export class Redactor {
   readonly redact = (text: string): string => {
     let out = String(text);
     for (const s of this.#ordered) if (out.includes(s)) out = out.split(s).join(REDACTED);
-    return out.replace(/(Bearer\s+)(?!\[REDACTED\])[^\s"',]+/gi, `$1${REDACTED}`);
+    // The credential ends at a quote, a comma, a space or a backslash: in JSON text (a body, a recorded exchange) the
+    // backslash of an escaped quote after it is not part of it, and taking it would break the JSON.
+    return out.replace(/(Bearer\s+)(?!\[REDACTED\])[^\s"',\\]+/gi, `$1${REDACTED}`);
   };
 
   toJSON(): string {

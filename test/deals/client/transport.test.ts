@@ -307,6 +307,16 @@ describe('error text cut to length', () => {
       .flatMap((sp) => [...Array(sp.length - 2).keys()].map((i) => sp.slice(0, i + 3)))
       .filter((p) => text.includes(p));
 
+  test('a bearer credential in JSON text is scrubbed and the JSON stays JSON (an escaped quote after it is kept)', () => {
+    const redact = new Redactor().redact;
+    const body = JSON.stringify({ message: 'missing "Authorization: Bearer <token>" header', seen: 'Bearer abc.def' });
+    const scrubbed = redact(body);
+    expect(JSON.parse(scrubbed)).toEqual({
+      message: 'missing "Authorization: Bearer [REDACTED]" header',
+      seen: 'Bearer [REDACTED]',
+    });
+  });
+
   test('a secret straddling the 200-character cut of an echoed body is scrubbed whole, at every cut position', () => {
     const redactor = new Redactor();
     for (const s of secrets) redactor.add(s);
