@@ -193,7 +193,7 @@ export function createSpec(options: SpecOptions = {}): EidkitSpec {
       const o = br.ortb2 ?? {};
       // The eids exactly as Prebid gives this bidder (after its consent checks), never re-read from the page, less the
       // sources the eidkit tag's experiments hold out of this browser (`window.__sasxp`), whose arms go along as `xp`.
-      const x = (window as { __sasxp?: { out?: unknown[]; xp?: unknown[] } }).__sasxp;
+      const x = (globalThis as { __sasxp?: { out?: unknown[]; xp?: unknown[] } }).__sasxp;
       const eids = (o.user?.ext?.eids ?? bids[0].userIdAsEids)?.filter(
         (e) => !x?.out?.includes(String((e as { source?: unknown } | null)?.source).toLowerCase()),
       );
