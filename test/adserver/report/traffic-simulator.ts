@@ -3,17 +3,8 @@
 // held-out sources adding a known lift to fill and price in the control arm. Seeded, so every run is the same.
 import type { ArmSums } from '../../../src/adserver/index.js';
 
-/** mulberry32: a small seeded generator of uniform numbers in [0, 1). */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** A seeded generator of uniform numbers in [0, 1): the simulator's own (mulberry32), so a run repeats. */
+export { prng as random } from '../../../src/simulator/seed.js';
 
 /** One simulated experiment's traffic. */
 export interface Traffic {
