@@ -8,7 +8,7 @@
  * "Forwarding policy", consent caps): TC strings are read by our own bounded reader (tc-string.ts; the
  * IAB's `@iabtcf/core` is its reference in the property test), GPP strings by our header reader (gpp-header.ts)
  * and US section reader (gpp-us.ts), both held to the IAB's `@iabgpp/cmpapi` by the property test. What a decoded
- * TC string allows a vendor is worked out in tcf-verdict.ts.
+ * TC string allows a vendor is the rule of tcf-rule.ts, kept per string and vendor by tcf-verdict.ts.
  */
 import { usDenial, usSectionName } from '../../core/index.js';
 import type { AdCallConsent } from '../parse/index.js';
@@ -18,13 +18,9 @@ import { readUsSection } from './gpp-us.js';
 import { readTcString } from './tc-string.js';
 import type { TcProblem } from './tc-string.js';
 import { createTcfVerdicts, VERDICT_BYTES } from './tcf-verdict.js';
-import type { TcfRules, TcfView } from './tcf-verdict.js';
+import type { TcfView } from './tcf-verdict.js';
+import type { TcfRules } from './tcf-rule.js';
 import type { ConsentRefusal } from './refusal.js';
-
-export { TC_CAPS } from './tc-string.js';
-export { GPP_CAPS } from './gpp-header.js';
-export type { TcfRules } from './tcf-verdict.js';
-export type { ConsentRefusal } from './refusal.js';
 
 /** A TC string that could not be used, and why (the field, for a string over a cap). */
 type TcfProblem = TcProblem;
@@ -152,6 +148,40 @@ function usRefusalOf(o: UsOptOut): ConsentRefusal {
 }
 
 /**
+ * Why a partner with GVL id `vendorId` may not receive eids under the call's decoded signals, or undefined when it
+ * may: GDPR first (`gdpr` gives the vendor's TCF refusal, null for a legal basis), then the US signals.
+ */
+export function consentRefusal(
+  consent: DecodedConsent,
+  vendorId: number | undefined,
+  gdpr: (tcf: TcfView, vendorId: number) => ConsentRefusal | null,
+): ConsentRefusal | undefined {
+  if (consent.gdprApplies) {
+    const tcf = consent.tcf;
+    const problem = tcf ? (tcf as TcfProblem).problem : 'no TC string';
+    if (problem !== undefined) {
+      // Some problems already say that GDPR applies ("GDPR applies and the call carries no TC string").
+      return problem.startsWith('GDPR applies')
+        ? { code: 'gdpr', message: problem, reason: 'tcf missing' }
+        : { code: 'gdpr', message: `GDPR applies: ${problem}`, reason: 'tcf unreadable' };
+    }
+    if (vendorId === undefined) {
+      const message = 'GDPR applies and the partner has no gvlVendorId: no legal basis can be shown';
+      return { code: 'gdpr', message, reason: 'tcf no vendor id' };
+    }
+    const r = gdpr(tcf as TcfView, vendorId);
+    if (r) return r;
+  }
+  const opt = consent.usOptOuts[0];
+  if (opt) return usRefusalOf(opt);
+  if (consent.gppProblem) {
+    const message = `${consent.gppProblem}; its US sections may forbid sharing ids`;
+    return { code: 'gpp', message, reason: 'gpp unreadable' };
+  }
+  return undefined;
+}
+
+/**
  * Decodes the privacy signals of ad calls, caching decoded strings: the recently used ones, at most `cacheSize`
  * and `cacheBytes` (estimated) of each kind, TC and GPP.
  */
@@ -219,31 +249,8 @@ export function createConsentDecoder(rules: TcfRules = {}, cacheSize = 10_000, c
   }
 
   /** Why a partner with GVL id `vendorId` may not receive eids under `consent`, or undefined when it may. */
-  function refusal(consent: DecodedConsent, vendorId: number | undefined): ConsentRefusal | undefined {
-    if (consent.gdprApplies) {
-      const tcf = consent.tcf;
-      const problem = tcf ? (tcf as TcfProblem).problem : 'no TC string';
-      if (problem !== undefined) {
-        // Some problems already say that GDPR applies ("GDPR applies and the call carries no TC string").
-        return problem.startsWith('GDPR applies')
-          ? { code: 'gdpr', message: problem, reason: 'tcf missing' }
-          : { code: 'gdpr', message: `GDPR applies: ${problem}`, reason: 'tcf unreadable' };
-      }
-      if (vendorId === undefined) {
-        const message = 'GDPR applies and the partner has no gvlVendorId: no legal basis can be shown';
-        return { code: 'gdpr', message, reason: 'tcf no vendor id' };
-      }
-      const r = verdicts.refusalOf(tcf as TcfView, vendorId);
-      if (r) return r;
-    }
-    const opt = consent.usOptOuts[0];
-    if (opt) return usRefusalOf(opt);
-    if (consent.gppProblem) {
-      const message = `${consent.gppProblem}; its US sections may forbid sharing ids`;
-      return { code: 'gpp', message, reason: 'gpp unreadable' };
-    }
-    return undefined;
-  }
+  const refusal = (consent: DecodedConsent, vendorId: number | undefined) =>
+    consentRefusal(consent, vendorId, verdicts.refusalOf);
 
   /** How many decoded strings each cache holds, and their estimated bytes. */
   const stats = () => ({ tcf: tcfCache.stats(), gpp: gppCache.stats() });

@@ -54,7 +54,8 @@ export interface FetchedVendorList {
   url: string;
 }
 
-const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
+/** An error's message (what a thrown non-Error says). */
+export const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** The body of `res`, read until `maxBytes` at most (counted as it arrives). */
 async function readCapped(res: Response, url: string, maxBytes: number): Promise<Uint8Array> {

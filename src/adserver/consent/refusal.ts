@@ -1,4 +1,4 @@
-/** What a consent refusal says (decoder.ts for the US signals, tcf-verdict.ts for GDPR). */
+/** What a consent refusal says (decoder.ts for the US signals, tcf-rule.ts for GDPR). */
 
 /** Why a partner may not receive eids, or undefined when it may. */
 export interface ConsentRefusal {
