@@ -17,14 +17,15 @@ export { bidRequestsJson } from './openrtb-json.js';
 export type {
   ForwardingPolicyConfig,
   ForwardingPolicy,
-  ForwardingReason,
   EidDecision,
   PartnerForwarding,
   ForwardingExplanation,
 } from './policy.js';
 export { createForwardingPolicy, explainForwarding } from './policy.js';
+export type { ForwardingReason, EidForwardingInput, EidVerdict } from './decide.js';
+export { decideEidForwarding, eidVerdict, ruleFor, preferredOf } from './decide.js';
 export type { PermissionRule } from './permissions.js';
-export { ForwardingPolicyError } from './permissions.js';
+export { ForwardingPolicyError, compilePolicy } from './permissions.js';
 export type {
   EnvelopeDecryptor,
   ExpandOptions,
