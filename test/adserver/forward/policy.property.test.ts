@@ -13,12 +13,14 @@ import type {
   AdCallConsent,
   DemandPartner,
   ForwardingPolicy,
+  ForwardingPolicyConfig,
   OrtbEid,
   PermissionRule,
 } from '../../../src/adserver/index.js';
 import { validateEids } from '../../../src/core/index.js';
 // @ts-expect-error: plain JS helper shared with the demo CMP
 import { encodeTcString } from '../../support/tcf/tc-string.mjs';
+import { pureDecisions } from './pure-rule.js';
 
 const SOURCES = ['id5-sync.com', 'uidapi.com', 'pubcid.org', 'liveramp.com', 'example.org'];
 const INSERTERS = ['pub.example', 'ssp.example'];
@@ -131,6 +133,16 @@ const partnerArb: fc.Arbitrary<DemandPartner> = fc.constantFrom(...PARTNERS).cha
     .map(strip),
 );
 
+/** The policy of `config`; a configuration refused (a random tie, as it should be) skips the run. */
+function validPolicy(config: ForwardingPolicyConfig): ForwardingPolicy {
+  try {
+    return createForwardingPolicy(config);
+  } catch (e) {
+    if (e instanceof ForwardingPolicyError) fc.pre(false);
+    throw e;
+  }
+}
+
 /** The eids a bid request carries, from each place its version puts them. */
 function received(call: AdCall, partner: DemandPartner, policy?: ForwardingPolicy): OrtbEid[][] {
   const r = buildBidRequest(call, partner, { policy, id: 'x' }) as {
@@ -188,13 +200,7 @@ describe('forwarding policy properties', () => {
     let decided = 0;
     fc.assert(
       fc.property(callArb, fc.array(ruleArb, { maxLength: 6 }), idArb, (call, permissions, id) => {
-        let policy: ForwardingPolicy;
-        try {
-          policy = createForwardingPolicy({ permissions, consent: { enforce: false } });
-        } catch (e) {
-          if (e instanceof ForwardingPolicyError) return fc.pre(false);
-          throw e;
-        }
+        const policy = validPolicy({ permissions, consent: { enforce: false } });
         const expected = call.eids.filter((e) => {
           const top = Math.max(0, ...permissions.filter((r) => matches(r, e)).map(named));
           const deciding = permissions.filter((r) => matches(r, e) && named(r) === top);
@@ -260,13 +266,7 @@ describe('forwarding policy properties', () => {
     let compared = 0;
     fc.assert(
       fc.property(configArb, callArb, callArb, steps, (config, first, other, steps) => {
-        let policy: ForwardingPolicy;
-        try {
-          policy = createForwardingPolicy(config);
-        } catch (e) {
-          if (e instanceof ForwardingPolicyError) return fc.pre(false);
-          throw e;
-        }
+        const policy = validPolicy(config);
         const partners: DemandPartner[] = [
           { id: 'dsp-a', gvlVendorId: 45 },
           { id: 'DSP-B', gvlVendorId: 131 },
@@ -308,6 +308,53 @@ describe('forwarding policy properties', () => {
       { numRuns: 500 },
     );
     expect(compared).toBeGreaterThan(2000);
+  });
+
+  test('a policy serving call after call sends and explains what the pure rule decides, eid by eid', () => {
+    // The pure rule (decide.ts through pure-rule.ts) keeps nothing; the policy keeps codes, decodings and partner
+    // slots from call to call. Calls come in runs that repeat (the same call, copies of it), as a user's calls do.
+    const configArb = fc.record({
+      permissions: fc.array(ruleArb, { maxLength: 6 }),
+      consent: fc.record({
+        allowSources: fc.subarray(SOURCES, { maxLength: 2 }),
+        legitimateInterest: fc.boolean(),
+        enforce: fc.constantFrom(true, true, false),
+      }),
+    });
+    const partnersArb = fc.uniqueArray(partnerArb, { selector: (p) => p.id.toLowerCase(), minLength: 1, maxLength: 4 });
+    const stepArb = fc.record({ call: fc.nat(), copy: fc.boolean(), extra: fc.option(fc.nat(), { nil: undefined }) });
+    let compared = 0;
+    let removed = 0;
+    fc.assert(
+      fc.property(
+        configArb,
+        fc.array(callArb, { minLength: 1, maxLength: 4 }),
+        partnersArb,
+        fc.array(stepArb, { minLength: 1, maxLength: 12 }),
+        (config, calls, partners, steps) => {
+          const policy = validPolicy(config);
+          for (const step of steps) {
+            const base = calls[step.call % calls.length];
+            const call = step.copy ? { ...base, consent: { ...base.consent } } : base;
+            const extra = step.extra === undefined ? undefined : calls[step.extra % calls.length].eids;
+            const explained = policy.explain(call, partners, extra).partners;
+            partners.forEach((partner, i) => {
+              const pure = pureDecisions(config, call, partner, extra);
+              const eids = [...call.eids, ...(extra ?? [])];
+              expect(policy.eidsFor(call, partner, extra)).toEqual(eids.filter((_, j) => pure[j].kept));
+              const why = explained[i];
+              const reasons = [...why.kept, ...why.removed].sort((a, b) => a.index - b.index).map((d) => d.reason);
+              expect(reasons).toEqual(pure.map((d) => d.reason));
+              compared += eids.length;
+              removed += pure.filter((d) => !d.kept).length;
+            });
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect(compared).toBeGreaterThan(2000);
+    expect(removed).toBeGreaterThan(300);
   });
 
   test('a partner object whose gvlVendorId or id changes between calls is decided by its new values', () => {
