@@ -108,7 +108,7 @@ export interface Compiled extends Fields {
   partners: ReadonlySet<string>;
   /** The partner ids as the rule writes them, for messages. */
   listed: readonly string[];
-  /** The partners as bits (see `bitOf` in createForwardingPolicy); every bit but EXEMPT for '*'. */
+  /** The partners as bits (`partnerBits` in eid-codes.ts); every bit but EXEMPT for '*'. */
   mask: number;
 }
 
