@@ -2,9 +2,8 @@
 export type { UsOptOut, DecodedConsent, ConsentDecoder } from './decoder.js';
 export { createConsentDecoder, consentRefusal } from './decoder.js';
 export type { ConsentRefusal } from './refusal.js';
-export type { TcfRules, TcfRuleSet, TcfVerdict, VendorLists } from './tcf-rule.js';
+export type { TcfRules } from './tcf-rule.js';
 export { tcfRuleSet, tcfVerdict, tcfRefusal } from './tcf-rule.js';
-export type { TcfView } from './tcf-verdict.js';
 export { TC_CAPS } from './tc-string.js';
 export { GPP_CAPS } from './gpp-header.js';
 /** The IAB Global Vendor List: the vendors' declared purposes, checked on every GDPR decision. */

@@ -22,8 +22,8 @@ export type {
   ForwardingExplanation,
 } from './policy.js';
 export { createForwardingPolicy, explainForwarding } from './policy.js';
-export type { ForwardingReason, EidForwardingInput, EidVerdict } from './decide.js';
-export { decideEidForwarding, eidVerdict, ruleFor, preferredOf } from './decide.js';
+export type { ForwardingReason, EidForwardingInput } from './decide.js';
+export { decideEidForwarding, ruleFor, preferredOf } from './decide.js';
 export type { PermissionRule } from './permissions.js';
 export { ForwardingPolicyError, compilePolicy } from './permissions.js';
 export type {
