@@ -4,7 +4,7 @@
  * runs it for real.
  */
 import { callBound, type CallType, type SetupOptions, type TagExtension, type TagHost } from './extension.js';
-import { createLogger, debugRequested, DEBUG_BUILD } from './log.js';
+import { createLogger, debugRequested, DEBUG_BUILD, type Logger } from './log.js';
 import { drainQueue } from './queue.js';
 import { collect, drainRegistrations } from './host.js';
 import { buildRequest, CALL_PATHS, targetString, type CallOptions } from './request.js';
@@ -79,6 +79,56 @@ export function networkIdFromSrc(src: unknown): number | undefined {
 export const findScriptSrc = (doc: Document): string | undefined =>
   (doc.currentScript as HTMLScriptElement | null)?.src;
 
+/** `setup({ domain })` checked: an http(s) URL or `//host`, trailing slashes cut; else undefined, with a warning. */
+function checkedDomain(value: unknown, warn: Logger['warn']): string | undefined {
+  const d = String(value).trim().replace(/\/+$/, '');
+  // A host, then an optional path (the host part stops at the first `/`).
+  if (/^(https?:)?\/\/[^/?#\s]+[^?#\s]*$/i.test(d)) return d;
+  warn(DEBUG_BUILD ? 'setup: domain must be an http(s) URL' : 'domain must be an http(s) URL', value);
+}
+
+/** `setup({ uid })` checked: a string or a number, trimmed (an object would be sent as "[object Object]"). */
+function checkedUid(value: unknown, warn: Logger['warn']): string | undefined {
+  const uid = typeof value === 'string' || typeof value === 'number' ? String(value).trim() || undefined : undefined;
+  if (DEBUG_BUILD && uid && hasEmail(uid))
+    warn('setup: uid holds an email address: left out of every call (send a hash)');
+  return uid;
+}
+
+/**
+ * The page's eids from what it gave `setEids`: an array, or the Base64 of its JSON (standard or URL-safe, padded or
+ * not: the core codec's forgiving decode). Bad entries are dropped, each with a warning; input that is not Base64 or
+ * not JSON gives none, and the page is told why.
+ */
+function pageEidsFrom(input: unknown, warn: Logger['warn']): Eid[] {
+  if (typeof input === 'string') {
+    let json: string | undefined;
+    try {
+      json = decodeBase64Loose(input);
+      input = JSON.parse(json);
+    } catch {
+      const why = json === undefined ? 'eids: not valid Base64' : 'eids: Base64 does not hold valid JSON';
+      warn(DEBUG_BUILD ? why : 'eids: not valid Base64 JSON');
+      input = [];
+    }
+  }
+  const { value, issues } = validateEids(input ?? []);
+  // 10,000 bad entries must not flood the console.
+  issues.slice(0, MAX_ISSUES_SHOWN).forEach((i) => warn(`${i.path}: ${i.message}; dropped`));
+  if (DEBUG_BUILD && issues.length > MAX_ISSUES_SHOWN) warn(issues.length - MAX_ISSUES_SHOWN + ' more problems');
+  return value;
+}
+
+/** Eids as the debug log shows them: each source with its provider id (and name, in the debug build). */
+const describe = (eids: Eid[]) =>
+  eids
+    .map((e) => {
+      const id = providerIdForSource(e.source);
+      // Provider names only in the debug build: the minified tag carries the sources, not the names.
+      return `${e.source} (${id} ${DEBUG_BUILD ? providerById(id).name : id ? '' : 'Unknown'})`;
+    })
+    .join(', ');
+
 /**
  * Installs the tag on `win` (normally `window`): unless a tag is already there, defines the `sas` methods,
  * registers the built-in and add-on extensions, and runs the command queue. Never throws.
@@ -135,14 +185,6 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
        */
       const merged = (page: Eid[]) =>
         blocked ? [] : overlayEids(page, moduleEids).filter((e) => !host.withhold?.includes(e.source.toLowerCase()));
-      const describe = (eids: Eid[]) =>
-        eids
-          .map((e) => {
-            const id = providerIdForSource(e.source);
-            // Provider names only in the debug build: the minified tag carries the sources, not the names.
-            return `${e.source} (${id} ${DEBUG_BUILD ? providerById(id).name : id ? '' : 'Unknown'})`;
-          })
-          .join(', ');
       /** A copy of an object's own keys (a getter that throws fails that one command, inside its guard). */
       const copyKeys = (from: unknown, to: Record<string, unknown>) =>
         Object.assign(to, typeof from === 'object' && from);
@@ -150,42 +192,17 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
       function setup(opts: unknown) {
         copyKeys(opts, options);
         if ('debug' in options) logger.on = options.debug === true || urlDebug || DEBUG_BUILD;
-        const d = String(options.domain).trim().replace(/\/+$/, '');
-        // A host, then an optional path (the host part stops at the first `/`).
-        domain = /^(https?:)?\/\/[^/?#\s]+[^?#\s]*$/i.test(d) ? d : undefined;
-        if (!domain)
-          warn(DEBUG_BUILD ? 'setup: domain must be an http(s) URL' : 'domain must be an http(s) URL', options.domain);
-        const u = options.uid;
-        // Strings and numbers only: an object would be sent as "[object Object]".
-        uid = typeof u === 'string' || typeof u === 'number' ? String(u).trim() || undefined : undefined;
-        if (DEBUG_BUILD && uid && hasEmail(uid))
-          warn('setup: uid holds an email address: left out of every call (send a hash)');
+        domain = checkedDomain(options.domain, warn);
+        uid = checkedUid(options.uid, warn);
         if (DEBUG_BUILD) log('setup', { networkid: networkId(), domain, uid });
         if (!setupDone) extensions.forEach(runSetup);
         setupDone = true;
       }
 
       function setEids(input: unknown) {
-        if (typeof input === 'string') {
-          // Standard or URL-safe Base64, padded or not (the core codec's forgiving decode). Not Base64 (or not
-          // JSON): no eids, and the page is told why.
-          let json: string | undefined;
-          try {
-            json = decodeBase64Loose(input);
-            input = JSON.parse(json);
-          } catch {
-            const why = json === undefined ? 'eids: not valid Base64' : 'eids: Base64 does not hold valid JSON';
-            warn(DEBUG_BUILD ? why : 'eids: not valid Base64 JSON');
-            input = [];
-          }
-        }
         // A later setEids replaces what the page set before; null or undefined clear it.
-        const { value, issues } = validateEids(input ?? []);
-        // 10,000 bad entries must not flood the console.
-        issues.slice(0, MAX_ISSUES_SHOWN).forEach((i) => warn(`${i.path}: ${i.message}; dropped`));
-        if (DEBUG_BUILD && issues.length > MAX_ISSUES_SHOWN) warn(issues.length - MAX_ISSUES_SHOWN + ' more problems');
-        pageEids = value;
-        log('page eids', DEBUG_BUILD ? describe(value) : value);
+        pageEids = pageEidsFrom(input, warn);
+        log('page eids', DEBUG_BUILD ? describe(pageEids) : pageEids);
       }
 
       /**
@@ -279,8 +296,6 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
       if (!Array.isArray(sas.cmd)) sas.cmd = [];
       builtins.forEach(register);
       drainRegistrations(win, register, guard);
-      // Run the queue once this script's synchronous part is over, so add-ons concatenated after the core have
-      // registered before the first queued ad call consults them.
       void Promise.resolve().then(() =>
         guard(
           () => {

@@ -147,6 +147,17 @@ export interface ModuleStatus {
   sources?: string[];
 }
 
+/**
+ * `v`, a task later (a message to ourselves: not throttled like a timer in a background tab, and before any timer):
+ * each module starts and answers in a task of its own, so that no one task of the page runs every module's work.
+ */
+export const later = <T>(v: T): Promise<T> =>
+  new Promise<T>((resolve) => {
+    const m = new MessageChannel();
+    m.port1.onmessage = () => resolve(v);
+    m.port2.postMessage(0);
+  });
+
 /** Records a module's status on `window.__sasms` (read-only information: nothing in the tag reads it back). */
 const report = (name: string, state: string, eids?: Eid[]) =>
   (((window as unknown as Win).__sasms ||= {})[name] = {
@@ -216,7 +227,9 @@ export function defineModule(def: ModuleDefinition): TagExtension {
         return;
       }
       if (!h.consent) return h.warn(tag, 'off: no consent reader');
-      void consentOf(h).then((c) => h.guard(() => sync(c), def.name));
+      void consentOf(h)
+        .then(later)
+        .then((c) => h.guard(() => sync(c), def.name));
     },
     async beforeCall(call) {
       if (off || !host?.consent) return {};
@@ -231,7 +244,7 @@ export function defineModule(def: ModuleDefinition): TagExtension {
         forget();
         return {};
       }
-      const c = await consentOf(h);
+      const c = await consentOf(h).then(later);
       const r = h.guard(() => sync(c), def.name);
       if (!r) {
         report(def.name, mayRunModule(c, def.gvl) ? 'no id' : 'no consent');

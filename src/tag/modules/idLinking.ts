@@ -14,6 +14,7 @@ import {
   type ModuleDefinition,
   type ModuleContext,
   type ModuleRun,
+  later,
 } from './_module.js';
 import { loadItem, saveItem, storing } from './_storage.js';
 import { CACHE_KEY } from '../../core/module-keys.js';
@@ -150,11 +151,7 @@ export function startIdLinking(ctx: ModuleContext): ModuleRun | undefined {
     // A string body goes as text/plain;charset=UTF-8, a simple CORS request (no preflight round trip before the id).
     // It goes in a task of its own (a message: background tabs throttle timers to 1 s): building the request is
     // the most costly step of the tag's first task, and the ad call that waits for the id waits on the network anyway.
-    return new Promise((r) => {
-      const m = new MessageChannel();
-      m.port1.onmessage = r;
-      m.port2.postMessage(0);
-    })
+    return later(0)
       .then(() =>
         fetch(`${base}/${PARTNER}.json`, {
           method: 'POST',

@@ -115,6 +115,21 @@ describe('module switches', () => {
     expect(host.logs.join('\n')).toContain('GUARD');
   });
 
+  test('a module starts and answers in a task of its own, not in the task that set it up or called', async () => {
+    operatorEnables('probe');
+    const { ext, starts } = probe();
+    const host = fakeHost({});
+    ext.setup!(host);
+    const answer = ext.beforeCall!({ type: 'std' });
+    // Any number of promise callbacks (the rest of the task that ran the page's queued commands) starts nothing.
+    for (let i = 0; i < 50; i++) await Promise.resolve();
+    expect(starts).toEqual([]);
+    expect(await answer).toEqual({
+      eids: [{ source: 'probe.example', uids: [{ id: 'p1' }], inserter: 'localhost' }],
+    });
+    expect(starts).toEqual([1]);
+  });
+
   test('registration goes through window.__sasx, once per module name', () => {
     const { ext } = probe();
     registerExtension(ext);
