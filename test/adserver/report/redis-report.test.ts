@@ -14,6 +14,7 @@ import { ID5, UID2, callWith } from '../fixtures.js';
 import { collidingIds } from '../../support/colliding-ids.mjs';
 // @ts-expect-error plain ESM helpers shared with the benches
 import { interleavedRounds, quantile } from '../../bench/rounds.mjs';
+import { AT, DMPS, feed, rows as facts } from './counter-facts.js';
 
 const DAY = 86_400_000;
 let redis: Awaited<ReturnType<typeof startRedis>>;
@@ -221,6 +222,20 @@ describe('the Redis report', () => {
     await report.close();
     const bad = () => createRedisReport(client, { maxNetworksPerDay: 0 });
     expect(bad).toThrow('maxNetworksPerDay must be a whole number > 0 (got 0)');
+  });
+
+  test('every fact of the counters table reads back as the in-memory report reads it, per day and per hour', async () => {
+    // The table's times moved by whole days to yesterday, so that the Redis report's retention keeps them.
+    const shift = (Math.floor(Date.now() / DAY) - Math.floor(AT / DAY) - 1) * DAY;
+    const memory = createReport({ dmps: DMPS });
+    const shared = createRedisReport(client, { prefix: 'ptable:', flushMs: 60_000, dmps: DMPS });
+    for (const row of facts) for (const report of [memory, shared]) feed(report, row, shift);
+    await shared.flush();
+    for (const granularity of ['day', 'hour'] as const)
+      expect((await shared.toJSON({ granularity })).rows).toEqual(memory.toJSON({ granularity }).rows);
+    const calls = facts.filter((r) => r.fact.kind === 'call').length;
+    expect((await shared.toJSON()).rows.reduce((n, r) => n + r.calls, 0)).toBe(calls);
+    await shared.close();
   });
 
   test('forwarding counts (sent, withheld by reason) merge across two processes as in memory', async () => {
