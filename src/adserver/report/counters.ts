@@ -1,7 +1,8 @@
 /**
  * The report's counters, apart from where they are kept: which counters one fact (an ad call, its outcome, its
- * forwarding decisions) adds to and by how much ({@link incrementsOf}), and the rows read back from them
- * ({@link rowOf}). The in-memory and the Redis report both count through `incrementsOf`, so a fact counts the same
+ * forwarding decisions) adds to and by how much ({@link callIncrements}, {@link outcomeIncrements},
+ * {@link forwardingIncrements}), and the rows read back from them ({@link rowOf}). The in-memory and the Redis
+ * report both count through them, so a fact counts the same
  * wherever it lands; each keeps the counters of a network per UTC day and hour ({@link periodsOf}).
  *
  * Counter fields: `calls`, `p:<provider id>` per provider present, `noeids`, `uid` and `pid` (carried),
@@ -18,12 +19,6 @@ import { experimentCountersOf, experimentsOf, outcomeCountersOf } from './experi
 import { providerIdsOf } from './providers.js';
 import type { CallOutcome, Counters, ForwardingCount, ReportRow } from './report-types.js';
 
-/** What a report is told: an ad call, what the ad server made of it, or where its eids were forwarded. */
-export type ReportFact =
-  | { readonly kind: 'call'; readonly call: AdCall }
-  | { readonly kind: 'outcome'; readonly call: AdCall; readonly outcome: CallOutcome }
-  | { readonly kind: 'forwarding'; readonly call: AdCall; readonly explanation: ForwardingExplanation };
-
 /** The counters one fact adds to, in the day and the hour it is counted on, under its call's network. */
 export interface CounterIncrements {
   /** The call's network; undefined for calls without a valid network id (their own row). */
@@ -34,25 +29,32 @@ export interface CounterIncrements {
   amounts: number[] | undefined;
 }
 
-/**
- * The counters one fact adds to: the rule both reports follow. Pure (no clock, no state): the day and hour come
- * from the caller. Throws an `OptionsError` naming the field of an outcome that is not one.
- */
-export function incrementsOf(fact: ReportFact, dmps: readonly DmpConfig[] = []): CounterIncrements {
-  const { call } = fact;
-  if (fact.kind === 'forwarding')
-    return { networkId: call.networkId, fields: forwardingCountersOf(fact.explanation), amounts: undefined };
-  if (fact.kind === 'outcome') {
-    const fields: string[] = [];
-    const amounts: number[] = [];
-    outcomeCountersOf(call, fact.outcome, fields, amounts);
-    return { networkId: call.networkId, fields, amounts };
-  }
+// The rule both reports follow, one function per fact a report is told. Pure (no clock, no state): the day and hour
+// come from the caller ({@link periodsOf}).
+
+/** What one ad call adds to: its own counters (see the module's comment) and those of its experiments. */
+export function callIncrements(call: AdCall, dmps: readonly DmpConfig[] = []): CounterIncrements {
   const fields = countersOf(call, dmps);
   if (!call.experiments) return { networkId: call.networkId, fields, amounts: undefined };
   const amounts = fields.map(() => 1);
   experimentCountersOf(call, fields, amounts);
   return { networkId: call.networkId, fields, amounts };
+}
+
+/**
+ * What the outcome of a call adds to, in each experiment of the call (nothing for a call in none). Throws an
+ * `OptionsError` naming the field of an outcome that is not one.
+ */
+export function outcomeIncrements(call: AdCall, outcome: CallOutcome): CounterIncrements {
+  const fields: string[] = [];
+  const amounts: number[] = [];
+  outcomeCountersOf(call, outcome, fields, amounts);
+  return { networkId: call.networkId, fields, amounts };
+}
+
+/** What a call's forwarding decisions add to: one counter per eid and partner (the call itself is counted apart). */
+export function forwardingIncrements(call: AdCall, explanation: ForwardingExplanation): CounterIncrements {
+  return { networkId: call.networkId, fields: forwardingCountersOf(explanation), amounts: undefined };
 }
 
 /** The call's own counter fields (without its experiments'): see the module's comment. */

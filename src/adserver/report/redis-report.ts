@@ -17,7 +17,7 @@ import type { RedisClientInput } from '../common/index.js';
 import type { DmpConfig } from './dmp.js';
 import { DEFAULT_MAX_EXPERIMENTS } from './experiments.js';
 import type { CallOutcome } from './experiments.js';
-import { incrementsOf } from './counters.js';
+import { callIncrements, forwardingIncrements, outcomeIncrements } from './counters.js';
 import { reportCSV } from './report-csv.js';
 import { DAY, HOUR, redisReportKeys } from './redis-keys.js';
 import { PendingCounts } from './redis-buffer.js';
@@ -117,7 +117,8 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
     retention,
   };
   const now = options.now ?? Date.now;
-  const read: ReadSettings = { keys, retention, dmps: options.dmps ?? [] };
+  const dmps = options.dmps ?? [];
+  const read: ReadSettings = { keys, retention, dmps };
   const pending = new PendingCounts(keys, maxBuffered);
   const flusher = new ReportFlusher(client, keys, settings, pending, now);
   const flush = () => flusher.flush();
@@ -131,13 +132,13 @@ export function createRedisReport(redis: RedisClientInput, options: RedisReportO
 
   return {
     add(call, at) {
-      if (!pending.add(incrementsOf({ kind: 'call', call }, read.dmps), at ?? now())) pending.dropCall();
+      if (!pending.add(callIncrements(call, dmps), at ?? now())) pending.dropCall();
     },
     addForwarding(call, explanation, at) {
-      pending.add(incrementsOf({ kind: 'forwarding', call, explanation }), at ?? now());
+      pending.add(forwardingIncrements(call, explanation), at ?? now());
     },
     addOutcome(call, outcome, at) {
-      const increments = incrementsOf({ kind: 'outcome', call, outcome });
+      const increments = outcomeIncrements(call, outcome);
       if (increments.fields.length) pending.add(increments, at ?? now());
     },
     toJSON,

@@ -10,7 +10,7 @@ import { reportCSV } from './report-csv.js';
 import type { AdCall } from '../parse/index.js';
 import { given, OptionsError, positiveOption } from '../common/index.js';
 import { admitExperiment, DEFAULT_MAX_EXPERIMENTS } from './experiments.js';
-import { incrementsOf, periodsOf, rowOf, sortRows } from './counters.js';
+import { callIncrements, forwardingIncrements, outcomeIncrements, periodsOf, rowOf, sortRows } from './counters.js';
 import type { CounterIncrements } from './counters.js';
 import type { CallOutcome, Counters, ReportGranularity, ReportJson, ReportRow } from './report-types.js';
 export type {
@@ -158,14 +158,14 @@ export function createReport(options: ReportOptions = {}): Report {
 
   return {
     add(call, at) {
-      if (!count(incrementsOf({ kind: 'call', call }, dmps), at)) droppedCalls++;
+      if (!count(callIncrements(call, dmps), at)) droppedCalls++;
     },
     addOutcome(call, outcome, at) {
-      const increments = incrementsOf({ kind: 'outcome', call, outcome });
+      const increments = outcomeIncrements(call, outcome);
       if (increments.fields.length) count(increments, at);
     },
     addForwarding(call, explanation, at) {
-      count(incrementsOf({ kind: 'forwarding', call, explanation }), at);
+      count(forwardingIncrements(call, explanation), at);
     },
     toJSON: (o) => ({ rows: rows(o?.granularity), droppedCalls }),
     toCSV: (o) => reportCSV(rows(o?.granularity), o?.granularity),

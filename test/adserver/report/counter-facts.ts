@@ -2,12 +2,26 @@
 // or its forwarding decisions), the time it is counted at, and the counters expected in its network's day and hour
 // buckets, each with its amount, and why. Both reports count through the one rule, so these rows hold for the
 // in-memory and the Redis report alike (redis-report.test.ts feeds them to both).
-import type { ReportFact } from '../../../src/adserver/report/counters.js';
+import { callIncrements, forwardingIncrements, outcomeIncrements } from '../../../src/adserver/report/counters.js';
+import type { CounterIncrements } from '../../../src/adserver/report/counters.js';
 import { createForwardingPolicy, parseDmpConfig } from '../../../src/adserver/index.js';
 import type { AdCall, CallOutcome, DmpConfig, ForwardingExplanation } from '../../../src/adserver/index.js';
 import type { CallExperiment } from '../../../src/adserver/parse/index.js';
 import type { Eid } from '../../../src/core/index.js';
 import { EUID, ID5, UID2, UNKNOWN, callWith } from '../fixtures.js';
+
+/** What a report is told: an ad call, what the ad server made of it, or where its eids were forwarded. */
+export type ReportFact =
+  | { readonly kind: 'call'; readonly call: AdCall }
+  | { readonly kind: 'outcome'; readonly call: AdCall; readonly outcome: CallOutcome }
+  | { readonly kind: 'forwarding'; readonly call: AdCall; readonly explanation: ForwardingExplanation };
+
+/** The increments of one fact, through the rule's function for its kind. */
+export function incrementsOf(fact: ReportFact, dmps?: readonly DmpConfig[]): CounterIncrements {
+  if (fact.kind === 'call') return callIncrements(fact.call, dmps);
+  if (fact.kind === 'outcome') return outcomeIncrements(fact.call, fact.outcome);
+  return forwardingIncrements(fact.call, fact.explanation);
+}
 
 // Provider ids of the registry: ID5 2, UID2 4, EUID 5, unknown sources 0.
 export const AT = Date.UTC(2026, 2, 1, 15, 30);

@@ -1,8 +1,8 @@
 // What one fact adds to the report, as a table (its rows in counter-facts.ts: the fact, its time, the counters
 // expected with their amounts, and why): the rule both reports count through, checked row by row.
 import { describe, expect, test } from 'vitest';
-import { incrementsOf, periodsOf } from '../../../src/adserver/report/counters.js';
-import { AT, call, outcome, rows, xp } from './counter-facts.js';
+import { periodsOf } from '../../../src/adserver/report/counters.js';
+import { AT, call, incrementsOf, outcome, rows, xp } from './counter-facts.js';
 
 describe('what one fact adds to the report', () => {
   test('the table has at least 20 rows, each with its reason', () => {
