@@ -14,7 +14,7 @@ import { parseAdCall } from '../../dist/node/adserver/index.js';
 import { eids } from './eids.mjs';
 import { interleavedRounds, quantile } from './rounds.mjs';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 41);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 81);
 const ITERATIONS = 5_000;
 const WARMUP = 20_000;
 const USERS = 500;

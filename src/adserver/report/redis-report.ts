@@ -11,7 +11,7 @@
  */
 import type { AdCall } from '../parse/index.js';
 import type { ForwardingExplanation } from '../forward/index.js';
-import type { ReportJson, ReportReadOptions } from './report.js';
+import type { ReportJson, ReportReadOptions } from './report-types.js';
 import { checkPrefix, positiveOption, requireRedisClient } from '../common/index.js';
 import type { RedisClientInput } from '../common/index.js';
 import type { DmpConfig } from './dmp.js';

@@ -73,6 +73,12 @@ export interface ReportJson {
 /** Rows per UTC day (default) or per UTC hour. */
 export type ReportGranularity = 'day' | 'hour';
 
+/** What a report read returns. */
+export interface ReportReadOptions {
+  /** `'day'` (default) or `'hour'`. */
+  granularity?: ReportGranularity;
+}
+
 /** Counters of one period and network: field (see report.ts `countersOf`) → calls. */
 export type Counters = Map<string, number>;
 

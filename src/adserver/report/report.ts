@@ -12,22 +12,24 @@ import { given, OptionsError, positiveOption } from '../common/index.js';
 import { admitExperiment, DEFAULT_MAX_EXPERIMENTS } from './experiments.js';
 import { callIncrements, forwardingIncrements, outcomeIncrements, periodsOf, rowOf, sortRows } from './counters.js';
 import type { CounterIncrements } from './counters.js';
-import type { CallOutcome, Counters, ReportGranularity, ReportJson, ReportRow } from './report-types.js';
+import type {
+  CallOutcome,
+  Counters,
+  ReportGranularity,
+  ReportJson,
+  ReportReadOptions,
+  ReportRow,
+} from './report-types.js';
 export type {
   Counters,
   ExtendedIdsCount,
   ForwardingCount,
   ReportGranularity,
   ReportJson,
+  ReportReadOptions,
   ReportRow,
   WithWithout,
 } from './report-types.js';
-
-/** What a report read returns. */
-export interface ReportReadOptions {
-  /** `'day'` (default) or `'hour'`. */
-  granularity?: ReportGranularity;
-}
 
 /** Caps of the in-memory report. */
 export interface ReportOptions {
