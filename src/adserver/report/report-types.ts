@@ -79,7 +79,7 @@ export interface ReportReadOptions {
   granularity?: ReportGranularity;
 }
 
-/** Counters of one period and network: field (see report.ts `countersOf`) → calls. */
+/** Counters of one period and network: field (see counters.ts) → calls. */
 export type Counters = Map<string, number>;
 
 /** One arm's counts. Per-call revenue is the revenue of the call's outcome (0 for calls without one). */
