@@ -1,5 +1,5 @@
 /**
- * The report's CSV: one line per count of every row (report.ts), shared by the in-memory and the Redis report,
+ * The report's CSV: one line per count of every row (counters.ts, rowOf), shared by the in-memory and the Redis report,
  * through the project's one CSV writer.
  */
 import { csvRow } from '../../core/csv.js';

@@ -73,7 +73,13 @@ export interface ReportJson {
 /** Rows per UTC day (default) or per UTC hour. */
 export type ReportGranularity = 'day' | 'hour';
 
-/** Counters of one period and network: field (see report.ts `countersOf`) → calls. */
+/** What a report read returns. */
+export interface ReportReadOptions {
+  /** `'day'` (default) or `'hour'`. */
+  granularity?: ReportGranularity;
+}
+
+/** Counters of one period and network: field (see counters.ts) → calls. */
 export type Counters = Map<string, number>;
 
 /** One arm's counts. Per-call revenue is the revenue of the call's outcome (0 for calls without one). */

@@ -1,30 +1,23 @@
 /**
  * Report dimensions (docs/wire-format.md#report-dimensions), aggregated per UTC day (and hour) and network:
  * Extended Ids (calls carrying each provider's eids), Has User Uid and Has User Pid (calls with / without).
- * Readable as JSON and CSV (the CSV also carries which id served as the user id: uid, pid or none).
+ * Readable as JSON and CSV (the CSV also carries which id served as the user id: uid, pid or none). This is the
+ * in-memory report: which counters a fact adds to is counters.ts's rule, shared with the Redis report.
  */
-import { providerById, providerForSource } from '../../core/index.js';
-import { decisionReason } from '../forward/index.js';
 import type { ForwardingExplanation } from '../forward/index.js';
-import { dmpIds } from './dmp.js';
 import type { DmpConfig } from './dmp.js';
 import { reportCSV } from './report-csv.js';
 import type { AdCall } from '../parse/index.js';
-import { providerIdsOf } from './providers.js';
 import { given, OptionsError, positiveOption } from '../common/index.js';
-import {
-  admitExperiment,
-  DEFAULT_MAX_EXPERIMENTS,
-  experimentCountersOf,
-  experimentsOf,
-  outcomeCountersOf,
-} from './experiments.js';
+import { admitExperiment, DEFAULT_MAX_EXPERIMENTS } from './experiments.js';
+import { callIncrements, forwardingIncrements, outcomeIncrements, periodsOf, rowOf, sortRows } from './counters.js';
+import type { CounterIncrements } from './counters.js';
 import type {
   CallOutcome,
   Counters,
-  ForwardingCount,
   ReportGranularity,
   ReportJson,
+  ReportReadOptions,
   ReportRow,
 } from './report-types.js';
 export type {
@@ -33,15 +26,10 @@ export type {
   ForwardingCount,
   ReportGranularity,
   ReportJson,
+  ReportReadOptions,
   ReportRow,
   WithWithout,
 } from './report-types.js';
-
-/** What a report read returns. */
-export interface ReportReadOptions {
-  /** `'day'` (default) or `'hour'`. */
-  granularity?: ReportGranularity;
-}
 
 /** Caps of the in-memory report. */
 export interface ReportOptions {
@@ -84,127 +72,6 @@ export interface Report {
    * count.
    */
   toCSV(options?: ReportReadOptions): string;
-}
-
-/**
- * The counter fields one ad call increments, shared by the in-memory and the Redis report: `calls`, `p:<provider id>`
- * per provider present, `noeids`, `uid` and `pid` (carried), `eff:uid|pid|none` (the id used as the user id).
- */
-export function countersOf(call: AdCall, dmps: readonly DmpConfig[] = []): string[] {
-  const ids = providerIdsOf(call.eids);
-  const out = ['calls'];
-  for (let i = 0; i < ids.length; i++) out.push(providerField(ids[i]));
-  if (ids.length === 0) out.push('noeids');
-  if (call.uid !== undefined) out.push('uid');
-  if (call.pid !== undefined) out.push('pid');
-  out.push(call.uid !== undefined ? 'eff:uid' : call.pid !== undefined ? 'eff:pid' : 'eff:none');
-  // Has DMP Id: `dmp:<name>` when the call carries that DMP's preferred provider's id.
-  if (dmps.length)
-    for (const [dmp, id] of Object.entries(dmpIds(call, dmps))) if (id !== undefined) out.push(`dmp:${dmp}`);
-  return out;
-}
-
-/** Longest partner id kept in a forwarding counter (longer ones are cut): counters are report keys. */
-const MAX_PARTNER_KEY = 128;
-
-/**
- * The counter fields of one call's forwarding decisions, one per eid and partner:
- * `fw:<partner>\t<provider id>\t<reason>` (reason `sent`, or why it was withheld: {@link decisionReason}).
- * Bounded: partners are the server's own, providers the registry's ids, reasons come from the policy's rules.
- */
-export function forwardingCountersOf(explanation: ForwardingExplanation): string[] {
-  const out: string[] = [];
-  for (const p of explanation.partners) {
-    const partner = p.partner.slice(0, MAX_PARTNER_KEY).replace(/[\t\n]/g, ' ');
-    for (const [list, kept] of [
-      [p.kept, true],
-      [p.removed, false],
-    ] as const)
-      for (const d of list)
-        out.push(`fw:${partner}\t${providerForSource(d.eid.source).id}\t${decisionReason(d, p, kept)}`);
-  }
-  return out;
-}
-
-/** The forwarding lines of a row from its `fw:` counters (see {@link forwardingCountersOf}). */
-function forwardingOf(counters: Counters): ForwardingCount[] | undefined {
-  const lines = new Map<string, ForwardingCount>();
-  for (const [field, n] of counters) {
-    if (!field.startsWith('fw:')) continue;
-    const [partner, id, reason] = field.slice(3).split('\t');
-    const providerId = Number(id);
-    const key = `${partner}\t${id}`;
-    let line = lines.get(key);
-    if (!line) {
-      const providerName = providerById(providerId).name;
-      lines.set(key, (line = { partner, providerId, providerName, sent: 0, withheld: {} }));
-    }
-    if (reason === 'sent') line.sent += n;
-    else line.withheld[reason] = (line.withheld[reason] ?? 0) + n;
-  }
-  return lines.size
-    ? [...lines.values()].sort((a, b) => a.partner.localeCompare(b.partner) || a.providerId - b.providerId)
-    : undefined;
-}
-
-// `p:<id>` of the registry's ids, made once: countersOf runs on every ad call.
-const PROVIDER_FIELDS = Array.from({ length: 64 }, (_, id) => `p:${id}`);
-const providerField = (id: number) => PROVIDER_FIELDS[id] ?? `p:${id}`;
-
-/** A report row from one period's counters (`period`: `YYYY-MM-DD` or `YYYY-MM-DDTHH`). */
-export function rowOf(
-  period: string,
-  networkId: number | null,
-  counters: Counters,
-  dmps: readonly DmpConfig[] = [],
-): ReportRow {
-  const n = (field: string) => counters.get(field) ?? 0;
-  const calls = n('calls');
-  const providers = [...counters.keys()].filter((k) => k.startsWith('p:')).map((k) => Number(k.slice(2)));
-  const row: ReportRow = {
-    date: period.slice(0, 10),
-    networkId,
-    calls,
-    extendedIds: providers
-      .sort((a, c) => a - c)
-      .map((providerId) => ({ providerId, providerName: providerById(providerId).name, calls: n(`p:${providerId}`) })),
-    callsWithoutEids: n('noeids'),
-    hasUserUid: { with: n('uid'), without: calls - n('uid') },
-    hasUserPid: { with: n('pid'), without: calls - n('pid') },
-    userId: { uid: n('eff:uid'), pid: n('eff:pid'), none: n('eff:none') },
-  };
-  const forwarding = forwardingOf(counters);
-  if (forwarding) row.forwarding = forwarding;
-  const experiments = experimentsOf(counters);
-  if (experiments) row.experiments = experiments;
-  if (dmps.length)
-    row.hasDmpId = Object.fromEntries(
-      dmps.map((d) => [d.dmp, { with: n(`dmp:${d.dmp}`), without: calls - n(`dmp:${d.dmp}`) }]),
-    );
-  if (period.length <= 10) return row;
-  const { date, ...rest } = row;
-  return { date, hour: Number(period.slice(11, 13)), ...rest };
-}
-
-/** Sorts rows oldest period first, then by network id (no network first). */
-export function sortRows(rows: ReportRow[]): ReportRow[] {
-  return rows.sort(
-    (a, b) =>
-      a.date.localeCompare(b.date) || (a.hour ?? 0) - (b.hour ?? 0) || (a.networkId ?? -1) - (b.networkId ?? -1),
-  );
-}
-
-let lastHour = { start: NaN, day: '', hour: '' };
-
-/** UTC day `YYYY-MM-DD` and hour `YYYY-MM-DDTHH` of a time (a Date, or milliseconds since the epoch). */
-export function periodsOf(d: Date | number): { day: string; hour: string } {
-  const t = typeof d === 'number' ? d : d.getTime();
-  // Calls arrive in the same hour: reuse its strings (toISOString costs more than the rest of report.add).
-  if (!(t >= lastHour.start && t < lastHour.start + 3_600_000)) {
-    const iso = new Date(t).toISOString();
-    lastHour = { start: t - (t % 3_600_000), day: iso.slice(0, 10), hour: iso.slice(0, 13) };
-  }
-  return lastHour;
 }
 
 /**
@@ -273,12 +140,12 @@ export function createReport(options: ReportOptions = {}): Report {
   }
 
   /**
-   * Adds one (or `amounts[i]`) to each of `fields` of the call's network, in its day and hour; false when its day is
-   * full. An experiment's fields only while the network has room for the experiment.
+   * Adds a fact's increments to its network's counters in the day and hour of `at`; false when the day is full. An
+   * experiment's fields only while the network has room for the experiment.
    */
-  function count(call: AdCall, fields: readonly string[], at: Date | undefined, amounts?: readonly number[]): boolean {
+  function count({ networkId, fields, amounts }: CounterIncrements, at: Date | undefined): boolean {
     const { day, hour } = periodsOf(at ?? Date.now());
-    const network = networkKey(call.networkId);
+    const network = networkKey(networkId);
     const d = countersFor('day', day, network);
     if (!d) return false;
     const h = countersFor('hour', hour, network);
@@ -293,27 +160,16 @@ export function createReport(options: ReportOptions = {}): Report {
 
   return {
     add(call, at) {
-      const fields = countersOf(call, dmps);
-      if (!call.experiments) {
-        if (!count(call, fields, at)) droppedCalls++;
-        return;
-      }
-      const amounts = fields.map(() => 1);
-      experimentCountersOf(call, fields, amounts);
-      if (!count(call, fields, at, amounts)) droppedCalls++;
+      if (!count(callIncrements(call, dmps), at)) droppedCalls++;
     },
     addOutcome(call, outcome, at) {
-      const fields: string[] = [];
-      const amounts: number[] = [];
-      outcomeCountersOf(call, outcome, fields, amounts);
-      if (fields.length) count(call, fields, at, amounts);
+      const increments = outcomeIncrements(call, outcome);
+      if (increments.fields.length) count(increments, at);
     },
     addForwarding(call, explanation, at) {
-      count(call, forwardingCountersOf(explanation), at);
+      count(forwardingIncrements(call, explanation), at);
     },
     toJSON: (o) => ({ rows: rows(o?.granularity), droppedCalls }),
     toCSV: (o) => reportCSV(rows(o?.granularity), o?.granularity),
   };
 }
-
-export { reportCSV };

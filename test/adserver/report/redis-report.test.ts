@@ -14,6 +14,7 @@ import { ID5, UID2, callWith } from '../fixtures.js';
 import { collidingIds } from '../../support/colliding-ids.mjs';
 // @ts-expect-error plain ESM helpers shared with the benches
 import { interleavedRounds, quantile } from '../../bench/rounds.mjs';
+import { AT, DMPS, feed, rows as facts } from './counter-facts.js';
 
 const DAY = 86_400_000;
 let redis: Awaited<ReturnType<typeof startRedis>>;
@@ -222,6 +223,31 @@ describe('the Redis report', () => {
     const bad = () => createRedisReport(client, { maxNetworksPerDay: 0 });
     expect(bad).toThrow('maxNetworksPerDay must be a whole number > 0 (got 0)');
   });
+
+  test.each([
+    // Each with the calls it drops and the most experiments a row keeps.
+    ['default caps', {}, 0, 2],
+    ['2 networks a day, 1 experiment a network', { maxNetworksPerDay: 2, maxExperimentsPerNetwork: 1 }, 1, 1],
+  ] as const)(
+    'every fact of the counters table reads back as the in-memory report reads it, per day and per hour (%s)',
+    async (name, caps, dropped, experiments) => {
+      // The table's times moved by whole days to yesterday, so that the Redis report's retention keeps them.
+      const shift = (Math.floor(Date.now() / DAY) - Math.floor(AT / DAY) - 1) * DAY;
+      const memory = createReport({ dmps: DMPS, ...caps });
+      const prefix = `ptable${name.length}:`;
+      const shared = createRedisReport(client, { prefix, flushMs: 60_000, dmps: DMPS, ...caps });
+      for (const row of facts) for (const report of [memory, shared]) feed(report, row, shift);
+      await shared.flush();
+      for (const granularity of ['day', 'hour'] as const)
+        expect(await shared.toJSON({ granularity })).toEqual(memory.toJSON({ granularity }));
+      const { rows, droppedCalls } = await shared.toJSON();
+      const calls = facts.filter((r) => r.fact.kind === 'call').length;
+      expect(rows.reduce((n, r) => n + r.calls, 0) + droppedCalls).toBe(calls);
+      expect(droppedCalls).toBe(dropped);
+      expect(Math.max(...rows.map((r) => r.experiments?.length ?? 0))).toBe(experiments);
+      await shared.close();
+    },
+  );
 
   test('forwarding counts (sent, withheld by reason) merge across two processes as in memory', async () => {
     const policy = createForwardingPolicy({ permissions: [{ source: 'uidapi.com', partners: ['dsp-a'] }] });
