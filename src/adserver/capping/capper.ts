@@ -18,7 +18,8 @@ import { ShadowCount } from './shadow.js';
 import { ReplayQueues } from './replay.js';
 import { StoreCalls } from './store-calls.js';
 import type { Bounded } from './store-calls.js';
-import { checksOf, decideCap } from './rule.js';
+import { capReason, checksOf, decideCap } from './rule.js';
+import type { CapFacts } from './rule.js';
 import { given } from '../common/index.js';
 import { cappingUserOf, resolveAlternativeIds } from './user.js';
 import type { CappingUser } from './user.js';
@@ -88,13 +89,11 @@ class Capper {
   // Late answers still awaited, and who waits for none to be left (flush).
   private lateWaiting = 0;
   private readonly idle: (() => void)[] = [];
-  private readonly policy: Pick<Settings, 'withoutUser' | 'onStoreError'>;
 
   constructor(
     store: FrequencyCapStore,
     private readonly s: Settings,
   ) {
-    this.policy = { withoutUser: s.withoutUser, onStoreError: s.onStoreError };
     this.calls = new StoreCalls(store, s.timeoutMs, this.m);
     this.shadow = new ShadowCount(s.shadowMaxKeys);
     const shards = isQueueing(store) && store[shardOf] ? store[shardOf].bind(store) : () => '';
@@ -103,6 +102,18 @@ class Capper {
 
   userOf(call: AdCall): CappingUser {
     return cappingUserOf(call, this.s.alternatives);
+  }
+
+  /** The facts of a decision, always of one shape (the rule's functions stay monomorphic). */
+  private facts(
+    user: CappingUser,
+    caps: readonly ResolvedCap[],
+    counts?: readonly (readonly number[])[],
+    storeAllowed?: boolean,
+    storeError?: 'timeout' | 'error',
+  ): CapFacts {
+    const { withoutUser, onStoreError } = this.s;
+    return { user, caps, counts, storeAllowed, storeError, withoutUser, onStoreError };
   }
 
   /** A decision as a promise, without an async function's extra ticks: whatever throws (a bad cap) rejects it. */
@@ -121,7 +132,7 @@ class Capper {
   ): Promise<CapDecision> {
     const caps = resolveCaps(cap);
     const user = this.userOf(call);
-    if (!user.key) return Promise.resolve(decideCap({ user, caps, ...this.policy }).decision);
+    if (!user.key) return Promise.resolve(decideCap(this.facts(user, caps)));
     const at = this.s.now();
     const checks = checksOf(user.key, caps, at);
     const result = this.calls.decide(mode, checks, at);
@@ -144,12 +155,14 @@ class Capper {
       const { allowed, counts } = result.value;
       this.shadow.seed(checks, counts, at, allowed && mode === 'take');
       if (this.replay.pending > 0) this.replay.answered(checks[0].user);
-      return decideCap({ user, caps, counts, storeAllowed: allowed, ...this.policy }).decision;
+      return decideCap(this.facts(user, caps, counts, allowed));
     }
     // The counts are the shadow count's (what the store last answered and what this process served since): a floor
     // of the real ones, never 0 for a user this process saw.
     const counts = this.shadow.counts(checks);
-    const { decision, reason } = decideCap({ user, caps, counts, storeError: result.error, ...this.policy });
+    const facts = this.facts(user, caps, counts, undefined, result.error);
+    const reason = capReason(facts);
+    const decision = decideCap(facts, reason);
     if (reason === 'shadow-capped') this.m.shadowCapped++;
     this.m[decision.allowed ? 'servedOnError' : 'blockedOnError']++;
     if (decision.allowed && mode === 'take') {

@@ -57,12 +57,6 @@ export interface CapFacts {
   onStoreError: 'serve' | 'block';
 }
 
-/** A decision and its reason. */
-export interface CapRuling {
-  decision: CapDecision;
-  reason: CapReason;
-}
-
 /** Impressions at or after `since` in `times`, sorted oldest first (the newest are at the end). */
 export function impressionsSince(times: readonly number[], since: number): number {
   let n = 0;
@@ -111,21 +105,26 @@ export function windowsOf(caps: readonly ResolvedCap[], counts?: readonly (reado
   return out;
 }
 
-/** The decision for `facts`: served or not, the first window's count, every window's, and why. */
-export function decideCap(facts: CapFacts): CapRuling {
-  const { user, caps, counts } = facts;
-  let reason: CapReason;
-  if (!user.key || !counts) reason = facts.withoutUser === 'block' ? 'no-user-block' : 'no-user-serve';
-  else if (facts.storeError !== undefined) {
-    if (facts.onStoreError === 'block') reason = 'store-down-block';
-    else reason = underEveryMax(caps, counts) ? 'store-down-serve' : 'shadow-capped';
-  } else reason = facts.storeAllowed !== false && underEveryMax(caps, counts) ? 'under-max' : 'at-max';
-  const decision: CapDecision = {
-    allowed: SERVES[reason],
-    count: counts?.[0]?.[0] ?? 0,
-    windows: windowsOf(caps, counts),
-    user,
-  };
-  if (facts.storeError !== undefined && counts) decision.storeError = facts.storeError;
-  return { decision, reason };
+/** Why the decision on `facts` goes the way it does: {@link decideCap} what it serves on. */
+export function capReason(facts: CapFacts): CapReason {
+  const { user, counts } = facts;
+  if (!user.key || !counts) return facts.withoutUser === 'block' ? 'no-user-block' : 'no-user-serve';
+  if (facts.storeError !== undefined) {
+    if (facts.onStoreError === 'block') return 'store-down-block';
+    return underEveryMax(facts.caps, counts) ? 'store-down-serve' : 'shadow-capped';
+  }
+  return facts.storeAllowed !== false && underEveryMax(facts.caps, counts) ? 'under-max' : 'at-max';
+}
+
+/** The decision on `facts`: served or not (by {@link capReason}), the first window's count, and every window's. */
+export function decideCap(facts: CapFacts, reason = capReason(facts)): CapDecision {
+  const { user, caps, counts, storeError } = facts;
+  const allowed = SERVES[reason];
+  const count = counts?.[0]?.[0] ?? 0;
+  const windows = windowsOf(caps, counts);
+  // Two literals, not a property added later: a decision's shape is then one of two fixed ones, and optimised code
+  // that makes them is not thrown away when a collection frees a shape no live decision holds.
+  return storeError !== undefined && user.key
+    ? { allowed, count, windows, user, storeError }
+    : { allowed, count, windows, user };
 }

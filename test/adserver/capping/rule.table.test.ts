@@ -1,7 +1,7 @@
 // The frequency-cap rule as a table: per row a user, caps, the impressions counted before (by the store, or by the
 // process itself when the store did not answer), what the store did, and the decision expected with its reason.
 import { describe, expect, test } from 'vitest';
-import { checksOf, decideCap, impressionsSince } from '../../../src/adserver/capping/rule.js';
+import { capReason, checksOf, decideCap, impressionsSince } from '../../../src/adserver/capping/rule.js';
 import type { CapReason } from '../../../src/adserver/capping/rule.js';
 import { resolveCap } from '../../../src/adserver/capping/index.js';
 import type { CappingUser, FrequencyCap } from '../../../src/adserver/capping/index.js';
@@ -394,14 +394,16 @@ describe('the frequency-cap rule, as a table', () => {
       : undefined;
     const store = row.store ?? 'answered';
     const down = store === 'error' || store === 'timeout';
-    const { decision, reason } = decideCap({
+    const facts = {
       user,
       caps,
       counts,
       ...(down ? { storeError: store } : { storeAllowed: store !== 'refused' }),
       withoutUser: row.withoutUser ?? 'serve',
       onStoreError: row.onStoreError ?? 'serve',
-    });
+    } as const;
+    const reason = capReason(facts);
+    const decision = decideCap(facts);
     expect({ allowed: decision.allowed, reason }).toEqual({ allowed: row.allowed, reason: row.reason });
     expect(decision.windows.map((w) => w.count)).toEqual(row.counts);
     expect(decision.count).toBe(row.counts[0]);
