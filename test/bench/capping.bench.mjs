@@ -3,8 +3,8 @@
 // store (one cap of two calendar windows, two caps at once, a check, and a store that fails so the shadow count
 // decides), beside the floor: the store's own `apply` for the same impressions, with the windows' starts worked out
 // beforehand. Interleaved rounds of this process's CPU time (BENCH_ROUNDS, default 31, of BENCH_ITERATIONS
-// decisions, default 10,000), each case after a full GC, each round's order reversed from the last. Budget: a take on one cap ≤ 8× the floor (what the capper adds: caps, user, windows,
-// decision). Exit 1 when over.
+// decisions, default 10,000), each case after a full GC, each round's order reversed from the last. Budget: a take
+// on one cap ≤ 8× the floor (what the capper adds: caps, user, windows, decision). Exit 1 when over.
 //
 // BASELINE=<worktree> (for example BASELINE=/work/wt-base, a checkout of an earlier commit with its own `dist/`):
 // the same cases are also run through `$BASELINE/dist/node/adserver/index.js`, in the same rounds, and each case's
@@ -33,18 +33,18 @@ const calls = Array.from({ length: USERS }, (_, i) =>
   }),
 );
 const START = Date.UTC(2025, 2, 12, 9);
+// Item k's cap: 3 a UTC day and 10 an ISO week.
+const dealCap = (k) => ({
+  item: `deal:${k}`,
+  windows: [
+    { max: 3, per: 'day' },
+    { max: 10, per: 'week' },
+  ],
+});
 
 /** The capping cases of one build of the package, each with its own clock and stores. */
 function casesOf(lib) {
-  const dealCaps = Array.from({ length: ITEMS }, (_, k) =>
-    lib.defineFrequencyCap({
-      item: `deal:${k}`,
-      windows: [
-        { max: 3, per: 'day' },
-        { max: 10, per: 'week' },
-      ],
-    }),
-  );
+  const dealCaps = Array.from({ length: ITEMS }, (_, k) => lib.defineFrequencyCap(dealCap(k)));
   const pairs = dealCaps.map((cap, k) => [
     lib.defineFrequencyCap({ item: `campaign:${k}`, max: 5, windowMs: 3_600_000 }),
     cap,
@@ -82,15 +82,7 @@ function casesOf(lib) {
 /** The floor: the in-memory store's `apply` for the same stream, its checks built by hand from the same caps. */
 function floorCase() {
   const store = new here.MemoryFrequencyCapStore();
-  const caps = Array.from({ length: ITEMS }, (_, k) =>
-    here.resolveCap({
-      item: `deal:${k}`,
-      windows: [
-        { max: 3, per: 'day' },
-        { max: 10, per: 'week' },
-      ],
-    }),
-  );
+  const caps = Array.from({ length: ITEMS }, (_, k) => here.resolveCap(dealCap(k)));
   let t = START;
   let i = 0;
   return () => {
