@@ -1,9 +1,11 @@
 // The frequency-cap rule as a table: per row a user, caps, the impressions counted before (by the store, or by the
 // process itself when the store did not answer), what the store did, and the decision expected with its reason.
 import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
 import { capReason, checksOf, decideCap, impressionsSince } from '../../../src/adserver/capping/rule.js';
 import type { CapReason } from '../../../src/adserver/capping/rule.js';
-import { resolveCap } from '../../../src/adserver/capping/index.js';
+import { createFrequencyCapper, resolveCap } from '../../../src/adserver/capping/index.js';
+import { callWith } from '../fixtures.js';
 import type { CappingUser, FrequencyCap } from '../../../src/adserver/capping/index.js';
 
 const MIN = 60_000;
@@ -410,5 +412,57 @@ describe('the frequency-cap rule, as a table', () => {
     expect(decision.user).toBe(user);
     expect(decision.storeError).toBe(down && user.key ? store : undefined);
     expect(decision.windows.map((w) => w.item)).toEqual(caps.flatMap((c) => c.windows.map(() => c.item)));
+  });
+});
+
+describe('the capper decides as the rule on a plain history (property)', () => {
+  // The capper's fast path (resolved caps and calendar starts cached, the in-memory store's sorted, trimmed,
+  // LRU-bounded lists, the shadow count seeded on every answer) against a fresh model: every impression kept in a
+  // plain list, each window counted from scratch, the rule applied to those counts.
+  const CAPS: FrequencyCap[] = [
+    {
+      item: 'a',
+      windows: [
+        { max: 2, per: 'day' },
+        { max: 3, per: 'week' },
+      ],
+    },
+    { item: 'b', max: 2, windowMs: HOUR },
+    { item: 'c', max: 3, per: 'month', rolling: true },
+    { item: 'd', max: 2, per: 'lifetime' },
+  ];
+  const op = fc.record({
+    user: fc.integer({ min: 0, max: 2 }),
+    caps: fc.subarray([0, 1, 2, 3], { minLength: 1, maxLength: 2 }),
+    mode: fc.constantFrom('take', 'take', 'check', 'record'),
+    advance: fc.oneof(fc.integer({ min: 0, max: 2 * HOUR }), fc.integer({ min: 0, max: 3 * DAY })),
+  });
+
+  test('any stream of takes, checks and records over users, caps and time', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 60 }), async (ops) => {
+        let now = AT;
+        const capper = createFrequencyCapper({ now: () => now });
+        const history = new Map<string, number[]>();
+        for (const o of ops) {
+          now += o.advance;
+          const caps = o.caps.map((i) => CAPS[i]);
+          const call = callWith({ pid: `p${o.user}` });
+          const key = (item: string) => `pid:p${o.user}|${item}`;
+          // The model resolves copies, so that no cached window start carries from one decision to the next.
+          const resolved = caps.map((c) => resolveCap({ ...c }));
+          const counts = resolved.map((c) =>
+            c.windows.map((w) => impressionsSince(history.get(key(c.item)) ?? [], w.since(now))),
+          );
+          const user = capper.userOf(call);
+          const expected = decideCap({ user, caps: resolved, counts, withoutUser: 'serve', onStoreError: 'serve' });
+          if (o.mode === 'record') await capper.record(call, caps);
+          else expect(await capper[o.mode as 'take' | 'check'](call, caps)).toEqual(expected);
+          if (o.mode === 'record' || (o.mode === 'take' && expected.allowed))
+            for (const c of resolved) history.set(key(c.item), [...(history.get(key(c.item)) ?? []), now]);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });
