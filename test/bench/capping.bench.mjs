@@ -6,7 +6,8 @@
 // decisions, default 10,000), each case after a full GC, each round's order reversed from the last. Budget: a take
 // on one cap ≤ 8× the floor (what the capper adds: caps, user, windows, decision). Exit 1 when over.
 //
-// BASELINE=<worktree> (for example BASELINE=/work/wt-base, a checkout of an earlier commit with its own `dist/`):
+// BASELINE=<worktree> (a checkout of an earlier commit, built: `git worktree add ../base <commit>`, then
+// `npm run build:node` in it):
 // the same cases are also run through `$BASELINE/dist/node/adserver/index.js`, in the same rounds, and each case's
 // new ÷ baseline (median of the per-round ratios) is printed and held to ≤ 1.05. Both sides decide the same stream
 // identically (checked before measuring).
