@@ -105,7 +105,7 @@ export function windowsOf(caps: readonly ResolvedCap[], counts?: readonly (reado
   return out;
 }
 
-/** Why the decision on `facts` goes the way it does: {@link decideCap} what it serves on. */
+/** Why the decision on `facts` goes the way it does; the reason alone says whether it serves. */
 export function capReason(facts: CapFacts): CapReason {
   const { user, counts } = facts;
   if (!user.key || !counts) return facts.withoutUser === 'block' ? 'no-user-block' : 'no-user-serve';
