@@ -4,6 +4,7 @@
  */
 import { positiveOption } from '../common/index.js';
 import type { CapCheck, CapOutcome, FrequencyCapStore } from './store.js';
+import { impressionsSince, underEveryMax } from './rule.js';
 
 /** Caps of the in-memory store. */
 export interface MemoryStoreOptions {
@@ -51,10 +52,7 @@ export class MemoryFrequencyCapStore implements FrequencyCapStore {
   /** See {@link FrequencyCapStore.count}. */
   count(key: string, since: number): number {
     const entry = this.events.get(key);
-    if (!entry) return 0;
-    let n = 0;
-    for (let i = entry.times.length - 1; i >= 0 && entry.times[i] >= since; i--) n++;
-    return n;
+    return entry ? impressionsSince(entry.times, since) : 0;
   }
 
   /** See {@link FrequencyCapStore.record}. */
@@ -86,16 +84,12 @@ export class MemoryFrequencyCapStore implements FrequencyCapStore {
   apply(mode: 'check' | 'take' | 'record', checks: readonly CapCheck[], at: number): CapOutcome {
     // Loops, not map/every: this runs on every ad call of a one-process server.
     const counts: number[][] = [];
-    let allowed = true;
     for (const c of checks) {
       const row: number[] = [];
-      for (const w of c.windows) {
-        const n = this.count(c.key, w.since);
-        if (n >= w.max) allowed = false;
-        row.push(n);
-      }
+      for (const w of c.windows) row.push(this.count(c.key, w.since));
       counts.push(row);
     }
+    const allowed = underEveryMax(checks, counts);
     if (mode === 'record' || (mode === 'take' && allowed)) for (const c of checks) this.record(c.key, at, c.keepMs);
     return { allowed, counts };
   }

@@ -60,28 +60,22 @@ export class ShadowCount {
   }
 
   /**
-   * Decides without the store: allowed while seen + served stays under every max; a take allowed is counted. The
-   * counts (per check, per window) are seen + served before this decision: a floor of the real counts.
+   * Per check, per window: what the store last answered that still falls in the window, plus what this process
+   * served since without the store's answer. A floor of the store's counts; the capper's rule decides on it.
    */
-  apply(mode: 'check' | 'take', checks: readonly CapCheck[], at: number): { allowed: boolean; counts: number[][] } {
-    let allowed = true;
+  counts(checks: readonly CapCheck[]): number[][] {
     const counts: number[][] = [];
     for (const c of checks) {
       const seen = this.seen.get(c.key);
       const row: number[] = [];
-      for (const w of c.windows) {
-        const n = (seen ? seenSince(seen, w.since) : 0) + this.served.count(c.key, w.since);
-        if (n >= w.max) allowed = false;
-        row.push(n);
-      }
+      for (const w of c.windows) row.push((seen ? seenSince(seen, w.since) : 0) + this.served.count(c.key, w.since));
       counts.push(row);
     }
-    if (allowed && mode === 'take') for (const c of checks) this.served.record(c.key, at, c.keepMs);
-    return { allowed, counts };
+    return counts;
   }
 
-  /** Counts an impression recorded without the store's answer. */
-  record(key: string, at: number, keepMs: number): void {
-    this.served.record(key, at, keepMs);
+  /** Counts one impression of each check, served without the store's answer. */
+  serve(checks: readonly CapCheck[], at: number): void {
+    for (const c of checks) this.served.record(c.key, at, c.keepMs);
   }
 }
