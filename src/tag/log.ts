@@ -47,7 +47,7 @@ export function createLogger(out: Console | undefined, on: boolean): Logger {
       }
     };
   const logger: Logger = {
-    on: on || DEBUG_BUILD,
+    on: DEBUG_BUILD || on,
     log: print('log'),
     warn: print('warn'),
     guard(fn, label) {

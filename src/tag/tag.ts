@@ -191,7 +191,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
 
       function setup(opts: unknown) {
         copyKeys(opts, options);
-        if ('debug' in options) logger.on = options.debug === true || urlDebug || DEBUG_BUILD;
+        if ('debug' in options) logger.on = DEBUG_BUILD || options.debug === true || urlDebug;
         domain = checkedDomain(options.domain, warn);
         uid = checkedUid(options.uid, warn);
         if (DEBUG_BUILD) log('setup', { networkid: networkId(), domain, uid });
@@ -244,7 +244,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
                     warn(
                       'left out eids of',
                       req.dropped,
-                      DEBUG_BUILD ? 'to keep the URL under 8000 characters' : '(URL over 8000)',
+                      DEBUG_BUILD ? 'to keep the URL under 8000 characters' : '(URL > 8000)',
                     );
                   log(type, (r.url = req.url), DEBUG_BUILD ? describe((r.eids = req.eids)) : (r.eids = req.eids));
                   // Cookies go with the call: the ad server keeps its own `pid` user id there.
@@ -296,7 +296,13 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
       if (!Array.isArray(sas.cmd)) sas.cmd = [];
       builtins.forEach(register);
       drainRegistrations(win, register, guard);
-      void Promise.resolve().then(() =>
+      // Run the queue in a task of its own, once this script is over: add-ons concatenated after the core have
+      // registered before the first queued ad call consults them, and the page's commands (setup, the first call)
+      // are not added to the task that evaluated the script. A message to ourselves, not a timer: background tabs
+      // throttle timers to one a second, which would hold the first ad call.
+      const next = new MessageChannel();
+      next.port2.postMessage(0);
+      next.port1.onmessage = () =>
         guard(
           () => {
             drainQueue(sas.cmd, (cmd) =>
@@ -311,8 +317,7 @@ export function installTag(win: TagWindow, scriptSrc?: string, builtins: TagExte
               );
           },
           DEBUG_BUILD ? 'queue' : '',
-        ),
-      );
+        );
       return sas;
     },
     DEBUG_BUILD ? 'install' : '',

@@ -21,6 +21,8 @@ async function consoleOf(
     navigator: {},
     setTimeout,
     clearTimeout,
+    // The tag runs the page's queued commands in a task of its own, through a message to itself.
+    MessageChannel,
     btoa,
     atob,
     addEventListener: () => undefined,

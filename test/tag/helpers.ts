@@ -63,7 +63,22 @@ export async function loadedTag(
 }
 
 /** Lets pending microtasks (the queue drain, promise callbacks) run. */
-export const flush = () => new Promise((r) => setTimeout(r, 0));
+/**
+ * Lets the tag's tasks run: the queued commands run in a task of their own (a message the tag posts to itself), then
+ * their promise callbacks and timers of 0 ms. Three rounds of a message and a timer, so that no ordering between
+ * message ports and timers is relied on.
+ */
+export const flush = async (): Promise<void> => {
+  for (let i = 0; i < 3; i++)
+    await new Promise((r) => {
+      const m = new MessageChannel();
+      m.port1.onmessage = () => {
+        m.port1.close();
+        setTimeout(r, 0);
+      };
+      m.port2.postMessage(0);
+    });
+};
 
 /** Decodes the `eids` query parameter of a GET URL. */
 export function eidsParam(url: string): unknown {

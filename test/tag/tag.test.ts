@@ -5,6 +5,19 @@ import { decodeBase64Json, type Eid } from '../../src/core/index.js';
 import { eidsParam, fakeWindow, flush, loadedTag, SAMPLE } from './helpers.js';
 
 describe('command queue on load', () => {
+  test('runs the queued commands in a task of their own, not in the task that evaluated the script', async () => {
+    const { win } = fakeWindow();
+    const order: string[] = [];
+    win.sas.cmd.push(() => order.push('setup'));
+    installTag(win, undefined);
+    // Any number of promise callbacks (the rest of the script's task) runs no command: the page's setup and first
+    // call are not added to the task that evaluated the tag.
+    for (let i = 0; i < 50; i++) await Promise.resolve();
+    expect(order).toEqual([]);
+    await flush();
+    expect(order).toEqual(['setup']);
+  });
+
   test('runs commands queued before load in order, after the script body, then runs pushes at once', async () => {
     const { win } = fakeWindow();
     const order: string[] = [];
