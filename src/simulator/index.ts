@@ -16,9 +16,10 @@ import { makeDealId, toRead } from './deal-view.js';
 import { AUTH_ATTEMPT_LIMIT, DEFAULT_QUOTAS, DEFAULT_REALM, PASSWORD_REALM_GRANT } from '../deals/rules/index.js';
 import { AuthService, DEFAULT_AUDIENCE } from './auth.js';
 import { openApiText } from './openapi-text.js';
-import { appendExchanges, exchangeRecorder, type SimulatorExchange } from './record.js';
+import type { SimulatorExchange } from './record.js';
+import { createPipeline, DroppedConnection, fetchFailed, type FaultOptions, type RequestLogEntry } from './pipeline.js';
 import { createReferenceData, type ReferenceData } from './reference.js';
-import { generateDeals, prng } from './seed.js';
+import { generateDeals } from './seed.js';
 import { SimulatorStore } from './store.js';
 import { DEMO_USERS, parseUsers, type SimulatorUser } from './users.js';
 import type { DealRead } from '../deals/rules/index.js';
@@ -30,31 +31,7 @@ export { DEFAULT_AUDIENCE } from './auth.js';
 export type { ReferenceData } from './reference.js';
 export type { SimulatorExchange } from './record.js';
 
-/** A kind of injected fault: a 503, a dropped connection (before or after processing), or a 429 with Retry-After: 1. */
-export type FaultKind = '503' | 'drop' | '429';
-
-/** Random failures for resilience tests and benchmarks. */
-export interface FaultOptions {
-  /** Probability (0..1) that a request fails. */
-  rate: number;
-  /** PRNG seed, for reproducible runs. */
-  seed?: number;
-  /** Which faults to pick from (uniformly); default all three. */
-  kinds?: FaultKind[];
-}
-
-/** One request as seen by the simulator (no headers, no body: secrets never land here). */
-export interface RequestLogEntry {
-  method: string;
-  /** Path without the query string. */
-  path: string;
-  /** Response status; 0 when the connection was dropped. */
-  status: number;
-  /** The injected fault, if any; `drop-after` means the request was processed before the connection dropped. */
-  fault?: '503' | '429' | 'drop-before' | 'drop-after';
-  /** Clock time (from `now`) when the request arrived. */
-  at: number;
-}
+export type { FaultKind, FaultOptions, RequestLogEntry } from './pipeline.js';
 
 /** Options of createDealApiSimulator. Every one is optional. */
 export interface DealApiSimulatorOptions {
@@ -126,16 +103,6 @@ export interface DealApiSimulator {
 
 /** Base of relative URLs given to the in-process `fetch`. */
 export const IN_PROCESS_ORIGIN = 'http://simulator.local';
-const LOG_LIMIT = 10_000;
-
-class DroppedConnection extends Error {}
-
-/** A TypeError shaped like undici's when a connection drops (`fetch failed`, cause `other side closed`). */
-function fetchFailed(): TypeError {
-  const cause = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
-  return new TypeError('fetch failed', { cause });
-}
-
 /**
  * Creates a deal API simulator: auth, lookups and deals with the API's rules, quotas, pagination and persistence.
  * @example
@@ -170,62 +137,8 @@ export function createDealApiSimulator(options: DealApiSimulatorOptions = {}): D
     openapi: openApiText(audience),
   });
 
-  const faults = faultInjector(options.faults);
-  const requests: RequestLogEntry[] = [];
-  const recordFile = process.env.EIDKIT_SIMULATOR_RECORD;
-  const sinks = [options.onExchange, recordFile ? appendExchanges(recordFile) : undefined].filter(
-    (f) => f !== undefined,
-  );
-  const onExchange = sinks.length > 0 ? (e: SimulatorExchange) => sinks.forEach((f) => f(e)) : undefined;
-  const recordExchange = exchangeRecorder(users);
+  const { handle, requests } = createPipeline(app, options, now, users);
   const listeners = new Set<SimulatorListener>();
-
-  function record(entry: RequestLogEntry) {
-    requests.push(entry);
-    if (requests.length > LOG_LIMIT) requests.splice(0, requests.length - LOG_LIMIT);
-    options.onRequest?.(entry);
-  }
-
-  /** One request through latency, faults and the app; throws DroppedConnection when the connection must drop. */
-  async function handle(request: Request, remoteAddress?: string): Promise<Response> {
-    const copy = onExchange ? request.clone() : undefined;
-    const res = await answer(request, remoteAddress);
-    if (copy) void recordExchange(copy, res.clone()).then(onExchange, () => undefined);
-    return res;
-  }
-
-  async function answer(request: Request, remoteAddress?: string): Promise<Response> {
-    const env = { remoteAddress };
-    const entry: RequestLogEntry = {
-      method: request.method,
-      path: new URL(request.url).pathname,
-      status: 0,
-      at: now(),
-    };
-    if (options.latencyMs && options.latencyMs > 0) await new Promise((r) => setTimeout(r, options.latencyMs));
-    const fault = faults();
-    if (fault === 'drop-after' || fault === 'drop-before') {
-      // A dropped connection, half the time after the request was processed: the case that makes a retried create
-      // dangerous.
-      entry.fault = fault;
-      if (fault === 'drop-after') {
-        const res = await app.fetch(request, env);
-        await res.arrayBuffer().catch(() => undefined);
-      }
-      record(entry);
-      throw new DroppedConnection();
-    }
-    if (fault) {
-      entry.fault = fault;
-      entry.status = Number(fault);
-      record(entry);
-      return faultResponse(fault);
-    }
-    const res = await app.fetch(request, env);
-    entry.status = res.status;
-    record(entry);
-    return res;
-  }
 
   const seedDeals = (count: number, opts: { companyId?: number; seed?: number } = {}) =>
     seedStore(store, reference, now, count, opts);
@@ -354,32 +267,6 @@ function listenOn(
     );
     server.once('error', reject);
   });
-}
-
-/** Draws the fault of each request, by the options' rate and kinds: a status, a dropped connection, or none. */
-function faultInjector(
-  options: FaultOptions | undefined,
-): () => '503' | '429' | 'drop-before' | 'drop-after' | undefined {
-  const rate = options?.rate ?? 0;
-  const kinds = options?.kinds?.length ? options.kinds : (['503', 'drop', '429'] as FaultKind[]);
-  const random = prng(options?.seed ?? Math.floor(Math.random() * 2 ** 32));
-  return () => {
-    if (!(rate > 0 && random() < rate)) return undefined;
-    const kind = kinds[Math.floor(random() * kinds.length)];
-    if (kind === '503' || kind === '429') return kind;
-    return random() < 0.5 ? 'drop-after' : 'drop-before';
-  };
-}
-
-/** The answer of an injected 503 or 429. */
-function faultResponse(kind: '503' | '429'): Response {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (kind === '429') headers['retry-after'] = '1';
-  const body =
-    kind === '503'
-      ? { message: 'Service temporarily unavailable (injected fault)', code: 'SERVICE_UNAVAILABLE' }
-      : { message: 'Too many requests (injected fault)', code: 'RATE_LIMITED' };
-  return new Response(JSON.stringify(body), { status: Number(kind), headers });
 }
 
 /** The form fields of a password-realm token request for a user (a convenience for tests and examples). */

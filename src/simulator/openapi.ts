@@ -24,7 +24,7 @@ import {
   DETACH_DOMAIN_LIST,
   GET_DEAL,
   REPLACE_DEAL,
-} from './routes/deals.js';
+} from './routes/deal-operations.js';
 import { LOOKUP_OPERATIONS, pascal } from './routes/lookups.js';
 import {
   DomainListRefSchema,

@@ -12,15 +12,8 @@ import {
 } from './errors.js';
 import { PASSWORD_REALM_GRANT } from '../rules/index.js';
 import type { Redactor } from './redact.js';
-import {
-  mapApiError,
-  parseRetryAfter,
-  type HttpRequest,
-  type HttpResponse,
-  type Logger,
-  type LooseBody,
-  type Transport,
-} from './transport.js';
+import type { HttpRequest, HttpResponse, Logger, Transport } from './transport.js';
+import { mapApiError, parseRetryAfter, type LooseBody } from './error-mapping.js';
 
 /** The four confidential values a caller is given (username and password are not needed for client credentials). */
 export interface Credentials {

@@ -1,87 +1,26 @@
 /**
  * DealsResource (`client.deals`): list, read, create, replace, update, pause, resume and delete deals, attach and
- * detach domain lists, count them by status, validate them client-side, and `dryRun` every write.
+ * detach domain lists, count them by status, validate them client-side, and `dryRun` every write. Listing is in
+ * ./deal-list.ts, the validated requests of the writes in ./deal-requests.ts; this file sends them and reads the
+ * answers.
  */
-import {
-  validateDeal,
-  type CountBreakdown,
-  type DealRead,
-  type DealValidationContext,
-  type DealValidationResult,
-  type DealWriteInput,
-  REDACTED,
-} from '../rules/index.js';
-import {
-  ConnectionError,
-  NotFoundError,
-  ValidationError,
-  DealApiError,
-  markCreateOutcome,
-  type FieldIssue,
-} from './errors.js';
-import { PagedList, type Page } from './paginate.js';
-import { assertSameOrigin, parseLinkHeader } from './link-header.js';
+import type { CountBreakdown, DealRead, DealValidationResult, DealWriteInput } from '../rules/index.js';
+import { ConnectionError, NotFoundError, DealApiError, markCreateOutcome } from './errors.js';
+import type { PagedList } from './paginate.js';
 import { createWithKey, withDealKeyMarker } from './keyed.js';
 import type { HttpResponse } from './transport.js';
-import type { ClientCore, Prepared } from './core.js';
-import { isPlainObject } from '../../core/plain.js';
-import { mergeDeal, sameJson, writableFields } from './merge.js';
-import type {
-  CallOptions,
-  CreatedDeal,
-  CreateOptions,
-  DealListFilters,
-  DealListOptions,
-  DealPatch,
-  PreparedRequest,
-  UpdateOptions,
-} from './options.js';
-
-function dealId(id: number | string): string {
-  const n = typeof id === 'string' && /^\d+$/.test(id) ? Number(id) : id;
-  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n <= 0) {
-    throw new ValidationError(
-      `id must be a positive integer deal id (the service-side id, not dealId), got ${JSON.stringify(id)}`,
-      [{ path: 'id', message: 'must be a positive integer' }],
-      { attempts: 0 },
-    );
-  }
-  return String(n);
-}
-
-function isoDate(v: Date | string): string {
-  return v instanceof Date ? v.toISOString() : v;
-}
-
-/** Options of a listing that are not filters of GET /deals. */
-const NOT_FILTERS = new Set([
-  'offset',
-  'pageSize',
-  'concurrency',
-  'onProgress',
-  'signal',
-  'limit',
-  'maxPages',
-  'maxItems',
-]);
-
-/** Builds the query string of GET /deals from the filters. */
-function dealQuery(filters: DealListFilters): URLSearchParams {
-  const q = new URLSearchParams();
-  for (const [key, value] of Object.entries(filters)) {
-    if (value === undefined || value === null || NOT_FILTERS.has(key)) continue;
-    if (Array.isArray(value)) q.set(key, value.join(','));
-    else if (value instanceof Date) q.set(key, isoDate(value));
-    else q.set(key, String(value));
-  }
-  return q;
-}
+import type { ClientCore } from './core.js';
+import { listDeals } from './deal-list.js';
+import { DealRequests, readDeal } from './deal-requests.js';
+import type { CallOptions, CreatedDeal, CreateOptions, DealListOptions, DealPatch, UpdateOptions } from './options.js';
 
 /** Deal operations: `client.deals`. */
 export class DealsResource {
   readonly #c: ClientCore;
+  readonly #requests: DealRequests;
   constructor(client: ClientCore) {
     this.#c = client;
+    this.#requests = new DealRequests(client);
   }
 
   /**
@@ -90,58 +29,12 @@ export class DealsResource {
    * for await (const deal of client.deals.list({ isArchived: false, sortBy: 'id' })) console.log(deal.name);
    */
   list(options: DealListOptions = {}): PagedList<DealRead> {
-    const c = this.#c;
-    const pageSize = options.pageSize ?? 100;
-    if (!Number.isInteger(pageSize) || pageSize < 1)
-      throw new TypeError(`pageSize must be a positive integer, got ${pageSize}`);
-    const base = new URL('deals', c.baseUrl);
-    base.search = dealQuery(options).toString();
-    const fetchPage = async (url: URL): Promise<Page<DealRead>> => {
-      const res = await c.request({ method: 'GET', url, retry: 'idempotent', signal: options.signal });
-      if (!Array.isArray(res.body))
-        throw new DealApiError(`GET ${url.pathname}: expected a JSON array of deals`, {
-          status: res.status,
-          redact: c.redact,
-        });
-      const totalHeader = res.headers.get('x-pagination-total-count');
-      const total = totalHeader !== null && /^\d+$/.test(totalHeader.trim()) ? Number(totalHeader) : undefined;
-      const next = parseLinkHeader(res.headers.get('link'), url).next;
-      if (next) assertSameOrigin(next, c.baseUrl);
-      const offset = Number(url.searchParams.get('offset') ?? 0);
-      return { items: res.body as DealRead[], offset, total, nextUrl: next, url };
-    };
-    return new PagedList<DealRead>(
-      {
-        pageSize,
-        startOffset: options.offset ?? 0,
-        fetchOffset: (offset, limit) => {
-          const url = new URL(base);
-          url.searchParams.set('limit', String(limit));
-          url.searchParams.set('offset', String(offset));
-          return fetchPage(url);
-        },
-        fetchUrl: fetchPage,
-        keyOf: (deal) => deal.id,
-      },
-      {
-        concurrency: options.concurrency ?? c.concurrency,
-        onProgress: options.onProgress,
-        limit: options.limit,
-        maxPages: options.maxPages,
-        maxItems: options.maxItems,
-      },
-    );
+    return listDeals(this.#c, options);
   }
 
   /** One deal by its service-side id. */
-  async get(id: number | string, options: CallOptions = {}): Promise<DealRead> {
-    const res = await this.#c.request({
-      method: 'GET',
-      url: new URL(`deals/${dealId(id)}`, this.#c.baseUrl),
-      retry: 'idempotent',
-      signal: options.signal,
-    });
-    return res.body as DealRead;
+  get(id: number | string, options: CallOptions = {}): Promise<DealRead> {
+    return readDeal(this.#c, id, options);
   }
 
   /**
@@ -179,7 +72,7 @@ export class DealsResource {
         options.key,
       );
     }
-    const prepared = await this.#prepareCreate(deal, options);
+    const prepared = await this.#requests.create(deal, options);
     let res: HttpResponse;
     try {
       res = await this.#c.send(prepared, options.signal);
@@ -226,7 +119,7 @@ export class DealsResource {
     deal: DealWriteInput,
     options: CallOptions & { stored?: DealRead } = {},
   ): Promise<DealRead> {
-    const prepared = await this.#prepareReplace(id, deal, options);
+    const prepared = await this.#requests.replace(id, deal, options);
     return (await this.#c.send(prepared, options.signal)).body as DealRead;
   }
 
@@ -237,7 +130,7 @@ export class DealsResource {
    * await client.deals.update(42, { name: 'Spring sale', apiCompliance: { isVpaidCompliant: true } });
    */
   async update(id: number | string, patch: DealPatch, options: UpdateOptions = {}): Promise<DealRead> {
-    const prepared = await this.#prepareUpdate(id, patch, options);
+    const prepared = await this.#requests.update(id, patch, options);
     if (prepared.unchanged) return prepared.unchanged;
     return (await this.#c.send(prepared, options.signal)).body as DealRead;
   }
@@ -258,7 +151,7 @@ export class DealsResource {
    */
   async delete(id: number | string, options: CallOptions = {}): Promise<void> {
     try {
-      await this.#c.send(this.#prepareDelete(id), options.signal);
+      await this.#c.send(this.#requests.delete(id), options.signal);
     } catch (err) {
       if (err instanceof NotFoundError && (err.attempts ?? 1) > 1) return;
       throw err;
@@ -267,13 +160,13 @@ export class DealsResource {
 
   /** Attaches a domain list to a deal (403 for DSP callers). */
   async attachDomainList(id: number | string, domainListId: number, options: CallOptions = {}): Promise<void> {
-    await this.#c.send(this.#prepareDomainList('POST', id, domainListId), options.signal);
+    await this.#c.send(this.#requests.domainList('POST', id, domainListId), options.signal);
   }
 
   /** Detaches a domain list from a deal (403 for DSP callers). */
   async detachDomainList(id: number | string, domainListId: number, options: CallOptions = {}): Promise<void> {
     try {
-      await this.#c.send(this.#prepareDomainList('DELETE', id, domainListId), options.signal);
+      await this.#c.send(this.#requests.domainList('DELETE', id, domainListId), options.signal);
     } catch (err) {
       if (err instanceof NotFoundError && (err.attempts ?? 1) > 1) return;
       throw err;
@@ -296,15 +189,11 @@ export class DealsResource {
    * rules that need the DSPs, buyers and identity providers it names. Resolves with the result; never throws for
    * an invalid deal.
    */
-  async validate(
+  validate(
     deal: unknown,
     context: { mode: 'create' | 'update'; stored?: DealRead; signal?: AbortSignal },
   ): Promise<DealValidationResult> {
-    const base = { mode: context.mode, stored: context.stored as DealValidationContext['stored'], now: this.#c.now() };
-    const pure = validateDeal(deal, base);
-    if (!pure.ok || !this.#c.referenceChecks) return pure;
-    const reference = await this.#c.reference(deal as Record<string, unknown>, context.signal);
-    return validateDeal(deal, { ...base, reference });
+    return this.#requests.validate(deal, context);
   }
 
   /** The requests a write would send, validated, without sending them (`--dry-run`). */
@@ -314,163 +203,20 @@ export class DealsResource {
         options.key === undefined
           ? deal
           : { ...deal, callerDealIds: withDealKeyMarker(deal?.callerDealIds, options.key) };
-      return this.#describe(await this.#prepareCreate(marked, options));
+      return this.#requests.describe(await this.#requests.create(marked, options));
     },
     replace: async (id: number | string, deal: DealWriteInput, options: CallOptions & { stored?: DealRead } = {}) =>
-      this.#describe(await this.#prepareReplace(id, deal, options)),
+      this.#requests.describe(await this.#requests.replace(id, deal, options)),
     update: async (id: number | string, patch: DealPatch, options: CallOptions = {}) =>
-      this.#describe(await this.#prepareUpdate(id, patch, options)),
+      this.#requests.describe(await this.#requests.update(id, patch, options)),
     pause: async (id: number | string, options: CallOptions = {}) =>
-      this.#describe(await this.#prepareUpdate(id, { isActive: false }, options)),
+      this.#requests.describe(await this.#requests.update(id, { isActive: false }, options)),
     resume: async (id: number | string, options: CallOptions = {}) =>
-      this.#describe(await this.#prepareUpdate(id, { isActive: true }, options)),
-    delete: async (id: number | string) => this.#describe(this.#prepareDelete(id)),
+      this.#requests.describe(await this.#requests.update(id, { isActive: true }, options)),
+    delete: async (id: number | string) => this.#requests.describe(this.#requests.delete(id)),
     attachDomainList: async (id: number | string, domainListId: number) =>
-      this.#describe(this.#prepareDomainList('POST', id, domainListId)),
+      this.#requests.describe(this.#requests.domainList('POST', id, domainListId)),
     detachDomainList: async (id: number | string, domainListId: number) =>
-      this.#describe(this.#prepareDomainList('DELETE', id, domainListId)),
+      this.#requests.describe(this.#requests.domainList('DELETE', id, domainListId)),
   };
-
-  #describe(p: Prepared): PreparedRequest | null {
-    if (p.unchanged) return null;
-    const headers: Record<string, string> = { authorization: `Bearer ${REDACTED}`, ...p.headers };
-    if (p.json !== undefined) headers['content-type'] = 'application/json';
-    const out: PreparedRequest = { method: p.method, url: p.url.href, headers, warnings: p.warnings };
-    if (p.json !== undefined) out.body = JSON.parse(this.#c.redact(JSON.stringify(p.json)));
-    return out;
-  }
-
-  async #checked(
-    deal: unknown,
-    mode: 'create' | 'update',
-    stored: DealRead | undefined,
-    signal?: AbortSignal,
-  ): Promise<{ value: Record<string, unknown>; warnings: FieldIssue[] }> {
-    if (stored && (!stored.isEditable || stored.isArchived)) {
-      // The service refuses every edit of an archived deal (its `isEditable` is false): no PUT, no quota spent.
-      const why = stored.isArchived ? 'archived' : 'not editable';
-      throw new ValidationError(
-        `deal ${stored.id} is ${why} and cannot be changed`,
-        [{ path: '', message: `the deal is ${why}` }],
-        { attempts: 0, redact: this.#c.redact },
-      );
-    }
-    const result = await this.validate(deal, { mode, stored, signal });
-    if (!result.ok) {
-      const list = result.issues.map((i) => `${i.path || '(deal)'}: ${i.message}`).join('; ');
-      const summary = `the deal was refused before sending (${mode})`;
-      throw new ValidationError(`${summary}: ${list}`, result.issues, { attempts: 0, redact: this.#c.redact, summary });
-    }
-    for (const w of result.warnings) this.#c.log('warn', `deal ${w.path}: ${w.message}`);
-    return { value: result.value as Record<string, unknown>, warnings: result.warnings };
-  }
-
-  async #prepareCreate(
-    deal: DealWriteInput | Partial<DealWriteInput> | undefined,
-    options: CallOptions & { copyOf?: number | string },
-  ): Promise<Prepared> {
-    const prepared = {
-      method: 'POST',
-      url: new URL('deals', this.#c.baseUrl),
-      retry: 'unsent-only',
-      keepCutBody: true,
-    } as const;
-    if (options.copyOf === undefined) {
-      const { value, warnings } = await this.#checked(deal, 'create', undefined, options.signal);
-      return { ...prepared, headers: {}, json: value, warnings };
-    }
-    // A copy (X-CopyOfDealId): the service copies the source deal and lays the body over it, field by field, so
-    // that is what is validated; the body sent holds only the fields given (none copies the deal as it is).
-    const sourceId = dealId(options.copyOf);
-    const given = deal ?? {};
-    if (!isPlainObject(given))
-      throw new ValidationError(
-        'the deal must be a plain object of deal fields',
-        [{ path: '', message: 'must be an object' }],
-        { attempts: 0 },
-      );
-    const source = await this.get(sourceId, options);
-    const { value, warnings } = await this.#checked(
-      { ...writableFields(source), ...given },
-      'create',
-      undefined,
-      options.signal,
-    );
-    const body = Object.fromEntries(
-      Object.keys(given)
-        .filter((k) => value[k] !== undefined)
-        .map((k) => [k, value[k]]),
-    );
-    return { ...prepared, headers: { 'x-copyofdealid': sourceId }, json: body, warnings };
-  }
-
-  async #prepareReplace(
-    id: number | string,
-    deal: DealWriteInput,
-    options: CallOptions & { stored?: DealRead },
-  ): Promise<Prepared> {
-    const path = dealId(id);
-    const pure = validateDeal(deal, { mode: 'update', now: this.#c.now() });
-    if (!pure.ok) await this.#checked(deal, 'update', undefined); // throws with the issues, before any request
-    const stored = options.stored ?? (await this.get(path, options));
-    const { value, warnings } = await this.#checked(deal, 'update', stored, options.signal);
-    return {
-      method: 'PUT',
-      url: new URL(`deals/${path}`, this.#c.baseUrl),
-      json: { ...value, id: stored.id, dealId: stored.dealId },
-      retry: 'idempotent',
-      warnings,
-    };
-  }
-
-  async #prepareUpdate(id: number | string, patch: DealPatch, options: UpdateOptions): Promise<Prepared> {
-    const path = dealId(id);
-    if (!isPlainObject(patch))
-      throw new ValidationError(
-        'the patch must be a plain object of deal fields',
-        [{ path: '', message: 'must be an object' }],
-        { attempts: 0 },
-      );
-    const stored = options.stored ?? (await this.get(path, options));
-    const current = writableFields(stored);
-    const merged = mergeDeal(current, patch);
-    const { value, warnings } = await this.#checked(merged, 'update', stored, options.signal);
-    const prepared: Prepared = {
-      method: 'PUT',
-      url: new URL(`deals/${path}`, this.#c.baseUrl),
-      json: { ...value, id: stored.id, dealId: stored.dealId },
-      retry: 'idempotent',
-      warnings,
-    };
-    // Nothing changed: no PUT, no update quota spent.
-    if (sameJson(merged, current)) prepared.unchanged = stored;
-    return prepared;
-  }
-
-  #prepareDelete(id: number | string): Prepared {
-    return {
-      method: 'DELETE',
-      url: new URL(`deals/${dealId(id)}`, this.#c.baseUrl),
-      retry: 'idempotent',
-      warnings: [],
-    };
-  }
-
-  #prepareDomainList(method: 'POST' | 'DELETE', id: number | string, domainListId: number): Prepared {
-    if (!Number.isSafeInteger(domainListId) || domainListId <= 0) {
-      throw new ValidationError(
-        `domainListId must be a positive integer, got ${JSON.stringify(domainListId)}`,
-        [{ path: 'domainListId', message: 'must be a positive integer' }],
-        { attempts: 0 },
-      );
-    }
-    // Attaching or detaching the same list twice leaves the same association: safe to retry.
-    return {
-      method,
-      url: new URL(`deals/${dealId(id)}/domainlists`, this.#c.baseUrl),
-      json: { domainListId },
-      retry: 'idempotent',
-      warnings: [],
-    };
-  }
 }

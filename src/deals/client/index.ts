@@ -25,7 +25,8 @@ export {
   type PaginationProblem,
 } from './paginate.js';
 export { parseLinkHeader } from './link-header.js';
-export { parseRetryAfter, type Logger, type RetryOptions, type RetryPolicy } from './transport.js';
+export { type Logger, type RetryOptions, type RetryPolicy } from './transport.js';
+export { parseRetryAfter } from './error-mapping.js';
 export type { ClientEvents, ClientListener, RequestEvent, ResponseEvent, RetryEvent } from './hooks.js';
 export {
   DEAL_KEY_PREFIX,

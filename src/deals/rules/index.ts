@@ -4,6 +4,7 @@
  */
 export * from './enums.js';
 export * from './schemas.js';
+export * from './lookup-schemas.js';
 export * from './defaults.js';
 export * from './validation-types.js';
 export * from './validate.js';

@@ -4,7 +4,7 @@
  * The document (src/simulator/openapi.ts) is built from them and the zod schemas, never written by hand, and the
  * contract tests (test/contract) check live traffic against it. Guide: docs/simulator.md ("The OpenAPI document").
  */
-import type { Handler, Hono } from 'hono';
+import type { Context, Handler, Hono } from 'hono';
 import { z } from 'zod';
 import type { DealRuleId } from '../../deals/rules/index.js';
 import type { ApiEnv } from './context.js';
@@ -158,6 +158,17 @@ export const DomainListRefSchema = z.strictObject({ domainListId: z.int().positi
 /** Registers `handler` for the operation's method and path (the path template read as a hono pattern). */
 export function route(api: Hono<ApiEnv>, op: OperationDef, handler: Handler<ApiEnv>): void {
   api.on(op.method.toUpperCase(), op.path.replace(/\{(\w+)\}/g, ':$1'), handler);
+}
+
+/** One route: its operation (method, path and the schema of what it takes and answers) and the handler that answers. */
+export interface RouteDef<Deps> {
+  operation: OperationDef;
+  handler: (c: Context<ApiEnv>, deps: Deps) => Response | Promise<Response>;
+}
+
+/** Registers `routes` in order, each handler called with `deps` (what the routes of one file share). */
+export function registerRoutes<Deps>(api: Hono<ApiEnv>, routes: readonly RouteDef<Deps>[], deps: Deps): void {
+  for (const { operation, handler } of routes) route(api, operation, (c) => handler(c, deps));
 }
 
 /** A JSON Schema for a string that matches `words` in any letter case (patterns take no flags). */

@@ -18,7 +18,7 @@ import {
   ValidationError,
 } from '../../../src/deals/index.js';
 import { Redactor } from '../../../src/deals/client/redact.js';
-import { mapApiError } from '../../../src/deals/client/transport.js';
+import { mapApiError } from '../../../src/deals/client/error-mapping.js';
 import { PASS, SECRETS, clientOptions, connectionRefused, connectionReset, fakeApi, json, caught } from './fake.js';
 
 const VALID = {
