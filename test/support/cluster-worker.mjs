@@ -21,6 +21,7 @@ import {
 } from '../../dist/node/adserver/index.js';
 import { clusterClient } from './cluster-client.mjs';
 import { fleetCall } from './fleet-calls.mjs';
+import { sampleWaits } from './fleet.mjs';
 
 const config = JSON.parse(process.argv[2]);
 const redis = await clusterClient(config, { createCluster, Redis });
@@ -66,14 +67,19 @@ async function run(job, body) {
   };
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
+  const waits = sampleWaits(['self']);
   await body(take);
   const cpu = process.cpuUsage(cpu0);
+  const waitedMs = waits.stop();
   const since = (now, then) => Object.fromEntries(Object.entries(now).map(([k, v]) => [k, v - (then[k] ?? 0)]));
   return {
     served,
     slowestMs,
     ms: performance.now() - t0,
     cpuUs: cpu.user + cpu.system,
+    // The most this process was ready to run but without a core within any 100 ms of the command (the machine's
+    // load, not this process's work).
+    waitedMs,
     capper: since(capper.metrics(), before.capper),
     store: since(store.metrics(), before.store),
     errors: { ...errors },

@@ -105,6 +105,8 @@ export async function startRedis(options = {}) {
     dir,
     start,
     kill,
+    /** The running redis-server's process id (undefined while it is down). */
+    pid: () => proc?.pid,
     async stop() {
       await kill();
       rmSync(dir, { recursive: true, force: true });
