@@ -14,7 +14,9 @@ import type { AdCall } from '../../src/adserver/index.js';
 // @ts-expect-error plain ESM helpers shared with the bench
 import { startRedisCluster } from '../support/redis-cluster.mjs';
 // @ts-expect-error plain ESM helpers shared with the bench
-import { sampleWaits, servedByUser, startFleet } from '../support/fleet.mjs';
+import { servedByUser, startFleet } from '../support/fleet.mjs';
+// @ts-expect-error plain ESM helper shared with the worker processes
+import { sampleWaits } from '../support/cpu-wait.mjs';
 // @ts-expect-error plain ESM helpers shared with the bench
 import { clusterClient } from '../support/cluster-client.mjs';
 // @ts-expect-error plain ESM helper shared with the worker processes

@@ -22,6 +22,8 @@ import { gppHeader, tcWith } from './bits.js';
 import { newPolicy, PARTNERS, POLICY_CONFIG } from './entry-points.js';
 import { describeInput, leastOf, pathCpu, postExcess } from './harness.js';
 import { wideDeepBombs } from './shapes.js';
+// @ts-expect-error plain ESM helper shared with the fleet tests
+import { runDelayMs } from '../support/cpu-wait.mjs';
 
 /** The budgets. */
 const GET_BUDGET_MS = 1;
@@ -301,9 +303,16 @@ describe('a server process under bombs', () => {
         ...POST_BOMBS.map((b): [string, () => Promise<unknown>] => [b.body as string, () => post(b.body as string)]),
         ['a 2 MB body', () => post(Buffer.alloc(2 ** 21, 0x5b))],
       ];
-      /** One round: the bomb, and 20 normal calls right behind it; their slowest answer and the server's CPU. */
+      // How long the server and this test waited for a CPU (a core busy with other jobs): the latency the code is
+      // held to is the slowest answer less the longer of the two waits (they may overlap), the time the machine gave.
+      const waited = (): [number, number] => [runDelayMs(server.pid) as number, runDelayMs() as number];
+      /**
+       * One round: the bomb, and 20 normal calls right behind it; their slowest answer, the server's CPU, and how long
+       * the server and this test waited for a core meanwhile.
+       */
       const round = async (name: string, bomb: () => Promise<unknown>) => {
         const before = await cpu();
+        const [server0, self0] = waited();
         // Settled at once, so that a refused bomb is a result, not an unhandled rejection.
         const bombed = bomb().then(
           () => true,
@@ -319,27 +328,26 @@ describe('a server process under bombs', () => {
         expect(answered, `${name} is answered`).toBe(true);
         const times = normal.map((r) => (r as PromiseFulfilledResult<{ status: number; ms: number }>).value);
         expect(times.every((t) => t.status === 200)).toBe(true);
-        return { p100: Math.max(...times.map((t) => t.ms)), cpu: (await cpu()) - before };
+        const p100 = Math.max(...times.map((t) => t.ms));
+        const [server1, self1] = waited();
+        const wait = Math.max(server1 - server0, self1 - self0);
+        // A bomb that stalls the server stalls it while it runs: that time is not a wait for a core.
+        return { p100, wait, own: p100 - (Number.isFinite(wait) ? wait : 0), cpu: (await cpu()) - before };
       };
-      let worst = { p100: 0, bomb: '', cpu: 0 };
+      let worst = { p100: 0, wait: 0, own: 0, bomb: '', cpu: 0 };
       for (const [text, bomb] of bombs) {
         const name = describeInput(text);
-        // Over budget, the round is run again (up to 3 times, the best counting): a bomb that stalls the server
-        // does so every time, a load spike of the machine does not.
-        let best = await round(name, bomb);
-        for (let i = 0; i < 2 && best.p100 >= P100_BUDGET_MS; i++) {
-          const again = await round(name, bomb);
-          if (again.p100 < best.p100) best = again;
-        }
-        if (best.p100 > worst.p100) worst = { ...best, bomb: name };
+        const r = await round(name, bomb);
+        if (r.own > worst.own) worst = { ...r, bomb: name };
       }
       lines.push(
-        `acceptance HTTP: ${bombs.length} bombs, each beside 20 normal calls: worst p100 ${worst.p100.toFixed(1)} ms ` +
-          `(budget ${P100_BUDGET_MS} ms; the 20 calls alone ${alone.toFixed(1)} ms; server CPU for that round ` +
+        `acceptance HTTP: ${bombs.length} bombs, each beside 20 normal calls: worst p100 ${worst.own.toFixed(1)} ms ` +
+          `with a core (${worst.p100.toFixed(1)} ms, of which ${worst.wait.toFixed(1)} ms waiting for one; budget ` +
+          `${P100_BUDGET_MS} ms; the 20 calls alone ${alone.toFixed(1)} ms; server CPU for that round ` +
           `${worst.cpu.toFixed(1)} ms), beside ${worst.bomb}`,
       );
       expect(alive(), 'the server is still running').toBe(true);
-      expect(worst.p100, worst.bomb).toBeLessThan(P100_BUDGET_MS);
+      expect(worst.own, worst.bomb).toBeLessThan(P100_BUDGET_MS);
     } finally {
       server.kill('SIGTERM');
     }

@@ -21,7 +21,7 @@ import {
 } from '../../dist/node/adserver/index.js';
 import { clusterClient } from './cluster-client.mjs';
 import { fleetCall } from './fleet-calls.mjs';
-import { sampleWaits } from './fleet.mjs';
+import { sampleWaits } from './cpu-wait.mjs';
 
 const config = JSON.parse(process.argv[2]);
 const redis = await clusterClient(config, { createCluster, Redis });

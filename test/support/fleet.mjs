@@ -1,7 +1,6 @@
 // Ad-server processes for the fleet tests and the cluster bench: each a child process running cluster-worker.mjs
 // with its own cluster client, driven one JSON command at a time (all processes get the command together).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const worker = fileURLToPath(new URL('./cluster-worker.mjs', import.meta.url));
@@ -59,48 +58,4 @@ export function servedByUser(answers) {
   const out = {};
   for (const a of answers) for (const [u, n] of Object.entries(a.served)) out[u] = (out[u] ?? 0) + n;
   return out;
-}
-
-/**
- * How long process `pid` has waited for a CPU since it started, in ms: the run-queue wait of its main thread
- * (`/proc/<pid>/schedstat`, second field, ns). NaN where it cannot be read. On a loaded machine a process can be
- * ready to run and not get a core for longer than a take's timeout: the difference of two readings says how long.
- */
-export function runDelayMs(pid = 'self') {
-  try {
-    return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
-  } catch {
-    return NaN;
-  }
-}
-
-/**
- * Samples the run-queue wait of each process of `pids` (`'self'` for this one) every 10 ms until `stop()`, which
- * returns the most any one of them waited for a CPU within any `windowMs` (a take's timeout: what can make a take late
- * is the wait within its own window, not the phase's total). A sample the load itself delayed past the window counts
- * its whole gap.
- */
-export function sampleWaits(pids, windowMs = 100) {
-  const series = pids.map(() => []);
-  const tick = () => {
-    const t = performance.now();
-    pids.forEach((pid, i) => series[i].push([t, runDelayMs(pid)]));
-  };
-  tick();
-  const timer = setInterval(tick, 10);
-  return {
-    stop() {
-      clearInterval(timer);
-      tick();
-      let most = 0;
-      for (const s of series) {
-        for (let i = 0, j = 1; j < s.length; j++) {
-          while (i < j - 1 && s[j][0] - s[i][0] > windowMs) i++;
-          const waited = s[j][1] - s[i][1];
-          if (Number.isFinite(waited)) most = Math.max(most, waited);
-        }
-      }
-      return most;
-    },
-  };
 }
