@@ -9,7 +9,8 @@
 //            them would);
 //   /hand    the same path written out by hand, step by step, on stores of its own: the receiver's baseline;
 //   /redis   the receiver on the Redis stores (argv[2] is the redis URL) through a node-redis client;
-//   /ioredis the receiver on the Redis stores through an ioredis client (the client is the user's choice).
+//   /ioredis the receiver on the Redis stores through an ioredis client (the client is the user's choice);
+//   /memory-base with BASELINE=<checkout> (a built checkout of an earlier commit): /memory through that build.
 // /gc runs a full garbage collection (the bench starts this process with --expose-gc) before each measured run, so
 // that no case pays for the garbage the case before it left.
 // argv[3] = 'node' serves the same handlers on plain node:http instead; 'hono-request' parses c.req.raw.
@@ -101,6 +102,23 @@ const receivers = Object.fromEntries(
     }),
 );
 receivers['/hand'] = (call) => receiveByHand(stores['/hand'], call);
+// BASELINE: the same in-memory receiver from another build, for a before / after in the same rounds.
+if (process.env.BASELINE) {
+  const base = await import(`${process.env.BASELINE}/dist/node/adserver/index.js`);
+  const receiver = base.createAdCallReceiver({
+    report: base.createReport(),
+    providerLog: base.jsonLinesLogSink(createWriteStream('/dev/null')),
+    capping: { capper: base.createFrequencyCapper(), caps: base.defineFrequencyCap(cap) },
+    partners,
+    bidRequest: { tmax: 200 },
+    pidCookie: false,
+    answer: ({ cap: decision, bidRequests }) =>
+      `{"ok":true,"served":${decision.allowed},"bytes":${base
+        .bidRequestsJson(bidRequests.map((b) => b.request))
+        .reduce((n, b) => n + b.length, 0)}}`,
+  });
+  receivers['/memory-base'] = async (call) => (await receiver.receive(call)).answer;
+}
 
 /** The receiving path after parsing, written out step by step; returns the JSON answer. */
 async function receiveByHand(s, call) {
@@ -168,7 +186,7 @@ if (process.argv[3] === 'node') {
     await parse(c);
     return c.json({ ok: true });
   });
-  for (const path of ['/hand', '/memory', '/redis', '/ioredis'])
+  for (const path of Object.keys(receivers))
     app.get(path, async (c) =>
       c.body(await receivers[path](await parse(c)), 200, { 'content-type': 'application/json' }),
     );

@@ -8,7 +8,9 @@
 // (/memory) ≤ 1.05× the same steps written out by hand (/hand), the Redis path ≤ 1.1× the in-memory path, and Redis
 // commands sent per ad call ≤ 0.25 at 16 connections. Ratios to the bare handler are printed, not
 // budgeted. The Redis stores run twice, through a node-redis client (/redis) and an ioredis one (/ioredis): the client
-// is the user's choice; both are held to the budgets. Exit 1 when over a budget.
+// is the user's choice; both are held to the budgets. With BASELINE=<checkout> (a built checkout of an earlier commit)
+// the in-memory receiver of that build runs too (/memory-base), in the same rounds: this build's ÷ that one's, CPU per
+// request, ≤ 1.05. Exit 1 when over a budget.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -36,7 +38,16 @@ const USERS = 500;
 // Floors: `/decode` only Base64-decodes and JSON.parses the eids parameter (the least any receiving path must do;
 // the in-memory path is budgeted against it), `/parse` parses the call with eidkit (printed).
 const SERVER = ['hono', 'hono-request'].includes(process.env.BENCH_SERVER) ? process.env.BENCH_SERVER : 'node';
-const CASES = ['/bare', ...(SERVER === 'node' ? ['/decode'] : []), '/parse', '/hand', '/memory', '/redis', '/ioredis'];
+const CASES = [
+  '/bare',
+  ...(SERVER === 'node' ? ['/decode'] : []),
+  '/parse',
+  '/hand',
+  '/memory',
+  ...(process.env.BASELINE ? ['/memory-base'] : []),
+  '/redis',
+  '/ioredis',
+];
 const REDIS_CASES = ['/redis', '/ioredis'];
 // `node` (default): plain node:http with parseIncomingMessage; `hono`: docs/ad-server.md's hono app parsing
 // c.env.incoming; `hono-request`: the hono app parsing its WHATWG Request (c.req.raw) with parseAdCallRequest.
@@ -247,6 +258,15 @@ const checks = [
   ),
   ...REDIS_CASES.map((p) => budget(`Redis (${p.slice(1)}) / in-memory, CPU per request`, cpuRatio(p, '/memory'), 1.1)),
   budget(`Redis commands sent per ad call at ${CONNECTIONS} connections`, sent, 0.25, ''),
+  ...(runs['/memory-base']
+    ? [
+        budget(
+          'the receiver (in memory) / the same in the BASELINE build, CPU per request',
+          cpuRatio('/memory', '/memory-base'),
+          1.05,
+        ),
+      ]
+    : []),
 ];
 for (const [text, ok] of checks) console.log(`${text}: ${ok ? 'OK' : 'OVER BUDGET'}`);
 const bare = CASES.filter((p) => p !== '/bare').map((p) => `${p} ${ratio(p).toFixed(2)}x`);
