@@ -90,6 +90,12 @@ const INSPECTOR_CHECK_AFTER_MS = 5_000;
 const INSPECTOR_CHECK_EVERY_MS = 1_000;
 /** A new session that is not there after this long fails with what was seen (the page fixture allows 90 s). */
 const SESSION_START_LIMIT_MS = 75_000;
+/**
+ * A driver that has launched no browser process this long after a session was asked for never will (seen once in
+ * about 200 sessions, waiting out the whole limit): it is replaced, as a driver whose port was taken is. A browser
+ * normally appears within a second, under load within a few.
+ */
+const NO_BROWSER_LIMIT_MS = 20_000;
 
 /** Runs in the page: calls the serialised function with its argument and reports its result or error. */
 const RUNNER = `var done = arguments[arguments.length - 1];
@@ -101,8 +107,8 @@ try {
 
 /**
  * Starts WebKitWebDriver (and Xvfb when there is no display). A new session whose browser cannot get the inspector
- * port the driver chose for it (processes.ts) would never start: the driver is then replaced (another port) and the
- * session asked again, at most twice, each time said on stderr.
+ * port the driver chose for it (processes.ts), or whose driver launches no browser at all, would never start: the
+ * driver is then replaced (another port) and the session asked again, at most twice, each time said on stderr.
  */
 export async function launchWebKit(): Promise<Launcher> {
   const binary = findMiniBrowser();
@@ -135,6 +141,8 @@ export async function launchWebKit(): Promise<Launcher> {
         const port = browser === undefined ? undefined : inspectorPortTaken(browser);
         if (port?.taken) {
           resolve({ stuck: `inspector port ${port.port} taken by another socket after ${waited} ms` });
+        } else if (browser === undefined && waited > NO_BROWSER_LIMIT_MS) {
+          resolve({ stuck: `no browser process after ${waited} ms` });
         } else if (waited > SESSION_START_LIMIT_MS) {
           const seen =
             browser === undefined ? 'no browser process' : `browser ${browser}, inspector port ${port?.port}`;
@@ -159,7 +167,7 @@ export async function launchWebKit(): Promise<Launcher> {
       for (let attempt = 1; !started; attempt++) {
         const outcome = await newSession();
         if (!('stuck' in outcome)) started = outcome;
-        else if (attempt === 3 || !outcome.stuck.startsWith('inspector port')) {
+        else if (attempt === 3 || !/^(inspector port|no browser process)/.test(outcome.stuck)) {
           throw new Error(`WebKit session did not start: ${outcome.stuck}`);
         } else {
           console.error(`WebKitWebDriver: ${outcome.stuck}; starting another driver (attempt ${attempt + 1} of 3)`);
