@@ -75,49 +75,46 @@ const stores = {
   ),
 };
 
-/** The answer of both paths: whether the deal is served, and the bytes of the serialised bid requests. */
-const answerOf = (served, requests) => {
-  const bodies = bidRequestsJson(requests);
+/** The answer of every path: whether the deal is served, and the bytes of the serialised bid requests. */
+const answerOf = (served, requests, json = bidRequestsJson) => {
+  const bodies = json(requests);
   return `{"ok":true,"served":${served},"bytes":${bodies[0].length + bodies[1].length}}`;
 };
-/** The receiver of each case but the hand-written one, over its stores; `receive` gives the JSON answer. */
+/**
+ * A receiver over the stores `s`, built by `lib` (this build's entry point, or BASELINE's); the function it returns
+ * gives the JSON answer.
+ */
+const receiverOf = (lib, s, providerLog, caps) => {
+  const receiver = lib.createAdCallReceiver({
+    report: s.report,
+    providerLog,
+    capping: { capper: s.capper, caps },
+    partners,
+    bidRequest: { tmax: 200 },
+    pidCookie: false,
+    answer: ({ cap: decision, bidRequests }) =>
+      answerOf(
+        decision.allowed,
+        bidRequests.map((b) => b.request),
+        lib.bidRequestsJson,
+      ),
+  });
+  return async (call) => (await receiver.receive(call)).answer;
+};
+const thisBuild = { createAdCallReceiver, bidRequestsJson };
+/** The receiver of each case but the hand-written one, over its stores. */
 const receivers = Object.fromEntries(
   Object.entries(stores)
     .filter(([path]) => path !== '/hand')
-    .map(([path, s]) => {
-      const receiver = createAdCallReceiver({
-        report: s.report,
-        providerLog: sink,
-        capping: { capper: s.capper, caps: cap },
-        partners,
-        bidRequest: { tmax: 200 },
-        pidCookie: false,
-        answer: ({ cap: decision, bidRequests }) =>
-          answerOf(
-            decision.allowed,
-            bidRequests.map((b) => b.request),
-          ),
-      });
-      return [path, async (call) => (await receiver.receive(call)).answer];
-    }),
+    .map(([path, s]) => [path, receiverOf(thisBuild, s, sink, cap)]),
 );
 receivers['/hand'] = (call) => receiveByHand(stores['/hand'], call);
 // BASELINE: the same in-memory receiver from another build, for a before / after in the same rounds.
 if (process.env.BASELINE) {
   const base = await import(`${process.env.BASELINE}/dist/node/adserver/index.js`);
-  const receiver = base.createAdCallReceiver({
-    report: base.createReport(),
-    providerLog: base.jsonLinesLogSink(createWriteStream('/dev/null')),
-    capping: { capper: base.createFrequencyCapper(), caps: base.defineFrequencyCap(cap) },
-    partners,
-    bidRequest: { tmax: 200 },
-    pidCookie: false,
-    answer: ({ cap: decision, bidRequests }) =>
-      `{"ok":true,"served":${decision.allowed},"bytes":${base
-        .bidRequestsJson(bidRequests.map((b) => b.request))
-        .reduce((n, b) => n + b.length, 0)}}`,
-  });
-  receivers['/memory-base'] = async (call) => (await receiver.receive(call)).answer;
+  const s = { report: base.createReport(), capper: base.createFrequencyCapper() };
+  const log = base.jsonLinesLogSink(createWriteStream('/dev/null'));
+  receivers['/memory-base'] = receiverOf(base, s, log, base.defineFrequencyCap(cap));
 }
 
 /** The receiving path after parsing, written out step by step; returns the JSON answer. */
