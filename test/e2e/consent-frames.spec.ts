@@ -30,7 +30,8 @@ test.beforeAll(async () => {
     pages: {
       '/frame.html': publisherPage({
         networkId: 4321,
-        commands: `sas.setup({ networkid: 4321, domain: location.origin, modules: { identityLink: { placementId: 1 }, idLinking: { url: location.origin + '/idlink/g/v2' } } });`,
+        // `?wait=<ms>`: the call's bound (eidsTimeout), for the tests that expect the modules' ids on the first call.
+        commands: `sas.setup({ networkid: 4321, domain: location.origin, eidsTimeout: Number(new URLSearchParams(location.search).get('wait')) || undefined, modules: { identityLink: { placementId: 1 }, idLinking: { url: location.origin + '/idlink/g/v2' } } });`,
       }),
     },
   });
@@ -49,10 +50,20 @@ test.afterAll(async () => {
   await ads?.close();
 });
 
-/** A top page with a stub and a CMP (`cmpDelayMs`: the CMP script arrives that much later), framing the tag's page. */
+/**
+ * A top page with a stub and a CMP (`cmpDelayMs`: the CMP script arrives that much later), framing the tag's page.
+ * `wait`: the tag's call bound in ms (default the tag's 300). A test that expects the modules' ids on the first call
+ * waits the longest bound the tag allows: that call starts the identifier-linking request, which a loaded machine
+ * may not answer within 300 ms (the call still leaves as soon as every module has answered).
+ */
 function topPage(
   name: string,
-  { platform, choice, cmpDelayMs = 0 }: { platform: 'tcf' | 'gpp'; choice: 'consent' | 'refuse'; cmpDelayMs?: number },
+  {
+    platform,
+    choice,
+    cmpDelayMs = 0,
+    wait,
+  }: { platform: 'tcf' | 'gpp'; choice: 'consent' | 'refuse'; cmpDelayMs?: number; wait?: number },
 ) {
   top.page(
     `/${name}.html`,
@@ -67,7 +78,7 @@ function topPage(
   }, ${cmpDelayMs});
 </script>
 </head><body><h1>publisher page</h1>
-<iframe id="player" width="400" height="200" src="${ads.altUrl}/frame.html?email=${encodeURIComponent(EMAIL)}"></iframe>
+<iframe id="player" width="400" height="200" src="${ads.altUrl}/frame.html?email=${encodeURIComponent(EMAIL)}${wait ? `&wait=${wait}` : ''}"></iframe>
 </body></html>`,
   );
   return `${top.url}/${name}.html`;
@@ -114,7 +125,7 @@ const hem = createHash('sha256').update(EMAIL).digest('hex');
 test("TCF consent in the top page: the framed tag sends module eids and the top page's TC string", async ({
   web: page,
 }) => {
-  const frame = await open(page, topPage('tcf-consent', { platform: 'tcf', choice: 'consent' }));
+  const frame = await open(page, topPage('tcf-consent', { platform: 'tcf', choice: 'consent', wait: 3000 }));
   expect(new URL(await frame.url()).origin).not.toBe(new URL(await page.url()).origin);
   const { params, eids } = await displayCall(frame);
   expect(params.get('gdpr')).toBe('1');
@@ -143,7 +154,7 @@ test("TCF consent refused in the top page: nothing stored in the frame's origin,
 test('a GPP-only CMP with the EU TCF section: consent gives module eids and the section as gdpr_consent', async ({
   web: page,
 }) => {
-  const frame = await open(page, topPage('gpp-consent', { platform: 'gpp', choice: 'consent' }));
+  const frame = await open(page, topPage('gpp-consent', { platform: 'gpp', choice: 'consent', wait: 3000 }));
   expect(await page.evaluate(() => typeof (window as any).__tcfapi)).toBe('undefined');
   const { params, eids } = await displayCall(frame);
   expect(params.get('gdpr')).toBe('1');
@@ -175,9 +186,15 @@ test('a CMP loaded 2 s after the tag: the first call goes at the bound without m
   expect(first.params.get('gdpr_consent')).toBeNull();
   expect(await frameStorage(frame)).toEqual({ local: [], cookie: '' });
   await page.waitForFunction(() => typeof (window as any).demoCmp === 'object', undefined, { timeout: 10_000 });
-  // The first call after the CMP answered starts the modules; their ids are on it or, at the latest, the next.
+  // The first call after the CMP answered starts the modules (their ids are on it if they answer within the bound);
+  // once they have kept their ids, every later call carries them.
   let later = await displayCall(frame);
-  if (!later.eids.length) later = await displayCall(frame);
+  if (!later.eids.length) {
+    await expect
+      .poll(async () => (await frameStorage(frame)).local, { timeout: 10_000 })
+      .toEqual(expect.arrayContaining(['_sas_hem', '_sas_idl']));
+    later = await displayCall(frame);
+  }
   expect(later.params.get('gdpr_consent')).toBe(await topTcString(page));
   expect(later.eids.map((e) => e.source)).toEqual(expect.arrayContaining(['hemsha256', 'id5-sync.com']));
 });

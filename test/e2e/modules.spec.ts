@@ -100,6 +100,14 @@ async function storage(page: EnginePage) {
   }));
 }
 
+/**
+ * Query parameter for pages whose test expects the modules' ids on the first call: that call starts the
+ * identifier-linking request, which must answer within the call's bound. The default 300 ms is what the tag does;
+ * a loaded machine can take longer through the recording proxy, so these pages wait the longest bound the tag
+ * allows (the call still leaves as soon as every module has answered).
+ */
+const WAIT = '&wait=3000';
+
 async function ready(page: EnginePage, path: string) {
   await page.goto(origin + path);
   await page.waitForFunction(
@@ -118,7 +126,7 @@ test('with TCF consent from a real CMP the module eids arrive on the ad call wit
 }) => {
   await ready(
     page,
-    '/modules/page.html?cmp=consent&criteo=1&uid2=1&email=' + encodeURIComponent('e2e.user@example.com'),
+    '/modules/page.html?cmp=consent&criteo=1&uid2=1&email=' + encodeURIComponent('e2e.user@example.com') + WAIT,
   );
   const { params, eids } = await displayCall(page);
   expect(params.get('gdpr')).toBe('1');
@@ -265,7 +273,7 @@ test('a module the operator switched off, or its window flag turned off, leaves 
 
 for (const [how, path] of [
   ['by the operator', '/modules/page.html?nw=1234&criteo=1&uid2=1&email=a.b%40example.com'],
-  ['by its window flag', '/modules/page.html?flag=identityLink&email=a.b%40example.com'],
+  ['by its window flag', '/modules/page.html?flag=identityLink&email=a.b%40example.com' + WAIT],
 ] as const) {
   test(`a module disabled ${how} sends nothing and touches no storage`, async ({ web: page }) => {
     await ready(page, path);
@@ -309,7 +317,7 @@ for (const page of ['usnat-spm', 'gpc'] as const) {
 }
 
 test('US privacy: GPP usnat with every notice given and opted in lets the modules run', async ({ web: page }) => {
-  await ready(page, '/modules/usnat-optin.html?email=' + encodeURIComponent('e2e.user@example.com'));
+  await ready(page, '/modules/usnat-optin.html?email=' + encodeURIComponent('e2e.user@example.com') + WAIT);
   const { params, eids } = await displayCall(page);
   expect(params.get('gpp_sid')).toBe('7');
   expect(eids.map((e) => e.source)).toEqual(expect.arrayContaining(['hemsha256', 'id5-sync.com']));
@@ -350,7 +358,10 @@ test.describe('the page shows what the tag read and sent', () => {
   test("consent given: the consent read, each module's state and the eids of the last call are on the page", async ({
     web: page,
   }, testInfo) => {
-    await ready(page, '/modules/page.html?cmp=consent&criteo=1&email=' + encodeURIComponent('e2e.user@example.com'));
+    await ready(
+      page,
+      '/modules/page.html?cmp=consent&criteo=1&email=' + encodeURIComponent('e2e.user@example.com') + WAIT,
+    );
     await page.evaluate(() => {
       (window as any).sas_disable_uid2 = true;
     });
