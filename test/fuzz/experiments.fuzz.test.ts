@@ -9,7 +9,7 @@ import { createReport, parseAdCall } from '../../src/adserver/index.js';
 import { readExperiments } from '../../src/adserver/parse/index.js';
 import { hostileXp } from './arbitraries.js';
 import { checkCall } from './entry-points.js';
-import { cpuMs, mark, postExcess } from './harness.js';
+import { cpuMs, leastOf, mark, postExcess } from './harness.js';
 
 const RUNS = Number(process.env.EIDKIT_FUZZ_RUNS) || 100;
 const SEED = Number(process.env.EIDKIT_FUZZ_SEED) || 37;
@@ -22,14 +22,20 @@ describe('xp: bounded and linear', () => {
     let worst = 0;
     fc.assert(
       fc.property(hostileXp, fc.constantFrom('get', 'post', 'prebid'), (xp, how) => {
-        const t = mark();
-        const call =
+        const input =
           how === 'get'
-            ? parseAdCall({ url: `/ac?nwid=1&xp=${b64(xp)}` })
-            : parseAdCall({ url: how === 'post' ? '/genericpost' : '/prebid/v1', body: JSON.stringify({ xp }) });
-        const ms = cpuMs(t);
-        worst = Math.max(worst, ms);
+            ? { url: `/ac?nwid=1&xp=${b64(xp)}` }
+            : { url: how === 'post' ? '/genericpost' : '/prebid/v1', body: JSON.stringify({ xp }) };
+        const call = parseAdCall(input);
         checkCall(call);
+        // The least of 3 parses: one measure alone also holds whatever GC the cases before it left (a loaded CI run
+        // read one over the bound).
+        const ms = leastOf(3, () => {
+          const t = mark();
+          parseAdCall(input);
+          return cpuMs(t);
+        });
+        worst = Math.max(worst, ms);
         expect(ms).toBeLessThanOrEqual(25 + (JSON.stringify(xp)?.length ?? 0) / 10_240);
         const direct = readExperiments(xp);
         expect(direct.value.length).toBeLessThanOrEqual(8);
