@@ -108,12 +108,13 @@ export function createAdCallReceiver(options: AdCallReceiverOptions = {}): AdCal
 
   async function receive(call: AdCall, at?: Date): Promise<AdCallOutcome> {
     // Without `at`, each step reads its own clock (the log and the report keep a cached one: no Date per call).
-    const newPidOf = () => {
-      if (call.pid || options.pidCookie === false) return undefined;
+    // This runs on every ad call: one closure (`decisions`, which the outcome hands out) and no object spread (the
+    // receiving bench holds it to the same steps written out by hand).
+    let fresh: AdCallOutcome['newPid'];
+    if (!call.pid && options.pidCookie !== false) {
       const pid = newPid();
-      return { pid, setCookie: pidSetCookie(pid, options.pidCookie) };
-    };
-    const fresh = newPidOf();
+      fresh = { pid, setCookie: pidSetCookie(pid, options.pidCookie) };
+    }
     const providers = options.providerLog ? logProviders(call, options.providerLog, at) : undefined;
     options.report?.add(call, at);
     const envelopes = options.envelopes
@@ -133,8 +134,19 @@ export function createAdCallReceiver(options: AdCallReceiverOptions = {}): AdCal
       request: buildBidRequest(call, partner, requestOptions),
     }));
     const decisions = () => explainForwarding(call, partners, options.policy, extraEids);
-    const outcome = { call, newPid: fresh, providers, envelopes, cap, bidRequests, decisions };
-    return { ...outcome, answer: answerOf(outcome) };
+    // The answer is worked out from the outcome, then set in place (a copy with it would cost a spread per call).
+    const outcome: AdCallOutcome = {
+      call,
+      newPid: fresh,
+      providers,
+      envelopes,
+      cap,
+      bidRequests,
+      decisions,
+      answer: undefined,
+    };
+    outcome.answer = answerOf(outcome);
+    return outcome;
   }
 
   async function handler(req: IncomingMessage, res: ServerResponse): Promise<void> {
