@@ -21,21 +21,19 @@ import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createClient, createCluster } from 'redis';
 import { Redis } from 'ioredis';
-import {
-  bidRequestsJson,
-  buildBidRequest,
-  createAdCallReceiver,
+import * as lib from '../../dist/node/adserver/index.js';
+import { clusterClient } from '../support/cluster-client.mjs';
+import { handWrittenPath, receiverPath } from './receiving-path.mjs';
+
+const {
   createFrequencyCapper,
   createRedisFrequencyCapStore,
   createRedisReport,
   createReport,
-  defineFrequencyCap,
   jsonLinesLogSink,
-  logProviders,
   parseAdCallRequest,
   parseIncomingMessage,
-} from '../../dist/node/adserver/index.js';
-import { clusterClient } from '../support/cluster-client.mjs';
+} = lib;
 
 // argv[2]: a Redis URL, or a Redis Cluster as JSON (`{ rootNodes, startupNodes }`, cluster.bench.mjs): then /redis and
 // /ioredis run on node-redis's and ioredis's cluster clients.
@@ -54,14 +52,6 @@ if (process.argv[2].startsWith('{')) {
   await io.connect();
 }
 
-const partners = [{ id: 'dsp-a' }, { id: 'dsp-b', openrtb: '2.5' }];
-const cap = defineFrequencyCap({
-  item: 'deal:42',
-  windows: [
-    { max: 3, per: 'day' },
-    { max: 10, per: 'week' },
-  ],
-});
 const sink = jsonLinesLogSink(createWriteStream('/dev/null'));
 const withStore = (store, report) => ({ store, report, capper: createFrequencyCapper({ store }) });
 const stores = {
@@ -75,57 +65,20 @@ const stores = {
   ),
 };
 
-/** The answer of every path: whether the deal is served, and the bytes of the serialised bid requests. */
-const answerOf = (served, requests, json = bidRequestsJson) => {
-  const bodies = json(requests);
-  return `{"ok":true,"served":${served},"bytes":${bodies[0].length + bodies[1].length}}`;
-};
-/**
- * A receiver over the stores `s`, built by `lib` (this build's entry point, or BASELINE's); the function it returns
- * gives the JSON answer.
- */
-const receiverOf = (lib, s, providerLog, caps) => {
-  const receiver = lib.createAdCallReceiver({
-    report: s.report,
-    providerLog,
-    capping: { capper: s.capper, caps },
-    partners,
-    bidRequest: { tmax: 200 },
-    pidCookie: false,
-    answer: ({ cap: decision, bidRequests }) =>
-      answerOf(
-        decision.allowed,
-        bidRequests.map((b) => b.request),
-        lib.bidRequestsJson,
-      ),
-  });
-  return async (call) => (await receiver.receive(call)).answer;
-};
-const thisBuild = { createAdCallReceiver, bidRequestsJson };
-/** The receiver of each case but the hand-written one, over its stores. */
+/** The path of each case, from a parsed call to its JSON answer, over its stores. */
 const receivers = Object.fromEntries(
-  Object.entries(stores)
-    .filter(([path]) => path !== '/hand')
-    .map(([path, s]) => [path, receiverOf(thisBuild, s, sink, cap)]),
+  Object.entries(stores).map(([path, s]) => [
+    path,
+    path === '/hand' ? handWrittenPath(lib, s, sink) : receiverPath(lib, s, sink),
+  ]),
 );
-receivers['/hand'] = (call) => receiveByHand(stores['/hand'], call);
 // BASELINE: the same in-memory receiver from another build, for a before / after in the same rounds.
 if (process.env.BASELINE) {
   const base = await import(`${process.env.BASELINE}/dist/node/adserver/index.js`);
   const s = { report: base.createReport(), capper: base.createFrequencyCapper() };
-  const log = base.jsonLinesLogSink(createWriteStream('/dev/null'));
-  receivers['/memory-base'] = receiverOf(base, s, log, base.defineFrequencyCap(cap));
-}
-
-/** The receiving path after parsing, written out step by step; returns the JSON answer. */
-async function receiveByHand(s, call) {
-  logProviders(call, sink);
-  s.report.add(call);
-  const decision = await s.capper.take(call, cap);
-  return answerOf(
-    decision.allowed,
-    partners.map((p) => buildBidRequest(call, p, { tmax: 200 })),
-  );
+  // Through a second instance of receiving-path.mjs: one copy of its code serving both builds would slow both.
+  const path = await import('./receiving-path.mjs?baseline');
+  receivers['/memory-base'] = path.receiverPath(base, s, base.jsonLinesLogSink(createWriteStream('/dev/null')));
 }
 const metrics = () =>
   JSON.stringify(
