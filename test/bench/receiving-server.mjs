@@ -76,7 +76,7 @@ const receivers = Object.fromEntries(
 if (process.env.BASELINE) {
   const base = await import(`${process.env.BASELINE}/dist/node/adserver/index.js`);
   const s = { report: base.createReport(), capper: base.createFrequencyCapper() };
-  // Through a second instance of receiving-path.mjs: one copy of its code serving both builds would slow both.
+  // Through a second instance of receiving-path.mjs, so that no call site in it sees both builds' receivers.
   const path = await import('./receiving-path.mjs?baseline');
   receivers['/memory-base'] = path.receiverPath(base, s, base.jsonLinesLogSink(createWriteStream('/dev/null')));
 }

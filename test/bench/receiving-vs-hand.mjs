@@ -18,8 +18,8 @@ const IN_FLIGHT = 16;
 const USERS = 500;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const baseline = process.env.BASELINE ? await import(`${process.env.BASELINE}/dist/node/adserver/index.js`) : undefined;
-// BASELINE's path through a second instance of receiving-path.mjs: one copy of that code serving both builds would
-// see two receivers at each of its call sites, and run slower for both.
+// BASELINE's path through a second instance of receiving-path.mjs, so that no call site in it sees both builds'
+// receivers (which would make the shared code polymorphic, and the comparison that of the sharing).
 const baselinePath = baseline ? await import('./receiving-path.mjs?baseline') : undefined;
 
 const param = Buffer.from(JSON.stringify(eids)).toString('base64url');
