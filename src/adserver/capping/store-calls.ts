@@ -172,8 +172,7 @@ export class StoreCalls {
     // eslint-disable-next-line @typescript-eslint/await-thenable -- a store may answer synchronously
     const counts = await Promise.all(checks.map((c) => Promise.all(c.windows.map((w) => store.count(c.key, w.since)))));
     const allowed = underEveryMax(checks, counts);
-    // eslint-disable-next-line @typescript-eslint/await-thenable -- a store may answer synchronously
-    if (mode === 'take' && allowed) await Promise.all(checks.map((c) => store.record(c.key, at, c.keepMs)));
+    if (mode === 'take' && allowed) await this.write(checks, at);
     return { allowed, counts };
   }
 }
