@@ -1,7 +1,12 @@
-// The receiving path the receiving bench measures, written once for its HTTP server (receiving-server.mjs) and its
-// in-process comparison (receiving.bench.mjs): the partners, the cap, the answer, and the path after parsing both
-// through createAdCallReceiver and written out step by step. `lib` is a build's `eidkit/adserver` entry point (this
-// checkout's, or BASELINE's).
+// The receiving path the receiving bench measures, written once for the bench (receiving.bench.mjs), its HTTP server
+// (receiving-server.mjs) and its in-process comparison (receiving-vs-hand.mjs): the ad call's query, the partners, the
+// cap, the answer, and the path after parsing both through createAdCallReceiver and written out step by step. `lib`
+// is a build's `eidkit/adserver` entry point (this checkout's, or BASELINE's).
+import { eids } from './eids.mjs';
+
+const EIDS_PARAM = Buffer.from(JSON.stringify(eids)).toString('base64url');
+/** The query string of the measured GET ad call: a page's call with 10 eids. */
+export const QUERY = `?nwid=1234&siteid=56789&pgid=1234567&fmtid=12345&tgt=sport%3Dfootball&tmstp=1700000000000&eids=${EIDS_PARAM}`;
 
 /** The two demand partners: one reading OpenRTB 2.6, one 2.5. */
 export const PARTNERS = [{ id: 'dsp-a' }, { id: 'dsp-b', openrtb: '2.5' }];

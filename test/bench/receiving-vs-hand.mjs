@@ -9,24 +9,22 @@
 // BASELINE=<checkout> that build's receiver runs in the same rounds. Prints one JSON line:
 // `{ hand, receiver, ratio, control, base }` (µs a call, ratios).
 import * as lib from '../../dist/node/adserver/index.js';
-import { eids } from './eids.mjs';
-import { handWrittenPath, receiverPath } from './receiving-path.mjs';
+import { QUERY, handWrittenPath, receiverPath } from './receiving-path.mjs';
+import { quantile } from './rounds.mjs';
 
 const ROUNDS = 21;
 const CALLS = 5_000;
 const IN_FLIGHT = 16;
 const USERS = 500;
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs) => quantile(xs, 0.5);
 const baseline = process.env.BASELINE ? await import(`${process.env.BASELINE}/dist/node/adserver/index.js`) : undefined;
 // BASELINE's path through a second instance of receiving-path.mjs, so that no call site in it sees both builds'
 // receivers (which would make the shared code polymorphic, and the comparison that of the sharing).
 const baselinePath = baseline ? await import('./receiving-path.mjs?baseline') : undefined;
 
-const param = Buffer.from(JSON.stringify(eids)).toString('base64url');
-const query = `?nwid=1234&siteid=56789&pgid=1234567&fmtid=12345&tgt=sport%3Dfootball&tmstp=1700000000000&eids=${param}`;
 const calls = Array.from({ length: USERS }, (_, i) =>
   lib.parseAdCall({
-    url: `/ac${query}`,
+    url: `/ac${QUERY}`,
     headers: { host: 'ads.example', cookie: `pid=user-${i}`, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64)' },
   }),
 );
